@@ -1,0 +1,3 @@
+from gitrefocus.cli import main
+
+raise SystemExit(main())

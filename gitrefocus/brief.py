@@ -1,0 +1,217 @@
+"""The brief document: frontmatter (seed 000 §4c) + body sections + Result.
+
+The file is the human view and is user-editable: the body is kept verbatim
+across writes; only the frontmatter and the ``## Result`` section are rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from gitrefocus import frontmatter, lifecycle
+from gitrefocus.errors import RefocusError
+from gitrefocus.ids import RefocusId, is_session_id
+
+STR, OPT_STR, LIST, BOOL, TS, OPT_TS = "str", "opt-str", "list", "bool", "ts", "opt-ts"
+
+# Key order is the order written to disk (seed 000 §4c, then SPEC §10 fields).
+SCHEMA: dict[str, str] = {
+    "id": STR,
+    "status": STR,
+    "child_session_id": STR,
+    "spawn_mode": STR,
+    "spawned_at": TS,
+    "launched_at": OPT_TS,
+    "completed_at": OPT_TS,
+    "source_dir": STR,
+    "source_session_id": OPT_STR,
+    "dest_dir": STR,
+    "slug": STR,
+    "parent_refocus_id": OPT_STR,
+    "related_refocus_ids": LIST,
+    "done_when": LIST,
+    "out_of_scope": LIST,
+    "related": LIST,
+    "assigned_to": OPT_STR,
+    "alternatives_considered": LIST,
+    "decision_rationale": OPT_STR,
+    "reviewer_pushback": LIST,
+    "relevant_files": LIST,
+    "suggested_files": LIST,
+    "transcript_saved": BOOL,
+    "reason": OPT_STR,
+}
+_DEFAULTS = {LIST: [], BOOL: False, OPT_STR: None, OPT_TS: None}
+SPAWN_MODES = ("manual", "oneshot")
+_TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")
+
+SECTIONS = (
+    "Why this branch exists",
+    "Inherited context",
+    "Open questions / desired deliverables",
+    "Hard rule for child",
+    "Pointer back",
+)
+RESULT_HEADING = "## Result"
+RESULT_PLACEHOLDER = "<empty until the child runs `git refocus complete`>"
+HARD_RULE = (
+    "- Children are leaves. If you discover work that belongs in a different\n"
+    "  directory, do NOT run `git refocus spawn`. Surface it in\n"
+    "  Result.suggested_follow_ups (`git refocus complete --follow-up DIR:SLUG:REASON`)\n"
+    "  for the parent to decide."
+)
+
+
+def _check_type(key: str, kind: str, value, where: str):
+    def bad(expected: str):
+        got = type(value).__name__ if value is not None else "null"
+        return RefocusError(f"{where}: frontmatter key {key!r} must be {expected}, not {got}.")
+
+    if kind == STR:
+        if not isinstance(value, str) or not value:
+            raise bad("a non-empty string")
+    elif kind in (OPT_STR, OPT_TS):
+        if value is not None and not isinstance(value, str):
+            raise bad("a string or null")
+    elif kind == TS:
+        if not isinstance(value, str):
+            raise bad("a timestamp")
+    elif kind == LIST:
+        if value is None:
+            return []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise bad("a list of strings")
+    elif kind == BOOL:
+        if not isinstance(value, bool):
+            raise bad("true or false")
+    if kind in (TS, OPT_TS) and value is not None and not _TS_RE.match(value):
+        raise RefocusError(
+            f"{where}: frontmatter key {key!r} must be a UTC timestamp like 2026-04-26T19:23:00Z."
+        )
+    return value
+
+
+def validate_meta(meta: dict, where: str) -> dict:
+    """Check types and values; return the metadata in canonical key order."""
+    out: dict = {}
+    for key, kind in SCHEMA.items():
+        if key in meta:
+            out[key] = _check_type(key, kind, meta[key], where)
+        elif kind in _DEFAULTS:
+            out[key] = list(_DEFAULTS[kind]) if kind == LIST else _DEFAULTS[kind]
+        else:
+            raise RefocusError(f"{where}: frontmatter is missing the required key {key!r}.")
+    for key, value in meta.items():  # keys a user added are kept, after ours
+        if key not in out:
+            out[key] = value
+    RefocusId(out["id"])
+    if out["status"] not in lifecycle.STATUSES:
+        raise RefocusError(
+            f"{where}: unknown status {out['status']!r} (one of {', '.join(lifecycle.STATUSES)})."
+        )
+    if out["spawn_mode"] not in SPAWN_MODES:
+        raise RefocusError(f"{where}: spawn_mode must be manual or oneshot.")
+    if not is_session_id(out["child_session_id"]):
+        raise RefocusError(f"{where}: child_session_id must be a UUIDv4.")
+    if out["id"][-6:] != out["child_session_id"][:6]:
+        raise RefocusError(f"{where}: the id's last 6 hex digits must start child_session_id.")
+    return out
+
+
+@dataclass
+class Brief:
+    meta: dict
+    body: str = ""
+
+    @property
+    def id(self) -> str:
+        return self.meta["id"]
+
+    @property
+    def status(self) -> str:
+        return self.meta["status"]
+
+    def render(self) -> str:
+        return frontmatter.render(self.meta) + self.body
+
+    @classmethod
+    def parse(cls, data: bytes | str, where: str) -> "Brief":
+        if isinstance(data, bytes):
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise RefocusError(f"{where}: not valid UTF-8 (byte {exc.start}).") from None
+        else:
+            text = data
+        yaml_text, body = frontmatter.split(text, where)
+        meta = validate_meta(frontmatter.load(yaml_text, where), where)
+        return cls(meta=meta, body=body)
+
+    def with_meta(self, **changes) -> "Brief":
+        meta = dict(self.meta)
+        meta.update(changes)
+        return Brief(meta=meta, body=self.body)
+
+    def with_result(self, result_markdown: str) -> "Brief":
+        """Replace the ``## Result`` section (and anything after it)."""
+        idx = _find_result(self.body)
+        head = self.body if idx is None else self.body[:idx]
+        if idx is None and not head.endswith("\n\n"):
+            head = head.rstrip("\n") + "\n\n"
+        return Brief(meta=self.meta, body=head + result_markdown)
+
+    def section(self, title: str) -> str | None:
+        """The text of a ``## title`` section, or None."""
+        m = re.search(rf"^## {re.escape(title)}[ \t]*\n(.*?)(?=^## |\Z)", self.body, re.M | re.S)
+        if not m:
+            return None
+        return m.group(1).strip().removesuffix("---").strip()
+
+
+def _find_result(body: str) -> int | None:
+    m = re.search(rf"^{re.escape(RESULT_HEADING)}[ \t]*$", body, re.M)
+    return m.start() if m else None
+
+
+def encode_project_dir(path: str) -> str:
+    """How Claude Code names a project's transcript folder under ~/.claude/projects."""
+    return re.sub(r"[^A-Za-z0-9]", "-", path)
+
+
+def _bullets(items: list[str], empty: str) -> str:
+    if not items:
+        return empty
+    return "\n".join("- " + item.replace("\n", "\n  ") for item in items)
+
+
+@dataclass
+class BriefContent:
+    """What the source says about the work, before it becomes a document."""
+
+    reason: str
+    context: list[str] = field(default_factory=list)
+    deliverables: list[str] = field(default_factory=list)
+
+
+def render_body(meta: dict, content: BriefContent) -> str:
+    source_dir = meta["source_dir"]
+    sid = meta["source_session_id"]
+    source_pointer = (
+        f"`~/.claude/projects/{encode_project_dir(source_dir)}/{sid}.jsonl`"
+        if sid
+        else f"`{source_dir}` (no source session id was recorded)"
+    )
+    deliverables = content.deliverables or [f"Meet every done_when criterion: {c}" for c in meta["done_when"]]
+    return (
+        f"\n# Brief: {meta['slug']}\n\n"
+        f"## Why this branch exists\n{content.reason.strip()}\n\n"
+        f"## Inherited context\n{_bullets(content.context, '- (none recorded)')}\n\n"
+        f"## Open questions / desired deliverables\n{_bullets(deliverables, '- (none recorded)')}\n\n"
+        f"## Hard rule for child\n{HARD_RULE}\n\n"
+        f"## Pointer back\n"
+        f"- Source session: {source_pointer}\n"
+        f"- To continue this child later: `cd {shlex.quote(meta['dest_dir'])} && claude --resume {meta['child_session_id']}`\n\n"
+        f"---\n\n{RESULT_HEADING}\n{RESULT_PLACEHOLDER}\n"
+    )

@@ -1,0 +1,228 @@
+"""Every refocus a repository knows about: refs, brief files, and how they agree.
+
+Listing must stay fast at 10,000 entries, so the folded state of each event
+commit is cached by commit id, and a brief file is only re-read when its size
+or mtime changed since it was last found equal to its ref's snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+from gitrefocus import localstate, store
+from gitrefocus.errors import RefocusError
+from gitrefocus.ids import RefocusId
+
+CACHE = ("cache", "catalog.json")
+CACHE_VERSION = 2
+
+
+@dataclass
+class Entry:
+    id: str
+    state: dict | None = None  # folded state from the ref (machine truth)
+    tip: str | None = None  # ref target, hex
+    path: str | None = None  # brief file, if this repo has one
+    archived: bool = False
+    file_status: str | None = None  # status in the file's frontmatter
+    file_error: str | None = None  # why the file could not be read
+    file_matches_ref: bool = True
+    direction: str = "incoming"
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        if self.state:
+            return self.state["status"]
+        return self.file_status or "unknown"
+
+    def get(self, key: str):
+        return (self.state or {}).get(key)
+
+
+def _brief_files(ws) -> dict[str, tuple[str, bool]]:
+    """{id: (path, archived)} for docs/refocus/*.md and docs/refocus/archive/*/*.md."""
+    out: dict[str, tuple[str, bool]] = {}
+    root = ws.refocus_dir
+    try:
+        with os.scandir(root) as it:
+            names = [(e.name, e.path) for e in it if e.name.endswith(".md")]
+    except FileNotFoundError:
+        return out
+    for name, path in names:
+        rid = name[:-3]
+        if RefocusId.is_valid(rid):
+            out[rid] = (path, False)
+    archive = os.path.join(root, "archive")
+    try:
+        quarters = [e.path for e in os.scandir(archive) if e.is_dir()]
+    except FileNotFoundError:
+        quarters = []
+    for quarter in quarters:
+        for e in os.scandir(quarter):
+            rid = e.name[:-3]
+            if e.name.endswith(".md") and RefocusId.is_valid(rid) and rid not in out:
+                out[rid] = (e.path, True)
+    return out
+
+
+def _direction(ws, state: dict | None, has_file: bool) -> str:
+    def inside(path):
+        if not path:
+            return False
+        real = os.path.realpath(path)
+        return real == ws.workdir or real.startswith(ws.workdir + os.sep)
+
+    if state:
+        is_dest, is_source = inside(state.get("dest_dir")), inside(state.get("source_dir"))
+        if is_dest and is_source:
+            return "local"
+        if is_dest:
+            return "incoming"
+        if is_source:
+            return "outgoing"
+    return "incoming" if has_file else "outgoing"
+
+
+class Catalog:
+    def __init__(self, ws):
+        self.ws = ws
+        self.entries: dict[str, Entry] = {}
+        self._cache = {"version": CACHE_VERSION, "states": {}, "files": {}}
+        self._dirty = False
+
+    # -- cache ------------------------------------------------------------
+    def _load_cache(self) -> None:
+        try:
+            text = localstate.read(self.ws.git_dir, *CACHE)
+            data = json.loads(text) if text else None
+        except (ValueError, RefocusError):
+            data = None
+        if isinstance(data, dict) and data.get("version") == CACHE_VERSION:
+            self._cache = data
+
+    def _save_cache(self) -> None:
+        if not self._dirty:
+            return
+        try:
+            localstate.write(self.ws.git_dir, *CACHE, text=json.dumps(self._cache, separators=(",", ":")))
+        except (OSError, RefocusError):
+            pass  # a cache that cannot be written is only slower
+
+    def _state(self, oid) -> dict:
+        key = str(oid)
+        cached = self._cache["states"].get(key)
+        if cached is None:
+            tip = store.tip_at(self.ws.repo, oid)
+            cached = dict(tip.state)
+            snap = store.snapshot_oid(self.ws.repo, oid)
+            cached["_snapshot"] = str(snap) if snap else None
+            self._cache["states"][key] = cached
+            self._dirty = True
+        return cached
+
+    def _file_info(self, path: str, snapshot: str | None) -> tuple[str | None, str | None, bool]:
+        """(file status, error, equal to snapshot) with a stat-keyed cache."""
+        from gitrefocus.brief import Brief
+
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            return None, f"cannot read {path}: {exc.strerror}", False
+        key = os.path.relpath(path, self.ws.workdir)
+        sig = [st.st_mtime_ns, st.st_size, snapshot]
+        cached = self._cache["files"].get(key)
+        if cached and cached[:3] == sig:
+            return cached[3], cached[4], cached[5]
+        with open(path, "rb") as fh:
+            data = fh.read()
+        equal = snapshot is not None and str(_hash(data)) == snapshot
+        status = error = None
+        if equal:
+            status = None  # same as the ref: no need to parse
+        else:
+            try:
+                status = Brief.parse(data, key).status
+            except RefocusError as exc:
+                error = str(exc)
+        self._cache["files"][key] = sig + [status, error, equal]
+        self._dirty = True
+        return status, error, equal
+
+    # -- loading ------------------------------------------------------------
+    def load(self, only: str | None = None) -> "Catalog":
+        self._load_cache()
+        files = _brief_files(self.ws)
+        if only is not None:
+            refs = {}
+            oid = store.resolve(self.ws.repo, store.ref_name(only))
+            if oid is not None:
+                refs[only] = oid
+            files = {k: v for k, v in files.items() if k == only}
+        else:
+            refs = dict(store.iter_refs(self.ws.repo))
+        live_states = set()
+        for rid in set(refs) | set(files):
+            entry = Entry(id=rid)
+            if rid in refs:
+                try:
+                    RefocusId(rid)
+                    entry.state = self._state(refs[rid])
+                    entry.tip = str(refs[rid])
+                    live_states.add(entry.tip)
+                except (RefocusError, ValueError, KeyError) as exc:
+                    entry.problems.append(f"refs/refocus/{rid} is unreadable: {exc}")
+                    entry.state = None
+            if rid in files:
+                entry.path, entry.archived = files[rid]
+                snapshot = entry.state.get("_snapshot") if entry.state else None
+                status, error, equal = self._file_info(entry.path, snapshot)
+                entry.file_error = error
+                entry.file_matches_ref = equal
+                entry.file_status = status if not equal else entry.status
+            entry.direction = _direction(self.ws, entry.state, entry.path is not None)
+            self.entries[rid] = entry
+        if only is None:
+            # drop cached states no ref points at any more
+            stale = set(self._cache["states"]) - live_states
+            for key in stale:
+                del self._cache["states"][key]
+            self._dirty = self._dirty or bool(stale)
+        self._save_cache()
+        return self
+
+
+def _hash(data: bytes):
+    import pygit2
+
+    return pygit2.hash(data)
+
+
+def load(ws, only: str | None = None) -> Catalog:
+    return Catalog(ws).load(only)
+
+
+def known_ids(ws) -> set[str]:
+    """Every id with a ref or a brief file here (names only: cheap)."""
+    ids = {rid for rid, _ in store.iter_refs(ws.repo)}
+    ids.update(_brief_files(ws))
+    return ids
+
+
+def resolve_id(ws, text: str) -> str:
+    """Resolve a full id, unique prefix, 6-hex suffix or unique slug."""
+    ids = known_ids(ws)
+    text = (text or "").strip()
+    if text in ids:
+        return text
+    matches = sorted(
+        rid for rid in ids
+        if rid.startswith(text) or rid.endswith("-" + text) or rid[11:-7] == text
+    ) if text else []
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise RefocusError(f"unknown refocus id {text!r} (see `git refocus list`).")
+    raise RefocusError(f"ambiguous refocus id {text!r}: matches {', '.join(matches[:5])}.")

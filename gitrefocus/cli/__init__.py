@@ -1,0 +1,141 @@
+"""Click wiring only: parse, dispatch, map errors to exit codes.
+
+Commands are loaded lazily (each lives in its own ``gitrefocus.cli.<area>``
+module), so ``git refocus hook session-start`` never imports what ``handoff``
+or ``sync`` need.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+
+import click
+
+from gitrefocus import __version__
+from gitrefocus.errors import EXIT_INTERNAL, RefocusError
+
+# command name -> (module, attribute). A module that is not there yet is simply
+# not offered; adding a command means adding its module and one line here.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("gitrefocus.cli.setup", "init"),
+    "spawn": ("gitrefocus.cli.lifecycle", "spawn"),
+    "start": ("gitrefocus.cli.lifecycle", "start"),
+    "complete": ("gitrefocus.cli.lifecycle", "complete"),
+    "abandon": ("gitrefocus.cli.lifecycle", "abandon"),
+    "receive": ("gitrefocus.cli.lifecycle", "receive"),
+    "list": ("gitrefocus.cli.views", "list_"),
+    "show": ("gitrefocus.cli.views", "show"),
+    "status": ("gitrefocus.cli.views", "status"),
+    "index": ("gitrefocus.cli.views", "index"),
+    "pickup": ("gitrefocus.cli.views", "pickup"),
+    "gc": ("gitrefocus.cli.views", "gc"),
+    "demo": ("gitrefocus.cli.demo", "demo"),
+    "log": ("gitrefocus.cli.audit", "log"),
+    "link": ("gitrefocus.cli.audit", "link"),
+    "sync": ("gitrefocus.cli.audit", "sync"),
+    "doctor": ("gitrefocus.cli.audit", "doctor"),
+    "hook": ("gitrefocus.cli.hooks", "hook"),
+    "handoff": ("gitrefocus.cli.handoff", "handoff"),
+    "health": ("gitrefocus.cli.health", "health"),
+    "check": ("gitrefocus.cli.health", "check"),
+    "decisions": ("gitrefocus.cli.health", "decisions"),
+    "search": ("gitrefocus.cli.health", "search"),
+    "loop": ("gitrefocus.cli.loop", "loop"),
+}
+
+
+def _available(name: str) -> bool:
+    module = COMMANDS[name][0]
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        return [name for name in COMMANDS if _available(name)]
+
+    def get_command(self, ctx, name):
+        if name not in COMMANDS or not _available(name):
+            return None
+        module, attr = COMMANDS[name]
+        command = getattr(importlib.import_module(module), attr)
+        if command.name != name:
+            command.name = name
+        return command
+
+    def format_commands(self, ctx, formatter):
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=70)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="git-refocus")
+@click.option("--debug", is_flag=True, envvar="GIT_REFOCUS_DEBUG", help="Show tracebacks for internal errors.")
+@click.option("-C", "directory", metavar="PATH", help="Run as if started in PATH (like git -C).")
+@click.pass_context
+def cli(ctx, debug, directory):
+    """Concept-bound session forking for coding agents, recorded in git.
+
+    A session in repo A that drifts into work belonging to repo B spawns a
+    child session in B with a curated brief; the child completes with a
+    result that A later receives. Briefs and results live in docs/refocus/,
+    events in refs/refocus/<id>, the audit trail in refs/notes/refocus.
+
+    \b
+    Typical round trip:
+      (in repo A)  git refocus spawn ../B --slug mcp-standard --reason "..." --done-when "..."
+      (in repo B)  claude --session-id <SID>      # the SessionStart hook runs `start`
+      (in repo B)  git refocus complete --summary "..." --no-material-changes "investigation"
+      (in repo A)  git refocus status; git refocus receive <ID>
+
+    Exit codes: 0 ok, 1 user error, 2 usage, 3 refused by a guard,
+    4 conflict with concurrent writers, 70 internal error.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+    if directory:
+        try:
+            os.chdir(directory)
+        except OSError as exc:
+            raise click.UsageError(f"cannot change to {directory!r}: {exc.strerror}") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    debug = "--debug" in (argv or sys.argv[1:]) or bool(os.environ.get("GIT_REFOCUS_DEBUG"))
+    try:
+        return cli.main(args=argv, prog_name="git refocus", standalone_mode=False) or 0
+    except RefocusError as exc:
+        from gitrefocus.output import error
+
+        error(str(exc))
+        return exc.exit_code
+    except click.exceptions.Abort:
+        from gitrefocus.output import error
+
+        error("aborted.")
+        return 1
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug: one line unless --debug
+        if debug:
+            raise
+        from gitrefocus.output import error
+
+        error(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback).")
+        return EXIT_INTERNAL

@@ -1,0 +1,169 @@
+"""CLI wiring for spawn, start, complete, abandon and receive."""
+
+from __future__ import annotations
+
+import click
+
+from gitrefocus import output
+
+JSON_HELP = "Print a versioned JSON object instead of text."
+
+
+def _report_warnings(model: dict) -> None:
+    for w in model.get("warnings", []):
+        output.warn(w)
+
+
+@click.command()
+@click.argument("dest", type=click.Path(file_okay=True, dir_okay=True))
+@click.option("--slug", help="Kebab-case name for the work (1-48 of a-z 0-9 -). Derived from DEST and --reason if omitted.")
+@click.option("--reason", required=True, help="Why this branch exists: the trigger, one short paragraph.")
+@click.option("--done-when", "done_when", multiple=True, metavar="CRITERION", help="A success criterion; repeat. At least one.")
+@click.option("--out-of-scope", multiple=True, metavar="TEXT", help="Something the child must not do; repeat.")
+@click.option("--context", multiple=True, metavar="FACT", help="An inherited-context bullet (5-15 is the aim); repeat.")
+@click.option("--deliverable", multiple=True, metavar="TEXT", help="An open question or desired deliverable; repeat.")
+@click.option("--related", multiple=True, metavar="REF", help="An external reference (URL, path#anchor); repeat.")
+@click.option("--related-id", "related_ids", multiple=True, metavar="ID", help="A sibling refocus id; repeat.")
+@click.option("--file", "files", multiple=True, metavar="PATH", help="A relevant file in DEST (confirmed); repeat.")
+@click.option("--parent", metavar="ID", help="The refocus this one continues (e.g. re-spawning blocked work).")
+@click.option("--assign", metavar="WHO", help="Who owns this refocus (assigned_to).")
+@click.option("--from-transcript", metavar="PATH|SESSION", help="Fill Inherited context from a Claude Code transcript (handoff).")
+@click.option("--oneshot", is_flag=True, help="Print the non-interactive `claude -p` relaunch form.")
+@click.option("--commit", is_flag=True, help="Commit the files this command wrote (scoped commit).")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, related, related_ids, files,
+          parent, assign, from_transcript, oneshot, commit, as_json):
+    """Source side: write a brief for a child session in DEST.
+
+    DEST must be an existing directory inside a git work tree. The brief goes
+    to DEST/docs/refocus/<id>.md (status reserved), the event log to
+    refs/refocus/<id> in both repositories, and the relaunch command is
+    printed:
+
+    \b
+      cd DEST && claude --session-id <SID>
+
+    Refused (exit 3) from a child session: children are leaves.
+    """
+    from gitrefocus.commands.spawn import spawn as run
+
+    model = run(dest=dest, slug=slug, reason=reason, done_when=list(done_when), out_of_scope=list(out_of_scope),
+                context=list(context), deliverables=list(deliverable), related=list(related),
+                related_ids=list(related_ids), files=list(files), parent=parent, assign=assign,
+                from_transcript=from_transcript, oneshot=oneshot, commit=commit)
+    _report_warnings(model)
+    if as_json:
+        output.emit_json("spawn", model)
+        return
+    output.echo(model["marker"])
+    output.echo(f"brief:   {model['brief_path']}")
+    output.echo("launch the child with:")
+    output.echo(f"  {model['relaunch_command']}")
+
+
+@click.command()
+@click.argument("refocus_id", metavar="[ID]", required=False)
+@click.option("--session-id", help="The Claude session opening the brief (default: $CLAUDE_CODE_SESSION_ID).")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def start(refocus_id, session_id, as_json):
+    """Child side: mark a brief in-progress and make it active for commit tagging.
+
+    Usually run by the SessionStart hook. Without ID, picks the brief whose
+    child_session_id is this session, or the only one waiting here.
+    """
+    from gitrefocus.commands.start import start as run
+
+    model = run(refocus_id=refocus_id, session_id=session_id)
+    _report_warnings(model)
+    if as_json:
+        output.emit_json("start", model)
+    else:
+        output.echo(f"{model['id']}: {model['status']} (launched {model['launched_at']}); commits here now carry Refocus-Id.")
+
+
+@click.command()
+@click.argument("refocus_id", metavar="[ID]", required=False)
+@click.option("--status", type=click.Choice(["completed", "blocked"]), default="completed", show_default=True,
+              help="completed: done_when met. blocked: needs work elsewhere first.")
+@click.option("--summary", help="One paragraph: what was accomplished, or where it blocked.")
+@click.option("--dod", multiple=True, metavar="N|TEXT", help="A done_when criterion that is met (number or text); repeat.")
+@click.option("--dod-unmet", multiple=True, metavar="N|TEXT[=WHY]", help="A criterion not met, with why; repeat.")
+@click.option("--artifact", multiple=True, metavar="PATH[=DESC]", help="A file produced; repeat.")
+@click.option("--follow-up", multiple=True, metavar="DIR:SLUG:REASON", help="Work that belongs elsewhere (parent decides); repeat.")
+@click.option("--material-change", multiple=True, metavar="FILE=SUMMARY",
+              help="A decision to promote into docs/context/FILE; repeat.")
+@click.option("--no-material-changes", metavar="REASON", help="Say why nothing canonical changed (e.g. investigation only).")
+@click.option("--from-json", metavar="FILE", help="Read a standardized return object ({status, summary, artifacts, ...}); - for stdin.")
+@click.option("--save-transcript", is_flag=True, help="Consent to commit the child transcript (scrubbed) under docs/refocus/transcripts/.")
+@click.option("--commit", is_flag=True, help="Commit the files this command wrote (scoped commit).")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def complete(refocus_id, status, summary, dod, dod_unmet, artifact, follow_up, material_change,
+             no_material_changes, from_json, save_transcript, commit, as_json):
+    """Child side: append the Result and return it to the source.
+
+    Material changes are mandatory: name each decision with
+    --material-change FILE=SUMMARY (promoted into docs/context/FILE), or say
+    --no-material-changes REASON. Without ID, completes the active refocus.
+    """
+    from gitrefocus.commands.complete import complete as run
+
+    model = run(refocus_id=refocus_id, status=status, summary=summary, dod=list(dod), dod_unmet=list(dod_unmet),
+                artifacts=list(artifact), follow_ups=list(follow_up), material_changes=list(material_change),
+                no_material_changes=no_material_changes, from_json=from_json, save_transcript=save_transcript,
+                commit=commit)
+    _report_warnings(model)
+    if as_json:
+        output.emit_json("complete", model)
+        return
+    output.echo(f"{model['id']}: {model['status']} at {model['completed_at']}.")
+    for r in model["redactions"]:
+        output.echo(f"redacted {r.get('kind')} on line {r.get('line')}: {r.get('preview')}")
+    if model["source_updated"]:
+        output.echo(f"the source ({model['source_dir']}) now shows the result waiting.")
+    else:
+        output.echo("the source repository is not reachable here; `git refocus sync` carries the result.")
+
+
+@click.command()
+@click.argument("refocus_id", metavar="ID")
+@click.option("--reason", required=True, help="Why this refocus is abandoned (kept in the record).")
+@click.option("--commit", is_flag=True, help="Commit the brief file change (scoped commit).")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def abandon(refocus_id, reason, commit, as_json):
+    """Stop a refocus that is not finished; its brief stays as a record.
+
+    Editing the brief's frontmatter to `status: abandoned` (with `reason:`)
+    does the same; the next command records the edit.
+    """
+    from gitrefocus.commands.abandon import abandon as run
+
+    model = run(refocus_id=refocus_id, reason=reason, commit=commit)
+    _report_warnings(model)
+    if as_json:
+        output.emit_json("abandon", model)
+    else:
+        output.echo(f"{model['id']}: abandoned ({model['reason']}).")
+
+
+@click.command()
+@click.argument("refocus_id", metavar="[ID]", required=False)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def receive(refocus_id, as_json):
+    """Source side: acknowledge a returned result (records `received`).
+
+    Without ID, receives every result waiting here. The SessionStart hook
+    does this when it shows the results to the parent session.
+    """
+    from gitrefocus.commands.receive import receive as run
+
+    model = run(refocus_id=refocus_id)
+    if as_json:
+        output.emit_json("receive", model)
+        return
+    if not model["received"]:
+        output.echo("no results waiting.")
+    for r in model["received"]:
+        res = r.get("result") or {}
+        output.echo(f"{r['id']}: {r['status']} — {res.get('summary', '').strip()}")
+        for f in res.get("follow_ups", []):
+            output.echo(f"  follow-up: {f['dir']} {f['slug']}: {f['reason']}")

@@ -1,0 +1,140 @@
+"""CLI wiring for list, show, status, index, pickup and gc."""
+
+from __future__ import annotations
+
+import click
+
+from gitrefocus import output
+
+JSON_HELP = "Print a versioned JSON object instead of text."
+
+
+def _notices(model: dict) -> None:
+    for n in model.get("notices", []):
+        output.note(n)
+
+
+def _where(r: dict) -> str:
+    if not r.get("counterpart"):
+        return ""
+    return ("from " if r["direction"] == "incoming" else "to ") + r["counterpart"]
+
+
+@click.command("list")
+@click.option("--all", "all_", is_flag=True, help="Include older finished and archived entries.")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def list_(all_, as_json):
+    """List refocuses here: active ones and those finished recently."""
+    from gitrefocus.commands.listing import list_ as run
+
+    model = run(all=all_)
+    _notices(model)
+    if as_json:
+        output.emit_json("list", model)
+        return
+    rows = [[r["id"], r["status"], r["direction"], _where(r)] for r in model["entries"]]
+    if rows:
+        output.table(None, ["ID", "STATUS", "DIRECTION", "COUNTERPART"], rows)
+
+
+@click.command()
+@click.argument("refocus_id", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def show(refocus_id, as_json):
+    """Show one refocus in full: the brief document and its event log."""
+    from gitrefocus.commands.listing import show as run
+
+    model = run(refocus_id=refocus_id)
+    if as_json:
+        output.emit_json("show", model)
+        return
+    for p in model["problems"]:
+        output.warn(p)
+    if model["brief"]:
+        output.echo(model["brief"].rstrip("\n"))
+        output.echo()
+    output.echo(f"# Events ({model['direction']}, refs/refocus/{model['id']})")
+    for e in model["events"]:
+        who = e["actor"].get("name") or ""
+        output.echo(f"{e['at']}  {e['kind']:<13} {who}  {e['commit'][:10]}")
+
+
+def _section(title: str, rows: list[str]) -> None:
+    if rows:
+        output.echo(title)
+        for r in rows:
+            output.echo("  " + r)
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def status(as_json):
+    """What needs attention here: incoming briefs, outgoing results, divergences."""
+    from gitrefocus.commands.status import status as run
+
+    model = run()
+    _notices(model)
+    if as_json:
+        output.emit_json("status", model)
+        return
+    inc, out = model["incoming"], model["outgoing"]
+    _section("Incoming, waiting for launch:", [f"{r['id']}  {_where(r)}" for r in inc["pending_launch"]])
+    _section("Incoming, in progress:", [
+        f"{r['id']}  launched {r['launched_at']}" + ("  (quiet: no event for %s h)" % r["quiet_hours"] if r.get("quiet") else "")
+        for r in inc["in_progress"]])
+    _section("Incoming, blocked:", [r["id"] for r in inc["blocked"]])
+    _section("Outgoing, results waiting (git refocus receive):", [
+        f"{r['id']}  {r['status']}: {((r.get('result') or {}).get('summary') or '').strip()[:100]}" for r in out["results_waiting"]])
+    _section("Outgoing, still un-launched (continue waiting, or abandon):", [
+        f"{r['id']}  {_where(r)}  {int(r['age_hours'])} h" for r in out["unlaunched"]])
+    _section("Outgoing, in flight:", [f"{r['id']}  {r['status']}  {_where(r)}" for r in out["in_flight"]])
+    _section("Divergences:", [f"{d['id']}: {d['problem']}" for d in model["divergences"]])
+    for key in ("stale_context", "changes_since_last_session"):
+        if model.get(key):
+            _section(key.replace("_", " ").capitalize() + ":", [str(x) for x in model[key]])
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def index(as_json):
+    """Regenerate docs/refocus/INDEX.md (every writing command also does)."""
+    from gitrefocus.commands.listing import index as run
+
+    model = run()
+    _notices(model)
+    if as_json:
+        output.emit_json("index", model)
+    else:
+        output.echo(f"{model['path']}: {model['active']} active, {model['recent']} recent, {model['archived']} archived.")
+
+
+@click.command()
+@click.argument("refocus_id", metavar="ID")
+def pickup(refocus_id):
+    """Print the prompt a child session starts with (never changes anything).
+
+    \b
+    cd DEST && claude --session-id SID -p "$(git refocus pickup ID)"
+    """
+    from gitrefocus.commands.pickup import pickup as run
+
+    click.echo(run(refocus_id=refocus_id)["prompt"], nl=False)
+
+
+@click.command()
+@click.option("--dry-run", "-n", is_flag=True, help="Show what would move.")
+@click.option("--days", type=click.IntRange(min=0), help="Archive results older than this (default refocus.archiveDays, 90).")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def gc(dry_run, days, as_json):
+    """Move results finished long ago to docs/refocus/archive/YYYY-QN/."""
+    from gitrefocus.commands.gc import gc as run
+
+    model = run(dry_run=dry_run, days=days)
+    if as_json:
+        output.emit_json("gc", model)
+        return
+    verb = "would move" if dry_run else "moved"
+    for m in model["archived"]:
+        output.echo(f"{verb} {m['from']} -> {m['to']}")
+    if not model["archived"]:
+        output.echo(f"nothing finished more than {model['days']} days ago.")

@@ -1,0 +1,37 @@
+"""``git refocus abandon ID --reason R``: stop a refocus, keep its record."""
+
+from __future__ import annotations
+
+from gitrefocus import catalog, events as ev, index, lifecycle, localstate, record
+from gitrefocus.commit import scoped_commit
+from gitrefocus.errors import RefocusError
+from gitrefocus.workspace import Workspace
+
+
+def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".") -> dict:
+    if not reason or not reason.strip():
+        raise RefocusError("abandon needs --reason: say why, for whoever reads this later.")
+    ws = Workspace.open(cwd)
+    rid = catalog.resolve_id(ws, refocus_id)
+
+    def make(tip):
+        if tip is None:
+            raise RefocusError(f"{rid} has no event log here; run `git refocus doctor --repair`.")
+        lifecycle.require_transition(rid, tip.state["status"], lifecycle.ABANDONED)
+        return record.new_event(ws, rid, ev.ABANDONED, "user", reason=reason.strip(),
+                                meta_changes={"status": lifecycle.ABANDONED, "reason": reason.strip()})
+
+    out = record.write_event(ws, rid, make)
+    state = out.tip.state
+    localstate.clear_active(ws.git_dir, rid)
+    localstate.unmap_sessions(ws.git_dir, rid)
+    role = "dest" if record.brief_file(ws, rid) else "source"
+    record.note(ws, ws.head_oid(), rid, "abandoned", role=role, status="abandoned", reason=reason.strip())
+    other = record.counterpart(ws, state)
+    other_written = record.propagate(ws, other, rid)
+    if other is not None and other_written:
+        record.note(other, other.head_oid(), rid, "abandoned", role="dest", status="abandoned", reason=reason.strip())
+    index.refresh(ws, other)
+    commit_oid = scoped_commit(ws, out.written, f"refocus({rid}): abandoned") if commit else None
+    return {"id": rid, "status": state["status"], "reason": reason.strip(),
+            "files_written": out.written + other_written, "commit": commit_oid, "warnings": out.warnings}

@@ -1,0 +1,35 @@
+"""``git refocus gc``: archive finished briefs to docs/refocus/archive/YYYY-QN/."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+
+from gitrefocus import catalog, clock, index, lifecycle
+from gitrefocus.workspace import Workspace
+
+
+def quarter(ts: str) -> str:
+    d = clock.parse(ts)
+    return f"{d.year}-Q{(d.month - 1) // 3 + 1}"
+
+
+def gc(*, dry_run: bool = False, days: int | None = None, cwd: str = ".") -> dict:
+    ws = Workspace.open(cwd)
+    days = ws.setting("archiveDays") if days is None else days
+    cutoff = clock.now() - _dt.timedelta(days=days)
+    moves = []
+    for entry in sorted(catalog.load(ws).entries.values(), key=lambda e: e.id):
+        if entry.archived or not entry.path or entry.status != lifecycle.RESULT:
+            continue
+        done = entry.get("completed_at")
+        if not done or clock.parse(done) >= cutoff or not entry.file_matches_ref:
+            continue
+        target = os.path.join(ws.refocus_dir, "archive", quarter(done), os.path.basename(entry.path))
+        moves.append({"id": entry.id, "from": ws.rel(entry.path), "to": ws.rel(target)})
+        if not dry_run:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            os.replace(entry.path, target)
+    if moves and not dry_run:
+        index.refresh(ws)
+    return {"archived": moves, "dry_run": dry_run, "days": days}

@@ -1,0 +1,50 @@
+"""``git refocus pickup ID``: the prompt a child starts with. Never mutates."""
+
+from __future__ import annotations
+
+from gitrefocus import catalog, record, store
+from gitrefocus.brief import Brief
+from gitrefocus.errors import RefocusError
+from gitrefocus.workspace import Workspace
+
+LEAF_RULE = (
+    "You are the child session of this refocus. Work only on what the brief asks, in this "
+    "repository. You are a leaf: do not run `git refocus spawn`; put work that belongs "
+    "elsewhere in `git refocus complete --follow-up DIR:SLUG:REASON`. When done, run "
+    "`git refocus complete` with --summary, --dod for each criterion met, --artifact for what you "
+    "produced, and --material-change FILE=SUMMARY (or --no-material-changes REASON)."
+)
+
+
+def pickup_text(doc: Brief) -> str:
+    meta = doc.meta
+    parts = [f"Refocus {meta['id']} (status {meta['status']}).", "", LEAF_RULE, ""]
+    parts.append("Definition of done:")
+    parts += [f"{i}. {c}" for i, c in enumerate(meta["done_when"], 1)]
+    if meta["out_of_scope"]:
+        parts += ["", "Out of scope:"] + [f"- {c}" for c in meta["out_of_scope"]]
+    if meta["relevant_files"]:
+        parts += ["", "Relevant files:"] + [f"- {f}" for f in meta["relevant_files"]]
+    if meta["related"]:
+        parts += ["", "Related:"] + [f"- {r}" for r in meta["related"]]
+    for title in ("Why this branch exists", "Inherited context", "Open questions / desired deliverables"):
+        text = doc.section(title)
+        if text:
+            parts += ["", f"{title}:", text]
+    return "\n".join(parts) + "\n"
+
+
+def pickup(*, refocus_id: str, cwd: str = ".") -> dict:
+    ws = Workspace.open(cwd)
+    rid = catalog.resolve_id(ws, refocus_id)
+    path = record.brief_file(ws, rid)
+    if path:
+        with open(path, "rb") as fh:
+            doc = Brief.parse(fh.read(), ws.rel(path))
+    else:
+        tip = store.read_tip(ws.repo, rid)
+        snap = store.snapshot(ws.repo, tip.oid) if tip else None
+        if snap is None:
+            raise RefocusError(f"{rid} has no brief here.")
+        doc = Brief.parse(snap, f"refs/refocus/{rid}:brief.md")
+    return {"id": rid, "prompt": pickup_text(doc)}

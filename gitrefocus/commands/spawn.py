@@ -1,0 +1,153 @@
+"""``git refocus spawn DEST``: the source writes a brief for a child in DEST."""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+from gitrefocus import bootstrap, catalog, clock, events as ev, guards, index, lifecycle, record
+from gitrefocus.brief import Brief, BriefContent, render_body, validate_meta
+from gitrefocus.commit import scoped_commit
+from gitrefocus.errors import RefocusError
+from gitrefocus.ids import RefocusId, derive_slug, new_session_id, validate_slug
+from gitrefocus.workspace import Workspace
+
+INHERITED_WORD_CAP = 300
+
+
+def relaunch_command(dest_dir: str, session_id: str, refocus_id: str, oneshot: bool) -> str:
+    base = f"cd {shlex.quote(dest_dir)} && claude --session-id {session_id}"
+    if oneshot:
+        return base + f' -p "$(git refocus pickup {refocus_id})"'
+    return base
+
+
+def _source_dir(ws: Workspace, env) -> str:
+    project = env.get("CLAUDE_PROJECT_DIR")
+    if project:
+        real = os.path.realpath(project)
+        if real == ws.workdir or real.startswith(ws.workdir + os.sep):
+            return real
+    return ws.workdir
+
+
+def _text_args(**lists) -> None:
+    for name, values in lists.items():
+        for value in values or []:
+            if not value.strip():
+                raise RefocusError(f"--{name.replace('_', '-')} cannot be empty.")
+
+
+def stale_outgoing(cat: catalog.Catalog, hours: float) -> list[str]:
+    out = []
+    for entry in cat.entries.values():
+        if entry.direction in ("outgoing", "local") and entry.status == lifecycle.RESERVED:
+            age = clock.age_hours(entry.get("spawned_at"))
+            if hours and age > hours:
+                out.append(
+                    f"pending refocus {entry.id} to {entry.get('dest_dir')} still un-launched after "
+                    f"{int(age)} h: continue waiting, or `git refocus abandon {entry.id} --reason ...`."
+                )
+    return out
+
+
+def spawn(
+    *, dest: str, reason: str, done_when: list[str], slug: str | None = None,
+    out_of_scope: list[str] = (), context: list[str] = (), deliverables: list[str] = (),
+    related: list[str] = (), related_ids: list[str] = (), files: list[str] = (),
+    parent: str | None = None, assign: str | None = None, from_transcript: str | None = None,
+    oneshot: bool = False, commit: bool = False, cwd: str = ".", env=os.environ,
+) -> dict:
+    source = Workspace.open(cwd)
+    guards.refuse_child_fork(source, env)
+    guards.require_dest(dest)
+    dest_ws = Workspace.open(dest, what="destination")
+    dest_dir = os.path.realpath(dest)
+    source_dir = _source_dir(source, env)
+    if dest_dir == source_dir:
+        raise RefocusError("the destination is the directory this session already works in; refocus moves work elsewhere.")
+    if not reason or not reason.strip():
+        raise RefocusError("spawn needs --reason: one paragraph on why this branch exists.")
+    if not done_when:
+        raise RefocusError("spawn needs at least one --done-when criterion; the child uses them as its definition of done.")
+    _text_args(done_when=done_when, out_of_scope=out_of_scope, context=context,
+               deliverable=deliverables, related=related, file=files)
+    slug = validate_slug(slug) if slug is not None else derive_slug(os.path.basename(dest_dir) + " " + reason)
+
+    warnings: list[str] = []
+    source_cat = catalog.load(source)
+    states = {rid: e.state for rid, e in source_cat.entries.items() if e.state}
+    if not dest_ws.same_repo(source):
+        states.update({rid: e.state for rid, e in catalog.load(dest_ws).entries.items() if e.state and rid not in states})
+    parent_id = None
+    if parent:
+        matches = [rid for rid in states if rid == parent or rid.endswith("-" + parent) or rid.startswith(parent)]
+        if len(matches) != 1:
+            raise RefocusError(f"unknown parent refocus {parent!r}." if not matches else f"ambiguous parent refocus {parent!r}.")
+        parent_id = matches[0]
+    ancestors = guards.parent_chain(states, parent_id)
+    warnings += guards.check_chain(ancestors, dest_dir, source.setting("maxChainDepth"))
+    for rid in related_ids:
+        if not RefocusId.is_valid(rid):
+            raise RefocusError(f"--related-id {rid!r} is not a refocus id.")
+
+    context = list(context)
+    if from_transcript:
+        from gitrefocus.handoff import inherited_context
+
+        bullets, cut = inherited_context(from_transcript, source.workdir)
+        context += bullets
+        if cut:
+            warnings.append("the handoff's inherited context was cut to stay near 300 words.")
+    words = sum(len(c.split()) for c in context)
+    if words > INHERITED_WORD_CAP:
+        warnings.append(f"inherited context is {words} words; briefs stay curated at about {INHERITED_WORD_CAP}.")
+
+    sid = new_session_id()
+    now = clock.now()
+    rid = RefocusId.build(now.date(), slug, sid).value
+    meta = validate_meta({
+        "id": rid, "status": lifecycle.RESERVED, "child_session_id": sid,
+        "spawn_mode": "oneshot" if oneshot else "manual", "spawned_at": clock.iso(now),
+        "launched_at": None, "completed_at": None, "source_dir": source_dir,
+        "source_session_id": env.get("CLAUDE_CODE_SESSION_ID") or None, "dest_dir": dest_dir,
+        "slug": slug, "parent_refocus_id": parent_id, "related_refocus_ids": list(related_ids),
+        "done_when": list(done_when), "out_of_scope": list(out_of_scope), "related": list(related),
+        "assigned_to": assign, "relevant_files": list(files),
+    }, "spawn")
+    doc = Brief(meta=meta, body=render_body(meta, BriefContent(reason, context, list(deliverables))))
+    snapshot = doc.render().encode("utf-8")
+
+    def build(tip):
+        if tip is not None:
+            raise RefocusError(f"refocus {rid} already exists.")
+        event = record.new_event(source, rid, ev.SPAWNED, "source", meta=meta)
+        return event, snapshot
+
+    from gitrefocus import atomic, store
+
+    store.append(dest_ws.repo, rid, build)
+    brief_path = dest_ws.brief_path(rid)
+    atomic.write_text(brief_path, doc.render())
+    record.propagate(dest_ws, source, rid)
+    record.note(source, source.head_oid(), rid, "spawned", role="source", status="reserved", dest=dest_dir)
+    record.note(dest_ws, dest_ws.head_oid(), rid, "spawned", role="dest", status="reserved", source=source_dir)
+
+    dest_written = [brief_path] + bootstrap.ensure(dest_ws.workdir)
+    source_written = bootstrap.ensure(source.workdir) if not dest_ws.same_repo(source) else []
+    index.refresh(source, dest_ws)
+    warnings += stale_outgoing(catalog.load(source), source.setting("staleReservedHours"))
+
+    commits = {}
+    if commit:
+        commits["dest"] = scoped_commit(dest_ws, dest_written, f"refocus({rid}): spawned")
+        if source_written:
+            commits["source"] = scoped_commit(source, source_written, f"refocus({rid}): spawned")
+    return {
+        "id": rid, "child_session_id": sid, "status": lifecycle.RESERVED,
+        "brief_path": brief_path, "dest_dir": dest_dir, "source_dir": source_dir,
+        "parent_refocus_id": parent_id,
+        "relaunch_command": relaunch_command(dest_dir, sid, rid, oneshot),
+        "marker": f"SPAWNED {rid} → {dest_dir} (child_session_id: {sid}). Awaiting result.",
+        "files_written": dest_written + source_written, "commits": commits, "warnings": warnings,
+    }

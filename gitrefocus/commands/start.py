@@ -1,0 +1,74 @@
+"""``git refocus start [ID]``: the child session opens its brief."""
+
+from __future__ import annotations
+
+import os
+
+from gitrefocus import catalog, clock, events as ev, index, lifecycle, localstate, record
+from gitrefocus.errors import RefocusError
+from gitrefocus.workspace import Workspace
+
+
+def pending_for_session(ws: Workspace, session_id: str | None) -> str | None:
+    if not session_id:
+        return None
+    for entry in catalog.load(ws).entries.values():
+        if entry.get("child_session_id") == session_id and entry.direction in ("incoming", "local"):
+            return entry.id
+    return None
+
+
+def choose(ws: Workspace, refocus_id: str | None, session_id: str | None) -> str:
+    if refocus_id:
+        return catalog.resolve_id(ws, refocus_id)
+    rid = pending_for_session(ws, session_id)
+    if rid:
+        return rid
+    pending = sorted(
+        e.id for e in catalog.load(ws).entries.values()
+        if e.status in lifecycle.PENDING_LAUNCH and e.direction in ("incoming", "local")
+    )
+    if len(pending) == 1:
+        return pending[0]
+    if not pending:
+        raise RefocusError("no refocus is waiting to start here; name one: git refocus start ID.")
+    raise RefocusError(f"several refocuses wait to start here ({', '.join(pending[:5])}); name one.")
+
+
+def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: str = ".", env=os.environ) -> dict:
+    ws = Workspace.open(cwd)
+    session_id = session_id or env.get("CLAUDE_CODE_SESSION_ID") or None
+    rid = choose(ws, refocus_id, session_id)
+    warnings: list[str] = []
+
+    def make(tip):
+        if tip is None:
+            raise RefocusError(f"{rid} has no event log here (refs/refocus/{rid}); run `git refocus doctor --repair`.")
+        state = tip.state
+        changes = {}
+        if state["status"] == lifecycle.IN_PROGRESS:
+            others = [s for s in state["sessions"] if s != session_id]
+            if others or not session_id:
+                warnings.append(
+                    f"{rid} was already opened at {state['launched_at']}"
+                    + (f" by session {others[-1]}" if others else "") + "; continuing anyway."
+                )
+        else:
+            lifecycle.require_transition(rid, state["status"], lifecycle.IN_PROGRESS)
+            changes = {"status": lifecycle.IN_PROGRESS, "launched_at": clock.now_iso()}
+        return record.new_event(ws, rid, ev.STARTED, "child", session_id=session_id, meta_changes=changes)
+
+    out = record.write_event(ws, rid, make)
+    state = out.tip.state
+    localstate.set_active(ws.git_dir, rid)
+    if session_id:
+        localstate.map_session(ws.git_dir, session_id, rid)
+    record.note(ws, ws.head_oid(), rid, "started", role="dest", status=state["status"], session=session_id)
+    other = record.counterpart(ws, state)
+    record.propagate(ws, other, rid)
+    index.refresh(ws, other)
+    return {
+        "id": rid, "status": state["status"], "launched_at": state["launched_at"],
+        "session_id": session_id, "brief_path": record.brief_file(ws, rid),
+        "files_written": out.written, "warnings": warnings + out.warnings,
+    }

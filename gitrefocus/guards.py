@@ -1,0 +1,84 @@
+"""The guards of SPEC §5: children cannot fork; chains stay shallow and acyclic."""
+
+from __future__ import annotations
+
+import os
+
+from gitrefocus import catalog, lifecycle, localstate, store
+from gitrefocus.errors import GuardRefused, RefocusError
+
+CHILD_CANNOT_FORK = (
+    "Architectural violation: Child sessions cannot fork. Surface this work in "
+    "Result.suggested_follow_ups (`git refocus complete --follow-up DIR:SLUG:REASON`) "
+    "and return to the parent with `git refocus complete`."
+)
+
+
+def child_refocus_of_session(ws, session_id: str | None) -> str | None:
+    """The non-terminal refocus whose child session is ``session_id``, if any."""
+    if not session_id:
+        return None
+    mapped = localstate.session_id_for(ws.git_dir, session_id)
+    if mapped:
+        tip = store.read_tip(ws.repo, mapped)
+        if tip is None or tip.state["status"] not in lifecycle.TERMINAL:
+            return mapped
+    for entry in catalog.load(ws).entries.values():
+        if entry.get("child_session_id") == session_id and entry.status not in lifecycle.TERMINAL:
+            return entry.id
+    return None
+
+
+def refuse_child_fork(ws, env=os.environ) -> None:
+    """Children are leaves (seed 000 D4): by env var, or by session id."""
+    if env.get("SESSION_REFOCUS_ROLE") == "child":
+        raise GuardRefused(CHILD_CANNOT_FORK + " (SESSION_REFOCUS_ROLE=child)")
+    rid = child_refocus_of_session(ws, env.get("CLAUDE_CODE_SESSION_ID"))
+    if rid:
+        raise GuardRefused(CHILD_CANNOT_FORK + f" (this session is the child of {rid})")
+
+
+def parent_chain(states: dict[str, dict], parent_id: str | None) -> list[dict]:
+    """The ancestors of a new refocus, nearest first. Refuses a cycle of ids."""
+    chain, seen = [], set()
+    current = parent_id
+    while current:
+        if current in seen:
+            raise GuardRefused(f"refusing to spawn: the parent chain loops back to {current}.")
+        seen.add(current)
+        state = states.get(current)
+        if state is None:
+            break
+        chain.append(state)
+        current = state.get("parent_refocus_id")
+    return chain
+
+
+def check_chain(ancestors: list[dict], dest_dir: str, max_depth: int) -> list[str]:
+    """Refuse work that would bounce back into a repository already on the chain;
+    warn when the chain is deeper than ``max_depth``."""
+    real_dest = os.path.realpath(dest_dir)
+    for state in ancestors:
+        src = state.get("source_dir")
+        if src and os.path.realpath(src) == real_dest:
+            raise GuardRefused(
+                f"refusing to spawn: {dest_dir} is already the source of {state['id']} on this "
+                "chain (a cycle); finish or abandon that work instead."
+            )
+    warnings = []
+    depth = len(ancestors) + 1
+    if max_depth and depth > max_depth:
+        warnings.append(
+            f"this refocus chain is {depth} deep (refocus.maxChainDepth is {max_depth}); "
+            "a deep chain is usually a design smell."
+        )
+    return warnings
+
+
+def require_dest(dest: str) -> None:
+    if "\n" in dest or "\r" in dest:
+        raise RefocusError(f"destination {dest!r} contains a newline.")
+    if not os.path.exists(dest):
+        raise RefocusError(f"destination {dest!r} does not exist; refocus only works with existing projects.")
+    if not os.path.isdir(dest):
+        raise RefocusError(f"destination {dest!r} is not a directory.")

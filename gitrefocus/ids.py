@@ -1,0 +1,107 @@
+"""Refocus ids, slugs and the child session id they are derived from.
+
+An id is ``<YYYY-MM-DD>-<slug>-<6hex>``: the UTC spawn date, a kebab-case slug,
+and the first six hex digits of the UUIDv4 ``child_session_id``, so that
+``grep -r a3f91c`` finds the brief, the ref and the child's transcript at once.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+import uuid
+from dataclasses import dataclass
+
+from gitrefocus.errors import RefocusError
+
+SLUG_MAX = 48
+_SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+_ID_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})-([a-z0-9]+(?:-[a-z0-9]+)*)-([0-9a-f]{6})\Z")
+_UUID4_RE = re.compile(
+    r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
+)
+
+
+def slug_problem(slug: str) -> str | None:
+    """Why ``slug`` is not a valid slug, or None if it is."""
+    if not slug:
+        return "it is empty"
+    if len(slug) > SLUG_MAX:
+        return f"it is longer than {SLUG_MAX} characters"
+    if not _SLUG_RE.match(slug):
+        return "use 1-48 characters of a-z, 0-9 and single hyphens, not at either end"
+    return None
+
+
+def validate_slug(slug: str) -> str:
+    problem = slug_problem(slug)
+    if problem:
+        raise RefocusError(f"invalid slug {slug!r}: {problem}.")
+    return slug
+
+
+def derive_slug(text: str, max_words: int = 4) -> str:
+    """A slug from free text (a reason, a directory name): lowercase kebab case."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    slug = "-".join(words[:max_words])[:SLUG_MAX].strip("-")
+    return slug or "refocus"
+
+
+def is_session_id(value: str) -> bool:
+    return bool(_UUID4_RE.match(value))
+
+
+def new_session_id() -> str:
+    return str(uuid.uuid4())
+
+
+@dataclass(frozen=True, order=True)
+class RefocusId:
+    """A validated refocus id. Construction refuses anything malformed."""
+
+    value: str
+
+    def __post_init__(self) -> None:
+        m = _ID_RE.match(self.value)
+        if not m or len(m.group(2)) > SLUG_MAX:
+            raise RefocusError(
+                f"invalid refocus id {self.value!r}: expected YYYY-MM-DD-<slug>-<6hex>."
+            )
+        try:
+            _dt.date.fromisoformat(m.group(1))
+        except ValueError:
+            raise RefocusError(f"invalid refocus id {self.value!r}: bad date.") from None
+
+    @classmethod
+    def build(cls, date: _dt.date, slug: str, child_session_id: str) -> "RefocusId":
+        validate_slug(slug)
+        if not is_session_id(child_session_id):
+            raise RefocusError(f"invalid child session id {child_session_id!r}: expected a UUIDv4.")
+        return cls(f"{date.isoformat()}-{slug}-{child_session_id[:6]}")
+
+    @classmethod
+    def is_valid(cls, value: str) -> bool:
+        try:
+            cls(value)
+        except RefocusError:
+            return False
+        return True
+
+    @property
+    def date(self) -> str:
+        return self.value[:10]
+
+    @property
+    def slug(self) -> str:
+        return self.value[11:-7]
+
+    @property
+    def hex6(self) -> str:
+        return self.value[-6:]
+
+    @property
+    def ref(self) -> str:
+        return f"refs/refocus/{self.value}"
+
+    def __str__(self) -> str:
+        return self.value

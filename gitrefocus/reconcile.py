@@ -1,0 +1,75 @@
+"""Bringing a hand-edited brief file and its ref back into agreement (SPEC §4.1).
+
+- file equal to the ref's snapshot: nothing to do;
+- file equal to an *older* snapshot (a write was cut short): restored from the ref;
+- frontmatter status changed by hand to a legal next status: recorded as an
+  ``edited`` event (the file, with all its edits, becomes the snapshot);
+- any other status edit: reported, nothing changed.
+"""
+
+from __future__ import annotations
+
+from gitrefocus import atomic, events as ev, lifecycle, record, store
+from gitrefocus.brief import Brief
+from gitrefocus.errors import RefocusError
+
+
+def _hash(data: bytes) -> str:
+    import pygit2
+
+    return str(pygit2.hash(data))
+
+
+def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
+    """Return notices; with ``strict`` an illegal or unreadable edit raises."""
+    path = record.brief_file(ws, rid)
+    tip = store.read_tip(ws.repo, rid)
+    if path is None or tip is None:
+        return []
+    with open(path, "rb") as fh:
+        data = fh.read()
+    digest = _hash(data)
+    if digest == str(store.snapshot_oid(ws.repo, tip.oid)):
+        return []
+    rel = ws.rel(path)
+    older = {str(store.snapshot_oid(ws.repo, oid)) for oid, _ in store.chain(ws.repo, tip.oid)}
+    if digest in older:
+        snap = store.snapshot(ws.repo, tip.oid)
+        if snap is not None:
+            atomic.write_bytes(path, snap)
+            return [f"{rel} was behind refs/refocus/{rid}; restored it from the ref."]
+    try:
+        doc = Brief.parse(data, rel)
+    except RefocusError:
+        if strict:
+            raise
+        return []
+    current, edited = tip.state["status"], doc.status
+    if edited == current:
+        return []
+    if not lifecycle.is_legal(current, edited):
+        message = (f"{rel} says status {edited} but {rid} is {current}, and {current} → {edited} "
+                   f"is not a legal transition; fix the frontmatter status.")
+        if strict:
+            raise RefocusError(message)
+        return [message]
+
+    def make(t):
+        if t.state["status"] != current:
+            raise RefocusError(f"{rid} changed while importing the edit of {rel}; run the command again.")
+        return record.new_event(ws, rid, ev.EDITED, "user", **{"from": current, "to": edited, "reason": doc.meta.get("reason")})
+
+    record.write_event(ws, rid, make, reconcile=False)
+    record.note(ws, ws.head_oid(), rid, "edited", status=edited, was=current)
+    return [f"imported the hand edit of {rel}: {current} → {edited}."]
+
+
+def reconcile_all(ws, cat) -> list[str]:
+    notices = []
+    for entry in cat.entries.values():
+        if entry.path and entry.state and not entry.file_matches_ref and not entry.file_error:
+            try:
+                notices += reconcile_one(ws, entry.id, strict=False)
+            except RefocusError as exc:
+                notices.append(str(exc))
+    return notices

@@ -1,0 +1,194 @@
+"""Recording an event everywhere it belongs: ref, brief file, notes, counterpart.
+
+Order matters for crash safety (SPEC §5): the ref (machine truth) moves first,
+then the file is rewritten from it, then notes, the counterpart repository and
+INDEX follow. A crash between steps leaves a file that equals an older snapshot
+of its ref, which ``doctor --repair`` brings forward.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import socket
+from dataclasses import dataclass, field
+
+from gitrefocus import atomic, clock, events as ev, localstate, store
+from gitrefocus.brief import Brief
+from gitrefocus.errors import RefocusError
+from gitrefocus.events import Event
+from gitrefocus.notes import NoteRecord
+from gitrefocus.workspace import Workspace
+
+
+@dataclass
+class Outcome:
+    """What a write did, for the command's report and ``--commit``."""
+
+    tip: store.Tip | None = None
+    written: list[str] = field(default_factory=list)  # files we wrote, absolute
+    warnings: list[str] = field(default_factory=list)
+    counterpart: str | None = None  # work tree of the other repo we updated
+
+
+def actor(ws: Workspace, role: str) -> dict:
+    sig = ws.signature()
+    return {
+        "name": sig.name, "email": sig.email, "role": role,
+        "session_id": os.environ.get("CLAUDE_CODE_SESSION_ID") or None,
+        "host": socket.gethostname(), "user": _user(),
+    }
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:
+        return "unknown"
+
+
+def new_event(ws: Workspace, refocus_id: str, kind: str, role: str, **data) -> Event:
+    return Event(refocus_id=refocus_id, kind=kind, at=clock.now_iso(), actor=actor(ws, role), data=data)
+
+
+def apply_to_doc(doc: Brief, event: Event) -> Brief:
+    """The brief after ``event``: frontmatter changes, then the Result section."""
+    changes = event.data.get("meta_changes") or {}
+    if changes:
+        doc = doc.with_meta(**changes)
+    if event.data.get("result_markdown"):
+        doc = doc.with_result(event.data["result_markdown"])
+    return doc
+
+
+def current_doc(ws: Workspace, refocus_id: str, tip: store.Tip | None) -> Brief | None:
+    """The document to build on: the file on disk (keeps the user's body edits),
+    else the ref's snapshot."""
+    path = ws.brief_path(refocus_id)
+    if os.path.exists(path):
+        with open(path, "rb") as fh:
+            return Brief.parse(fh.read(), ws.rel(path))
+    if tip is not None:
+        data = store.snapshot(ws.repo, tip.oid)
+        if data is not None:
+            return Brief.parse(data, f"refs/refocus/{refocus_id}:brief.md")
+    return None
+
+
+def brief_file(ws: Workspace, refocus_id: str) -> str | None:
+    """The brief file of this repo, live or archived."""
+    path = ws.brief_path(refocus_id)
+    if os.path.exists(path):
+        return path
+    archive = os.path.join(ws.refocus_dir, "archive")
+    try:
+        for quarter in sorted(os.listdir(archive)):
+            candidate = os.path.join(archive, quarter, f"{refocus_id}.md")
+            if os.path.exists(candidate):
+                return candidate
+    except FileNotFoundError:
+        pass
+    return None
+
+
+def write_event(ws: Workspace, refocus_id: str, make_event, *, write_file: bool | None = None,
+                reconcile: bool = True) -> Outcome:
+    """Append an event built by ``make_event(tip) -> Event`` and rewrite the file.
+
+    ``make_event`` runs against the tip actually being extended (again after a
+    lost race) and raises RefocusError to refuse.
+    """
+    out = Outcome()
+    docs: dict[str, Brief] = {}
+    if reconcile:  # a hand edit of the file is recorded before anything builds on it
+        from gitrefocus.reconcile import reconcile_one
+
+        out.warnings += reconcile_one(ws, refocus_id, strict=True)
+
+    def build(tip):
+        event = make_event(tip)
+        if event.kind not in ev.DOC_KINDS:
+            return event, None
+        doc = current_doc(ws, refocus_id, tip)
+        if doc is None:
+            raise RefocusError(f"{refocus_id} has no brief document to update.")
+        new_doc = apply_to_doc(doc, event)
+        docs["new"] = new_doc
+        return event, new_doc.render().encode("utf-8")
+
+    out.tip = store.append(ws.repo, refocus_id, build)
+    path = brief_file(ws, refocus_id)
+    if write_file is None:
+        write_file = path is not None
+    if write_file and "new" in docs and out.tip.state["status"] == docs["new"].status:
+        path = path or ws.brief_path(refocus_id)
+        atomic.write_text(path, docs["new"].render())
+        out.written.append(path)
+    return out
+
+
+def propagate(from_ws: Workspace, to_ws: Workspace | None, refocus_id: str) -> list[str]:
+    """Carry the events of ``from_ws`` into ``to_ws`` (a repo on this machine).
+
+    Returns the files rewritten in ``to_ws``. Brief files there are updated by
+    applying each new event's changes to the file on disk, so edits made there
+    are kept.
+    """
+    if to_ws is None or to_ws.same_repo(from_ws):
+        return []
+    tip_oid = store.resolve(from_ws.repo, store.ref_name(refocus_id))
+    if tip_oid is None:
+        return []
+    before = store.resolve(to_ws.repo, store.ref_name(refocus_id))
+    known = {e.event_id for _, e in store.chain(to_ws.repo, before)} if before else set()
+    theirs = store.export_events(from_ws.repo, tip_oid)
+    tip = store.import_events(to_ws.repo, refocus_id, theirs)
+    if tip is None:
+        return []
+    return materialize(to_ws, refocus_id, [e for e, _ in theirs if e.event_id not in known])
+
+
+def materialize(ws: Workspace, refocus_id: str, new_events: list[Event]) -> list[str]:
+    """Bring this repo's brief file (if it has one) up to date with new events."""
+    path = brief_file(ws, refocus_id)
+    if path is None:
+        return []
+    try:
+        with open(path, "rb") as fh:
+            doc = Brief.parse(fh.read(), ws.rel(path))
+    except (RefocusError, OSError):
+        return []  # doctor reports files it cannot read; never overwrite them blindly
+    tip = store.read_tip(ws.repo, refocus_id)
+    new = doc
+    for event in new_events:
+        if event.kind in ev.DOC_KINDS and event.kind != ev.SPAWNED:
+            new = apply_to_doc(new, event)
+    if tip is not None and new.status != tip.state["status"]:
+        new = new.with_meta(status=tip.state["status"])
+    if new.render() == doc.render():
+        return []
+    atomic.write_text(path, new.render())
+    return [path]
+
+
+def note(ws: Workspace, oid, refocus_id: str, event: str, **fields) -> None:
+    """Attach an audit line to commit ``oid`` (skipped on an unborn branch)."""
+    if oid is None:
+        return
+    clean = {k: str(v) for k, v in fields.items() if v not in (None, "")}
+    line = NoteRecord(at=clock.now_iso(), refocus_id=refocus_id, event=event, fields=clean).format()
+    store.add_note(ws.repo, oid, line)
+
+
+def counterpart(ws: Workspace, state: dict) -> Workspace | None:
+    """The other repository of a refocus, when it is reachable on this machine."""
+    for key in ("source_dir", "dest_dir"):
+        other = Workspace.try_open(state.get(key))
+        if other is not None and not other.same_repo(ws):
+            return other
+    return None
+
+
+def log_hook_error(ws: Workspace | None, where: str, exc: BaseException) -> None:
+    if ws is not None:
+        localstate.log_error(ws.git_dir, where, exc)

@@ -1,0 +1,133 @@
+"""A repository taking part in refocus: its work tree, git dir and settings."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from functools import cached_property
+
+from gitrefocus import config as _config
+from gitrefocus.errors import RefocusError
+
+REFOCUS_DIR = "docs/refocus"
+
+
+def _pygit2():
+    import pygit2  # ~120 ms: only where a repository is opened
+
+    return pygit2
+
+
+def find_git_dir(path: str) -> str | None:
+    """The git dir of the repository containing ``path`` (no pygit2 needed)."""
+    probe = os.path.realpath(path)
+    while True:
+        dotgit = os.path.join(probe, ".git")
+        if os.path.isdir(dotgit):
+            return dotgit
+        if os.path.isfile(dotgit):
+            with open(dotgit, encoding="utf-8", errors="replace") as fh:
+                line = fh.readline().strip()
+            if line.startswith("gitdir:"):
+                target = line[7:].strip()
+                return os.path.normpath(os.path.join(probe, target))
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return None
+        probe = parent
+
+
+class Workspace:
+    """One git work tree. Construct with :meth:`open`."""
+
+    def __init__(self, repo, workdir: str):
+        self.repo = repo
+        self.workdir = workdir
+
+    @classmethod
+    def open(cls, path: str = ".", *, what: str = "this directory") -> "Workspace":
+        if not os.path.exists(path):
+            raise RefocusError(f"{what} {path!r} does not exist.")
+        if not os.path.isdir(path):
+            raise RefocusError(f"{what} {path!r} is not a directory.")
+        pygit2 = _pygit2()
+        try:
+            gitdir = pygit2.discover_repository(os.path.realpath(path))
+        except pygit2.GitError:
+            gitdir = None
+        if gitdir is None:
+            raise RefocusError(f"{what} {path!r} is not inside a git repository.")
+        repo = pygit2.Repository(gitdir)
+        if repo.is_bare or repo.workdir is None:
+            raise RefocusError(f"{what} {path!r} is in a bare repository; refocus needs a work tree.")
+        return cls(repo, os.path.realpath(repo.workdir))
+
+    @classmethod
+    def try_open(cls, path: str | None) -> "Workspace | None":
+        if not path:
+            return None
+        try:
+            return cls.open(path)
+        except RefocusError:
+            return None
+
+    # -- places ---------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.workdir)
+
+    @property
+    def git_dir(self) -> str:
+        return os.path.realpath(self.repo.path)
+
+    @cached_property
+    def common_dir(self) -> str:
+        commondir = os.path.join(self.git_dir, "commondir")
+        if os.path.isfile(commondir):
+            with open(commondir, encoding="utf-8") as fh:
+                return os.path.realpath(os.path.join(self.git_dir, fh.read().strip()))
+        return self.git_dir
+
+    @property
+    def refocus_dir(self) -> str:
+        return os.path.join(self.workdir, REFOCUS_DIR)
+
+    def brief_path(self, refocus_id: str) -> str:
+        return os.path.join(self.refocus_dir, f"{refocus_id}.md")
+
+    def rel(self, path: str) -> str:
+        return os.path.relpath(path, self.workdir)
+
+    def same_repo(self, other: "Workspace") -> bool:
+        return self.common_dir == other.common_dir
+
+    # -- settings -------------------------------------------------------
+    def setting(self, key: str):
+        return _config.get(self.repo.config, key)
+
+    def settings(self, key: str) -> list[str]:
+        return _config.get_multi(self.repo.config, key)
+
+    # -- git ------------------------------------------------------------
+    def head_oid(self):
+        try:
+            return self.repo.head.target
+        except Exception:  # unborn branch
+            return None
+
+    def git(self, *args: str, check: bool = True, input: str | None = None) -> subprocess.CompletedProcess:
+        proc = subprocess.run(
+            ["git", "-C", self.workdir, *args],
+            capture_output=True, text=True, input=input,
+        )
+        if check and proc.returncode != 0:
+            msg = (proc.stderr or proc.stdout).strip().splitlines()
+            raise RefocusError(f"git {args[0]} failed: {msg[-1] if msg else 'exit ' + str(proc.returncode)}.")
+        return proc
+
+    def signature(self):
+        pygit2 = _pygit2()
+        try:
+            return self.repo.default_signature
+        except Exception:
+            return pygit2.Signature("git-refocus", "git-refocus@localhost")

@@ -1,0 +1,23 @@
+"""CLI wiring for demo."""
+
+from __future__ import annotations
+
+import click
+
+from gitrefocus import output
+
+
+@click.command()
+@click.option("--dir", "directory", type=click.Path(file_okay=False), help="Create the two repositories here (kept).")
+@click.option("--keep", is_flag=True, help="Keep the throwaway repositories to look around.")
+@click.option("--json", "as_json", is_flag=True, help="Print a versioned JSON object at the end.")
+def demo(directory, keep, as_json):
+    """Run a real spawn → start → complete → receive round trip over two
+    throwaway repositories, and say what happened at each step."""
+    from gitrefocus.commands.demo import demo as run
+
+    model = run(directory=directory, keep=keep, say=(lambda s: None) if as_json else output.echo)
+    if as_json:
+        output.emit_json("demo", model)
+    elif model["kept"] or directory:
+        output.echo(f"repositories kept in {model['root']}")

@@ -1,0 +1,125 @@
+"""Generate man/git-refocus.1 from the click commands, so the page and the CLI
+cannot drift apart (a test compares the committed page with this output).
+
+    python -m gitrefocus.manpage > man/git-refocus.1
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import click
+
+from gitrefocus import __version__
+from gitrefocus.errors import __doc__ as EXIT_TABLE
+
+HEADER = r""".TH GIT-REFOCUS 1 "" "git-refocus {version}" "Git Manual"
+.SH NAME
+git-refocus \- concept-bound session forking for coding agents, recorded in git
+.SH SYNOPSIS
+.B git refocus
+.RI [ --debug ]
+.RB [ -C
+.IR PATH ]
+.I COMMAND
+.RI [ ARGS ]
+.SH DESCRIPTION
+A session in repository A that drifts into work belonging to repository B
+spawns a child session in B with a curated brief; the child completes with a
+result that A later receives.
+Briefs and results are markdown under
+.IR docs/refocus/ ,
+each refocus has an event log in
+.BR refs/refocus/<id> ,
+the audit trail lives in
+.B refs/notes/refocus
+(read it with
+.BR "git log --notes=refocus" ),
+and commits made for a refocus carry a
+.B Refocus-Id:
+trailer added by a commit-msg hook.
+Every read command takes
+.B --json
+for a stable, versioned object.
+"""
+
+FOOTER = r""".SH FILES
+.TP
+.I docs/refocus/<id>.md
+The brief and, once complete, the result (git-tracked, user-editable).
+.TP
+.I docs/refocus/INDEX.md
+Generated overview; gitignored; never edit by hand.
+.TP
+.I $GIT_DIR/refocus/
+Machine-local state: active id, session map, caches, errors.jsonl. Never synced.
+.SH CONFIGURATION
+.BR refocus.staleReservedHours " (24), " refocus.recentDays " (30), " refocus.archiveDays " (90), "
+.BR refocus.maxChainDepth " (5), " refocus.stalenessCommits " (5), " refocus.contextDir " (docs/context), "
+.BR refocus.budget " (standard), " refocus.searchPaths ", " refocus.contextSaveCommand .
+.SH ENVIRONMENT
+.TP
+.B SESSION_REFOCUS_ROLE, SESSION_REFOCUS_ID
+Set for a child session by the SessionStart hook; a child cannot spawn.
+.TP
+.B CLAUDE_CODE_SESSION_ID
+The Claude Code session running a command.
+.TP
+.B GIT_REFOCUS_NOW
+Pretend the current UTC time is this ISO timestamp (tests and demos).
+.TP
+.B NO_COLOR
+Disable colour.
+.SH EXIT STATUS
+{exit_table}
+.SH SEE ALSO
+.BR git-notes (1),
+.BR git-interpret-trailers (1),
+.BR githooks (5)
+"""
+
+
+def _escape(text: str) -> str:
+    out = []
+    for line in text.replace("\\", "\\\\").splitlines():
+        if line.startswith((".", "'")):
+            line = "\\&" + line
+        out.append(line.replace("-", "\\-"))
+    return "\n".join(out)
+
+
+def _command_section(name: str, cmd: click.Command, ctx: click.Context) -> list[str]:
+    lines = [f".SS {_escape('git refocus ' + name)}"]
+    usage = " ".join(cmd.collect_usage_pieces(ctx))
+    lines += [".nf", _escape(f"git refocus {name} {usage}".rstrip()), ".fi"]
+    help_text = inspect.cleandoc(cmd.help or "").replace("\b\n", "")
+    for para in help_text.strip().split("\n\n"):
+        lines += [".PP", ".nf" if para.startswith("  ") else "", _escape(para.strip("\n")), ".fi" if para.startswith("  ") else ""]
+    for param in cmd.get_params(ctx):
+        record = param.get_help_record(ctx)
+        if record and param.name != "help" and not isinstance(param, click.Argument):
+            lines += [".TP", f".B {_escape(record[0])}", _escape(record[1])]
+    if isinstance(cmd, click.Group):
+        for sub in cmd.list_commands(ctx):
+            lines += _command_section(f"{name} {sub}", cmd.get_command(ctx, sub), ctx)
+    return [line for line in lines if line != ""]
+
+
+def render() -> str:
+    from gitrefocus.cli import cli
+
+    ctx = click.Context(cli, info_name="git refocus")
+    body = [".SH COMMANDS"]
+    for name in cli.list_commands(ctx):
+        body += _command_section(name, cli.get_command(ctx, name), ctx)
+    table = "\n".join(
+        f".TP\n.B {row.split('|')[1].strip()}\n{_escape(row.split('|')[2].strip())}"
+        for row in EXIT_TABLE.splitlines() if row.startswith("| ") and row.split("|")[1].strip().isdigit()
+    )
+    return HEADER.format(version=__version__) + "\n".join(body) + "\n" + FOOTER.replace("{exit_table}", table)
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stdout.write(render())

@@ -7,6 +7,7 @@ or mtime changed since it was last found equal to its ref's snapshot.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import dataclass, field
@@ -68,11 +69,16 @@ def _brief_files(ws) -> dict[str, tuple[str, bool]]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def _realpath(path: str) -> str:
+    return os.path.realpath(path)  # entries share a handful of source/dest dirs
+
+
 def _direction(ws, state: dict | None, has_file: bool) -> str:
     def inside(path):
         if not path:
             return False
-        real = os.path.realpath(path)
+        real = _realpath(path)
         return real == ws.workdir or real.startswith(ws.workdir + os.sep)
 
     if state:
@@ -131,7 +137,7 @@ class Catalog:
             st = os.stat(path)
         except OSError as exc:
             return None, f"cannot read {path}: {exc.strerror}", False
-        key = os.path.relpath(path, self.ws.workdir)
+        key = path[len(self.ws.workdir) + 1:] if path.startswith(self.ws.workdir + os.sep) else path
         sig = [st.st_mtime_ns, st.st_size, snapshot]
         cached = self._cache["files"].get(key)
         if cached and cached[:3] == sig:

@@ -30,7 +30,7 @@ def row(entry: Entry, workdir: str) -> dict:
         "child_session_id": s.get("child_session_id"),
         "parent_refocus_id": s.get("parent_refocus_id"),
         "assigned_to": s.get("assigned_to"),
-        "file": os.path.relpath(entry.path, workdir) if entry.path else None,
+        "file": entry.path[len(workdir) + 1:] if entry.path and entry.path.startswith(workdir + os.sep) else entry.path,
         "archived": entry.archived,
         "has_ref": entry.state is not None,
         "problems": list(entry.problems) + ([entry.file_error] if entry.file_error else []),

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+
 def git(cwd, *args, check=True, env=None) -> str:
     proc = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, env=env)
     if check and proc.returncode != 0:
@@ -42,6 +44,7 @@ class Result:
 def refocus(*args, cwd, env=None, input=None, check=True) -> Result:
     """Run the real CLI in a subprocess, as a user would."""
     full_env = dict(os.environ)
+    full_env["PYTHONPATH"] = str(ROOT)  # the source tree, not whatever copy is installed
     full_env.update(env or {})
     for k, v in list(full_env.items()):
         if v is None:

@@ -1,0 +1,62 @@
+"""The CLI, its help and the man page stay in step (sqlite-utils style)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from gitrefocus import manpage
+from gitrefocus.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+MAN = ROOT / "man" / "git-refocus.1"
+
+
+def commands():
+    ctx = click.Context(cli)
+    return [(name, cli.get_command(ctx, name)) for name in cli.list_commands(ctx)]
+
+
+@pytest.mark.parametrize("name,cmd", commands(), ids=lambda x: x if isinstance(x, str) else "")
+def test_every_command_has_help_and_a_man_section(name, cmd):
+    assert (cmd.help or "").strip(), f"{name} has no help text"
+    for param in cmd.params:
+        if isinstance(param, click.Option) and param.name != "help":
+            assert param.help, f"{name} {param.opts[0]} has no help"
+    assert f".SS git refocus {name}".replace("-", "\\-") in MAN.read_text(), f"{name} missing from the man page"
+
+
+def test_committed_man_page_is_generated_from_the_cli():
+    assert MAN.read_text() == manpage.render(), "run: python -m gitrefocus.manpage > man/git-refocus.1"
+
+
+def test_core_commands_are_offered():
+    names = {name for name, _ in commands()}
+    assert {"spawn", "start", "complete", "abandon", "receive", "list", "show", "status", "index", "pickup", "gc", "demo"} <= names
+
+
+def test_git_help_finds_the_installed_man_page():
+    installed = Path(sys.prefix) / "share" / "man" / "man1" / "git-refocus.1"
+    if not installed.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{installed} missing: scripts/setup-venv must install the package for real")
+        pytest.skip("package installed editable; the man page is installed by a real install")
+    assert installed.read_text() == MAN.read_text()
+    if shutil.which("man") is None:
+        pytest.skip("no man(1) on this machine")
+    env = dict(os.environ, PATH=f"{Path(sys.prefix) / 'bin'}{os.pathsep}{os.environ['PATH']}", MANPAGER="cat", PAGER="cat")
+    proc = subprocess.run(["git", "help", "refocus"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0 and "concept-bound session forking" in proc.stdout, proc.stderr
+
+
+def test_demo_round_trip_runs(tmp_path):
+    from tests.helpers import refocus
+
+    r = refocus("demo", "--json", cwd=tmp_path)
+    assert r.json["events"] == ["spawned", "started", "completed", "received"]

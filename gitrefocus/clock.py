@@ -34,3 +34,7 @@ def age_hours(ts: str | None) -> float:
     if not ts:
         return 0.0
     return (now() - parse(ts)).total_seconds() / 3600.0
+
+
+def parse_epoch(seconds: float) -> _dt.datetime:
+    return _dt.datetime.fromtimestamp(int(seconds), _dt.timezone.utc)

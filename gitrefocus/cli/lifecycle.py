@@ -116,6 +116,9 @@ def complete(refocus_id, status, summary, dod, dod_unmet, artifact, follow_up, m
         output.emit_json("complete", model)
         return
     output.echo(f"{model['id']}: {model['status']} at {model['completed_at']}.")
+    if model["suggested_files"]:
+        output.note("files this session wrote that are not listed as artifacts (kept as suggested_files): "
+                    + ", ".join(model["suggested_files"]))
     for r in model["redactions"]:
         output.echo(f"redacted {r.get('kind')} on line {r.get('line')}: {r.get('preview')}")
     if model["source_updated"]:

@@ -125,6 +125,7 @@ def complete(
         lifecycle.require_transition(rid, state["status"], result.lifecycle_status)
         outcome["result"] = result
         suggested = [f for f in suggested_files(ws, rid) if f not in doc.meta["relevant_files"]]
+        outcome["suggested"] = [f for f in suggested if f not in {a["path"] for a in result.artifacts}]
         changes = {"status": result.lifecycle_status, "completed_at": now}
         if suggested:
             changes["suggested_files"] = sorted(set(doc.meta["suggested_files"]) | set(suggested))
@@ -168,4 +169,5 @@ def complete(
         "source_updated": other is not None, "source_dir": state.get("source_dir"),
         "files_written": written, "commit": commit_oid, "warnings": warnings,
         "redactions": outcome.get("redactions", []),
+        "suggested_files": outcome.get("suggested", []),
     }

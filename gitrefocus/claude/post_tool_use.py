@@ -1,0 +1,61 @@
+"""PostToolUse: files the agent wrote become *suggested* relevant files of the
+active refocus (seed 002). Runs after every tool call, so it stays off pygit2."""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+from gitrefocus import clock, localstate
+from gitrefocus.ids import RefocusId
+from gitrefocus.workspace import find_git_dir
+
+WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
+GIT_PATH_VERBS = {"add", "mv", "rm"}
+
+
+def written_paths(tool: str, tool_input: dict) -> list[str]:
+    if tool in WRITE_TOOLS:
+        path = tool_input.get(WRITE_TOOLS[tool])
+        return [path] if isinstance(path, str) and path else []
+    if tool == "Bash":
+        return git_paths(tool_input.get("command") or "")
+    return []
+
+
+def git_paths(command: str) -> list[str]:
+    """Paths named by simple ``git add|mv|rm`` commands (cheap, best effort)."""
+    out = []
+    for part in command.replace("&&", ";").replace("||", ";").split(";"):
+        try:
+            words = shlex.split(part)
+        except ValueError:
+            continue
+        if len(words) < 3 or words[0] != "git":
+            continue
+        i = 1
+        while i < len(words) and words[i].startswith("-"):
+            i += 2 if words[i] in ("-C", "-c") else 1
+        if i < len(words) and words[i] in GIT_PATH_VERBS:
+            out += [w for w in words[i + 1:] if not w.startswith("-") and w not in (".", "--")]
+    return out
+
+
+def handle(payload: dict, env=os.environ) -> None:
+    cwd = payload.get("cwd") or os.getcwd()
+    git_dir = find_git_dir(cwd)
+    if git_dir is None:
+        return
+    session_id = payload.get("session_id") or env.get("CLAUDE_CODE_SESSION_ID")
+    rid = env.get("SESSION_REFOCUS_ID") or (session_id and localstate.session_id_for(git_dir, session_id))
+    if not rid or not RefocusId.is_valid(rid):
+        return
+    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    workdir = os.path.dirname(git_dir) if os.path.basename(git_dir) == ".git" else cwd
+    for path in written_paths(payload.get("tool_name") or "", tool_input):
+        full = os.path.realpath(os.path.join(cwd, path))
+        if not full.startswith(os.path.realpath(workdir) + os.sep):
+            continue  # outside this repository: not a relevant file of this refocus
+        rel = os.path.relpath(full, os.path.realpath(workdir))
+        localstate.append_jsonl(git_dir, "suggested", f"{rid}.jsonl",
+                                record={"path": rel, "tool": payload.get("tool_name"), "at": clock.now_iso()})

@@ -1,0 +1,49 @@
+"""SessionEnd: a child leaving without ``complete`` is recorded and warned about
+(seed 000 D5, third layer). Must fit Claude Code's shared 1.5 s budget, so the
+context-save command is started detached rather than waited for."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from gitrefocus import events as ev, lifecycle, localstate, record, store
+from gitrefocus.workspace import Workspace
+
+WARNING = "Refocus child exiting without `git refocus complete`: material work may not be surfaced"
+
+
+def active_for(ws: Workspace, session_id: str | None, env) -> str | None:
+    if env.get("SESSION_REFOCUS_ID"):
+        return env["SESSION_REFOCUS_ID"]
+    if session_id:
+        return localstate.session_id_for(ws.git_dir, session_id)
+    return None
+
+
+def handle(payload: dict, env=os.environ) -> None:
+    ws = Workspace.try_open(payload.get("cwd") or os.getcwd())
+    if ws is None:
+        return
+    session_id = payload.get("session_id") or env.get("CLAUDE_CODE_SESSION_ID")
+    rid = active_for(ws, session_id, env)
+    if not rid:
+        return
+    tip = store.read_tip(ws.repo, rid)
+    if tip is None or tip.state["status"] != lifecycle.IN_PROGRESS:
+        return
+
+    def make(t):
+        return record.new_event(ws, rid, ev.SESSION_ENDED, "child", session_id=session_id, reason=payload.get("reason"))
+
+    record.write_event(ws, rid, make, reconcile=False)
+    record.note(ws, ws.head_oid(), rid, "session-ended", role="dest", status="in-progress", session=session_id)
+    sys.stderr.write(f"warning: {WARNING} ({rid}).\n")
+    command = ws.setting("contextSaveCommand")
+    if command:
+        subprocess.Popen(
+            ["sh", "-c", command], cwd=ws.workdir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True,
+            env=dict(os.environ, REFOCUS_ID=rid, REFOCUS_DEST=ws.workdir),
+        )

@@ -1,0 +1,173 @@
+"""SessionStart: recognise the child, return results to the parent, advise.
+
+Everything said to the model is plain statements (SPEC §7), sized by
+``refocus.budget``, and nothing at all is printed when there is nothing to say.
+"""
+
+from __future__ import annotations
+
+import os
+
+from gitrefocus import catalog, clock, lifecycle, localstate, record, store
+from gitrefocus.brief import Brief
+from gitrefocus.claude import hookio
+from gitrefocus.claude.transcripts import find_transcript
+from gitrefocus.config import BUDGETS
+from gitrefocus.workspace import Workspace
+
+# per budget: (max advisories, max chars of the child's brief summary, commit lines)
+BUDGET_LIMITS = {"economy": (0, 800, 0), "light": (3, 2000, 3), "standard": (8, 5000, 10), "detailed": (20, 8000, 30)}
+
+
+def _cut(text: str, limit: int) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
+
+
+def child_context(ws: Workspace, rid: str, limit: int) -> str:
+    path = record.brief_file(ws, rid)
+    with open(path, "rb") as fh:
+        doc = Brief.parse(fh.read(), ws.rel(path))
+    meta = doc.meta
+    lines = [
+        f"git refocus: this session is the child session of refocus {rid} (status {meta['status']}).",
+        f"The full brief is {ws.rel(path)} in this repository; it was written by the source session in {meta['source_dir']}.",
+        "", "Definition of done (the result is judged against these):",
+    ]
+    lines += [f"{i}. {c}" for i, c in enumerate(meta["done_when"], 1)]
+    if meta["out_of_scope"]:
+        lines += ["", "Out of scope:"] + [f"- {c}" for c in meta["out_of_scope"]]
+    if meta["relevant_files"]:
+        lines += ["", "Relevant files:"] + [f"- {c}" for c in meta["relevant_files"]]
+    body = []
+    for title in ("Why this branch exists", "Inherited context", "Open questions / desired deliverables"):
+        text = doc.section(title)
+        if text:
+            body += ["", f"{title}:", text]
+    lines += ["", _cut("\n".join(body), limit)]
+    lines += [
+        "",
+        "This session is a leaf: work that belongs in another repository is reported as a follow-up "
+        "(git refocus complete --follow-up DIR:SLUG:REASON), never spawned from here.",
+        "The result is recorded with git refocus complete: --summary, --dod N for each criterion met, "
+        "--artifact PATH=DESC, and --material-change FILE=SUMMARY or --no-material-changes REASON. "
+        "Commits made in this session carry a Refocus-Id trailer automatically.",
+    ]
+    return "\n".join(lines)
+
+
+def results_context(ws: Workspace, received: list[dict]) -> str:
+    lines = [f"git refocus: {len(received)} refocus(es) spawned from this repository returned (now marked received):"]
+    for r in received:
+        res = r.get("result") or {}
+        lines.append(f"- {r['id']} in {r.get('dest_dir')}: {r['status']}. {_cut(res.get('summary') or '', 600)}")
+        for f in res.get("follow_ups") or []:
+            lines.append(f"  Suggested follow-up (the parent decides): {f['dir']} {f['slug']}: {f['reason']}")
+        if res.get("material_changes"):
+            lines.append("  Material changes: " + "; ".join(f"{m['file']}: {m['summary']}" for m in res["material_changes"]))
+        if r.get("dest_dir"):
+            lines.append(f"  Full result: {os.path.join(r['dest_dir'], 'docs/refocus', r['id'] + '.md')}")
+    return "\n".join(lines)
+
+
+def relaunch(entry) -> str:
+    import shlex
+
+    sid = entry.get("child_session_id")
+    dest = entry.get("dest_dir")
+    launched = entry.get("launched_at") or find_transcript(dest, sid)
+    return f"cd {shlex.quote(dest)} && claude {'--resume' if launched else '--session-id'} {sid}"
+
+
+def advisories(ws: Workspace, cat, session_id: str | None) -> list[str]:
+    out = []
+    stale_hours = ws.setting("staleReservedHours")
+    quiet_hours = ws.setting("quietHours")
+    for entry in sorted(cat.entries.values(), key=lambda e: e.id):
+        st = entry.status
+        incoming = entry.direction in ("incoming", "local")
+        outgoing = entry.direction in ("outgoing", "local")
+        if incoming and st in lifecycle.PENDING_LAUNCH and entry.get("child_session_id") != session_id:
+            out.append(f"Incoming brief {entry.id} from {entry.get('source_dir')} has not been launched; "
+                       f"its child session starts with: {relaunch(entry)}")
+        elif incoming and st == lifecycle.IN_PROGRESS:
+            sid = entry.get("child_session_id")
+            if session_id in (entry.get("sessions") or []) or sid == session_id:
+                continue
+            ended = entry.get("last_event") == "session-ended"
+            transcript = find_transcript(entry.get("dest_dir"), sid)
+            last = entry.get("last_event_at")
+            if transcript:
+                last = max(last or "", clock.iso(clock.parse_epoch(os.path.getmtime(transcript))))
+            quiet = clock.age_hours(last)
+            if ended or quiet >= quiet_hours:
+                why = "its session ended" if ended else f"no activity for {quiet:.1f} h"
+                out.append(f"Refocus {entry.id} is in progress but its child session {sid} has not completed ({why}); "
+                           f"it may have exited without git refocus complete. It continues with: {relaunch(entry)}")
+        if outgoing and st == lifecycle.RESERVED and stale_hours:
+            age = clock.age_hours(entry.get("spawned_at"))
+            if age > stale_hours:
+                out.append(f"Outgoing refocus {entry.id} to {entry.get('dest_dir')} is still un-launched after "
+                           f"{int(age)} h: continue waiting, or abandon it.")
+    return out
+
+
+def extra_advisories(ws: Workspace, budget: str, commit_lines: int) -> list[str]:
+    """Diff since the last session start and stale context (health), when available."""
+    try:
+        from gitrefocus.health import resume
+    except ImportError:
+        return []
+    try:
+        return resume.session_start_lines(ws, budget=budget, max_commits=commit_lines)
+    except Exception as exc:  # advisory only: never let it cost the session its brief
+        localstate.log_error(ws.git_dir, "session-start:health", exc)
+        return []
+
+
+def handle(payload: dict, env=os.environ) -> str | None:
+    """Return the hook's stdout (JSON) or None for silence."""
+    cwd = payload.get("cwd") or os.getcwd()
+    ws = Workspace.try_open(cwd)
+    if ws is None:
+        return None
+    session_id = payload.get("session_id") or env.get("CLAUDE_CODE_SESSION_ID")
+    budget = ws.setting("budget")
+    budget = budget if budget in BUDGETS else "standard"
+    max_adv, brief_limit, commit_lines = BUDGET_LIMITS[budget]
+    cat = catalog.load(ws)
+    parts: list[str] = []
+
+    child = next((e for e in cat.entries.values()
+                  if session_id and e.get("child_session_id") == session_id and e.direction in ("incoming", "local")), None)
+    if child is not None and child.status not in lifecycle.TERMINAL and record.brief_file(ws, child.id):
+        if child.status in lifecycle.PENDING_LAUNCH or session_id not in (child.get("sessions") or []):
+            from gitrefocus.commands.start import start
+
+            start(refocus_id=child.id, session_id=session_id, cwd=ws.workdir, env=env)
+        else:
+            localstate.map_session(ws.git_dir, session_id, child.id)
+            localstate.set_active(ws.git_dir, child.id)
+        hookio.append_env({"SESSION_REFOCUS_ROLE": "child", "SESSION_REFOCUS_ID": child.id})
+        parts.append(child_context(ws, child.id, brief_limit))
+        cat = catalog.load(ws)
+
+    from gitrefocus.commands.receive import receive_one, waiting
+
+    back = waiting(cat)
+    if back:
+        received = [receive_one(ws, e.id, session_id) for e in back]
+        parts.append(results_context(ws, received))
+        from gitrefocus import index
+
+        index.refresh(ws, *[record.counterpart(ws, r) for r in received])
+
+    if max_adv:
+        lines = advisories(ws, cat, session_id) + extra_advisories(ws, budget, commit_lines)
+        if lines:
+            shown = lines[:max_adv]
+            more = f"\n({len(lines) - len(shown)} more: git refocus status)" if len(lines) > len(shown) else ""
+            parts.append("git refocus notes for this repository:\n" + "\n".join(f"- {ln}" for ln in shown) + more)
+    if not parts:
+        return None
+    return hookio.session_start_output("\n\n".join(parts))

@@ -1,0 +1,221 @@
+"""Fixtures to drive the real Claude Code binary against the loopback API mock.
+
+- `claude_bin`: the pinned binary (scripts/install-claude, once per session; skips without it
+  unless `CI` is set).
+- `mock_api`: a running `MockAnthropic`; script it with `mock_api.add(Text(...), Bash(...))`.
+- `run_claude(cwd, prompt, session_id=None, resume=None, extra_env=None, timeout=120)`: runs
+  `claude -p` with HOME=`claude_home`, the mock as its API, no other traffic and a fixed git
+  identity (GIT_CONFIG_GLOBAL, if the enclosing test set one, is kept).
+- `transcript(session_id)`: the transcript that run wrote under `claude_home`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+from tests.e2e.claude_mock import MockAnthropic, find_transcript
+
+ROOT = Path(__file__).resolve().parents[2]
+INSTALL_SCRIPT = ROOT / "scripts" / "install-claude"
+INSTALL_TIMEOUT = 600
+
+# Variables that would let the developer's environment (or an enclosing Claude Code session,
+# or a git hook running the tests) leak into the client under test.
+_DROPPED_PREFIXES = ("CLAUDE", "ANTHROPIC", "OTEL_", "AI_AGENT", "XDG_")
+_DROPPED_VARIABLES = {
+    "http_proxy", "https_proxy", "all_proxy", "no_proxy",
+    "git_dir", "git_work_tree", "git_index_file", "git_object_directory",
+    "git_alternate_object_directories", "git_common_dir", "git_namespace", "git_prefix",
+}
+
+# Keep the client off the network: no telemetry, error reports, update checks or
+# "nonessential" calls (with these set it does not even send its HEAD /api/hello probe).
+CLIENT_ENV = {
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "DISABLE_UPDATES": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "ANTHROPIC_API_KEY": "test",
+    "NO_PROXY": "127.0.0.1,localhost",
+}
+
+GIT_IDENTITY_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.com",
+    "GIT_COMMITTER_NAME": "Test Committer",
+    "GIT_COMMITTER_EMAIL": "committer@example.com",
+}
+
+
+@pytest.fixture(scope="session")
+def claude_bin() -> Path:
+    """The pinned `claude` binary, installed once per session by scripts/install-claude.
+
+    Skips the test when it cannot be installed, unless `CI` is set: there it must work.
+    """
+    reason = _install_claude()
+    if isinstance(reason, Path):
+        return reason
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set and the Claude Code CLI is unavailable: {reason}", pytrace=False)
+    pytest.skip(f"Claude Code CLI unavailable: {reason}")
+
+
+def _install_claude() -> Path | str:
+    """The installed binary, or why there is none."""
+    if shutil.which("bash") is None:
+        return "bash is required to run scripts/install-claude"
+    try:
+        done = subprocess.run(
+            ["bash", str(INSTALL_SCRIPT)], capture_output=True, text=True,
+            stdin=subprocess.DEVNULL, timeout=INSTALL_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        return f"scripts/install-claude took more than {INSTALL_TIMEOUT} s"
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        return f"scripts/install-claude exited {done.returncode}: {done.stderr.strip()[-2000:]}"
+    binary = Path(lines[-1])
+    if not os.access(binary, os.X_OK):
+        return f"scripts/install-claude printed {binary}, which is not executable"
+    return binary
+
+
+@pytest.fixture
+def mock_api() -> Iterator[MockAnthropic]:
+    """A running API mock with an empty script: `mock_api.add(Text(...), Bash(...))`."""
+    with MockAnthropic() as mock:
+        yield mock
+
+
+@pytest.fixture
+def claude_home(tmp_path: Path) -> Path:
+    """The HOME of the client under test: it writes `.claude.json` and `.claude/` here."""
+    home = tmp_path / "home"
+    home.mkdir()
+    return home
+
+
+@pytest.fixture
+def claude_tmpdir() -> Iterator[Path]:
+    # Short on purpose: the client puts unix sockets under it, and those paths are capped
+    # near 108 bytes, which a pytest tmp_path can exceed.
+    path = Path(tempfile.mkdtemp(prefix="cc-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def claude_env(home: Path, api_url: str, tmpdir: Path, extra_env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of one client run: ours, scrubbed, plus hermetic client and git settings."""
+    env = {
+        name: value for name, value in os.environ.items()
+        if not name.startswith(_DROPPED_PREFIXES) and name.lower() not in _DROPPED_VARIABLES
+    }
+    env.update(CLIENT_ENV)
+    env.update(GIT_IDENTITY_ENV)
+    env.update(HOME=str(home), ANTHROPIC_BASE_URL=api_url, CLAUDE_CODE_TMPDIR=str(tmpdir))
+    env.update(extra_env or {})
+    return env
+
+
+RunClaude = Callable[..., "subprocess.CompletedProcess[str]"]
+
+
+@pytest.fixture
+def run_claude(claude_bin: Path, mock_api: MockAnthropic, claude_home: Path, claude_tmpdir: Path) -> RunClaude:
+    """Run `claude -p PROMPT` in `cwd` against `mock_api`; returns the CompletedProcess.
+
+    A new session gets `--session-id` (random unless given); pass `resume=SID` to continue one.
+    The result carries the id used as `.session_id`.
+    """
+
+    def run(
+        cwd: Path | str,
+        prompt: str,
+        session_id: str | None = None,
+        resume: str | None = None,
+        extra_env: dict[str, str] | None = None,
+        timeout: float = 120,
+    ) -> subprocess.CompletedProcess[str]:
+        if resume is not None:
+            assert session_id is None, "pass either session_id or resume, not both"
+            session_args = ["--resume", resume]
+            session_id = resume
+        else:
+            session_id = session_id or str(uuid.uuid4())
+            session_args = ["--session-id", session_id]
+        args = [str(claude_bin), "-p", prompt, *session_args, "--allowedTools", "Bash"]
+        env = claude_env(claude_home, mock_api.url, claude_tmpdir, extra_env)
+        done = _run_bounded(args, Path(cwd), env, timeout)
+        done.session_id = session_id  # type: ignore[attr-defined]
+        return done
+
+    return run
+
+
+def _run_bounded(args: list[str], cwd: Path, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess[str]:
+    """Run in a process group of its own, so hooks and tool commands die with the client."""
+    process = subprocess.Popen(
+        args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(process.pid)
+        stdout, stderr = process.communicate(timeout=10)
+        pytest.fail(f"claude did not finish within {timeout} s: {args}\n"
+                    f"--- stdout\n{stdout}\n--- stderr\n{stderr}", pytrace=False)
+    # The client does not wait for its SessionEnd hooks: give them their 1.5 s budget to
+    # finish, then end anything a hook or command left running in the background.
+    _wait_for_group(process.pid, HOOK_GRACE)
+    _kill_group(process.pid)
+    return subprocess.CompletedProcess(args, process.returncode, stdout, stderr)
+
+
+HOOK_GRACE = 2.0
+
+
+def _wait_for_group(pgid: int, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and _group_alive(pgid):
+        time.sleep(0.02)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+@pytest.fixture
+def transcript(claude_home: Path) -> Callable[[str], Path]:
+    """`transcript(session_id)`: the path of that session's transcript; fails if there is none."""
+
+    def find(session_id: str) -> Path:
+        path = find_transcript(claude_home, session_id)
+        assert path is not None, f"no transcript for {session_id} under {claude_home / '.claude' / 'projects'}"
+        return path
+
+    return find

@@ -105,6 +105,12 @@ def complete(
     kwargs["material_changes"] = list(kwargs.get("material_changes") or []) + [res.parse_material_change(m) for m in material_changes]
     kwargs["no_material_changes"] = no_material_changes or kwargs.get("no_material_changes")
     kwargs["follow_ups"] = list(kwargs.get("follow_ups") or [])
+    prepared = None
+    if save_transcript:  # locate and scrub first: a missing transcript refuses before any write
+        from gitrefocus import store
+        from gitrefocus.commands import transcript
+
+        prepared = transcript.prepare(ws, store.require_tip(ws.repo, rid).state)
     warnings: list[str] = []
     now = clock.now_iso()
     written: list[str] = []
@@ -127,6 +133,8 @@ def complete(
         suggested = [f for f in suggested_files(ws, rid) if f not in doc.meta["relevant_files"]]
         outcome["suggested"] = [f for f in suggested if f not in {a["path"] for a in result.artifacts}]
         changes = {"status": result.lifecycle_status, "completed_at": now}
+        if prepared is not None:
+            changes["transcript_saved"] = True
         if suggested:
             changes["suggested_files"] = sorted(set(doc.meta["suggested_files"]) | set(suggested))
         return record.new_event(
@@ -148,13 +156,11 @@ def complete(
     problem = promote.run_context_save(ws, rid)
     if problem:
         warnings.append(problem + " (the result is recorded)")
-    if save_transcript:
-        from gitrefocus.commands.transcript import save_transcript as _save
+    if prepared is not None:
+        from gitrefocus.commands import transcript
 
-        saved = _save(ws, rid, env=env)
-        written += saved["files_written"]
-        warnings += saved["warnings"]
-        outcome["redactions"] = saved["redactions"]
+        written += transcript.write(ws, rid, prepared)
+        outcome["redactions"] = prepared.redactions
     localstate.clear_active(ws.git_dir, rid)
     localstate.unmap_sessions(ws.git_dir, rid)
     state = out.tip.state

@@ -166,3 +166,25 @@ def test_claude_settings_merge_is_idempotent_and_keeps_other_hooks(tmp_path):
     assert set(data["hooks"]) == {"SessionStart", "SessionEnd", "PostToolUse", "Stop"}
     shipped = json.loads((ROOT / "hooks/settings.json").read_text())
     assert shipped == settings.snippet(), "hooks/settings.json is the snippet for manual wiring"
+
+
+def test_save_transcript_scrubs_and_marks_lfs(spawned, hermetic):
+    src, dest, out = spawned
+    sid = out["child_session_id"]
+    from gitrefocus.brief import encode_project_dir
+
+    refocus("start", out["id"], "--session-id", sid, cwd=dest)
+    r = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", cwd=dest, check=False)
+    assert r.returncode == 1 and "no transcript" in r.stderr
+    assert refocus("show", out["id"], "--json", cwd=dest).json["status"] == "in-progress", "nothing recorded"
+    project = hermetic / ".claude/projects" / encode_project_dir(str(dest.resolve()))
+    project.mkdir(parents=True)
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    line = json.dumps({"type": "user", "message": {"role": "user", "content": f"export GITHUB_TOKEN={secret} please"}})
+    (project / f"{sid}.jsonl").write_text(line + "\n")
+    done = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", "--json", cwd=dest).json
+    saved = (dest / "docs/refocus/transcripts" / f"{out['id']}.jsonl").read_text()
+    assert secret not in saved and json.loads(saved.splitlines()[0])["type"] == "user"
+    assert done["redactions"] and secret not in json.dumps(done["redactions"])
+    assert "filter=lfs" in (dest / ".gitattributes").read_text()
+    assert "transcript_saved: true" in (dest / "docs/refocus" / f"{out['id']}.md").read_text()

@@ -1,0 +1,56 @@
+"""``complete --save-transcript``: commit the child's transcript, scrubbed.
+
+Only on explicit consent (the flag; never a default). The transcript is
+located and scrubbed *before* anything is recorded, so a missing transcript
+refuses the whole completion instead of half-doing it (SPEC §10, seed 000 §14).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from gitrefocus import atomic
+from gitrefocus.claude.transcripts import find_transcript
+from gitrefocus.errors import RefocusError
+
+LFS_LINE = "docs/refocus/transcripts/*.jsonl filter=lfs diff=lfs merge=lfs -text"
+MAX_BYTES = 512 * 1024 * 1024
+
+
+@dataclass
+class PreparedTranscript:
+    source: str
+    text: str
+    redactions: list[dict] = field(default_factory=list)
+
+
+def prepare(ws, state: dict) -> PreparedTranscript:
+    sid = state.get("child_session_id")
+    path = find_transcript(state.get("dest_dir") or ws.workdir, sid)
+    if path is None:
+        raise RefocusError(f"--save-transcript: no transcript for child session {sid} under ~/.claude/projects; nothing was recorded.")
+    if os.path.getsize(path) > MAX_BYTES:
+        raise RefocusError(f"--save-transcript: {path} is larger than 512 MB; nothing was recorded.")
+    from gitrefocus.handoff.scrub import scrub_transcript
+
+    with open(path, "rb") as fh:
+        text = fh.read().decode("utf-8", errors="replace")
+    scrubbed, redactions = scrub_transcript(text)
+    return PreparedTranscript(source=path, text=scrubbed, redactions=redactions)
+
+
+def write(ws, rid: str, prepared: PreparedTranscript) -> list[str]:
+    target = os.path.join(ws.refocus_dir, "transcripts", f"{rid}.jsonl")
+    atomic.write_text(target, prepared.text)
+    written = [target]
+    attributes = os.path.join(ws.workdir, ".gitattributes")
+    try:
+        with open(attributes, encoding="utf-8") as fh:
+            current = fh.read()
+    except FileNotFoundError:
+        current = ""
+    if LFS_LINE not in current.splitlines():
+        atomic.write_text(attributes, current + ("" if not current or current.endswith("\n") else "\n") + LFS_LINE + "\n")
+        written.append(attributes)
+    return written

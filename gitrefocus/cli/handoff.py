@@ -1,0 +1,92 @@
+"""`git refocus handoff`: click wiring only; the work is in gitrefocus.handoff."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from gitrefocus.errors import RefocusError
+
+
+@click.command("handoff")
+@click.argument("transcript", metavar="TRANSCRIPT|SESSION-ID")
+@click.option("--out", "out", metavar="FILE", type=click.Path(dir_okay=False, writable=True),
+              help="Write the brief (or, with --json, the JSON) to FILE instead of stdout.")
+@click.option("--json", "as_json", is_flag=True, help="Print the five section objects and metadata as JSON.")
+@click.option("--extractor-cmd", metavar="CMD",
+              help="Run seed 001's five extractor prompts through CMD (sh -c; prompt on stdin, "
+                   "one JSON section object on stdout), in parallel; a section whose answer fails "
+                   "validation falls back to the built-in extractor.")
+@click.option("--extractor-timeout", type=click.FloatRange(min=1), default=600, show_default=True,
+              metavar="SECONDS", help="Time limit for each extractor command call.")
+@click.option("--no-cache", is_flag=True, help="Ignore and do not write the cache in the git dir.")
+@click.option("--spine", "show_spine", is_flag=True,
+              help="Print the prepared spine (numbered L<n> lines) instead of the brief, to read a "
+                   "transcript:L<n> pointer in context.")
+def handoff(transcript, out, as_json, extractor_cmd, extractor_timeout, no_cache, show_spine):
+    """Distill a Claude Code transcript into a five-section brief.
+
+    TRANSCRIPT is a session's .jsonl file, or a session id looked up under
+    ~/.claude/projects/<encoded-cwd>/ (or $CLAUDE_CONFIG_DIR/projects/);
+    the session's subagents/ files are read too.
+
+    The brief has five sections in a fixed order: Convergence (where the
+    session landed), Dead-ends (rejected hypotheses and the user's
+    corrections, quoted verbatim), Code-state (from git, read-only),
+    Open-threads & conflicts (with stated-intent-vs-git flags to verify) and
+    Basics (what the user established). Every claim carries a pointer —
+    transcript:L<n> (a line of the transcript file), commit:<hash> or
+    file:<path> — and claims without one are marked [unsourced].
+
+    Nothing from the transcript is executed. Tool output never reaches the
+    brief. Without --extractor-cmd no model is involved. The result is cached
+    under the git dir, keyed by the transcript's leaf uuid.
+
+    \b
+    Examples:
+      git refocus handoff ~/.claude/projects/-home-me-repo/<session-id>.jsonl
+      git refocus handoff <session-id> --out brief.md
+      git refocus handoff <session-id> --json
+      git refocus handoff <session-id> --extractor-cmd 'my-model --json'
+    """
+    from gitrefocus import output
+    from gitrefocus.handoff import pipeline
+
+    if out and os.path.isdir(out):
+        raise RefocusError(f"--out {out!r} is a directory; name a file.")
+    if show_spine:
+        _emit(pipeline.spine(transcript), out)
+        return 0
+    result = pipeline.handoff(transcript, extractor_cmd=extractor_cmd, use_cache=not no_cache,
+                              timeout=extractor_timeout)
+    for message in result.warnings:
+        output.warn(message)
+    if as_json:
+        if out:
+            import json
+
+            from gitrefocus.output import JSON_VERSION
+
+            doc = {"version": JSON_VERSION, "kind": "handoff", **result.to_json()}
+            _emit(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", out)
+        else:
+            output.emit_json("handoff", result.to_json())
+        return 0
+    _emit(result.brief.text, out)
+    return 0
+
+
+def _emit(text: str, out: str | None) -> None:
+    from gitrefocus import atomic, output
+
+    if not out:
+        import sys
+
+        sys.stdout.write(text)
+        return
+    try:
+        atomic.write_text(out, text)
+    except OSError as exc:
+        raise RefocusError(f"cannot write {out!r}: {exc.strerror}.") from None
+    output.note(f"wrote {out}")

@@ -1,0 +1,586 @@
+"""The five built-in extractors: deterministic, no model, seed 001's section shapes.
+
+They read the prepared spine (never tool output) and, for Code-state and the
+stated-intent-vs-git flags, a read-only :class:`~gitrefocus.handoff.gitstate.GitState`.
+Every claim carries an inline pointer and a matching entry in ``pointers``.
+Text from the transcript appears only as verbatim quotes in quotation marks;
+text that tries to instruct its reader is never quoted, only pointed at.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from gitrefocus.handoff import cues
+from gitrefocus.handoff import spine as sp
+from gitrefocus.handoff.gitstate import GitState, relative_path
+from gitrefocus.handoff.prepare import Plan
+from gitrefocus.handoff.sections import Pointer, Section
+
+MAX_CORRECTIONS = 12
+MAX_HYPOTHESES = 10
+MAX_CONSTRAINTS = 10
+MAX_DECISIONS = 4
+MAX_FLAGS = 8
+MAX_CHANGES = 25
+_HYPOTHESIS_RE = re.compile(r"\b(?:I think|probably|likely|I suspect|suspect|might be|may be|seems|appears|"
+                            r"the (?:issue|problem|cause|bug) (?:is|was)|must be|should be|looks like)\b", re.I)
+_ACK_RE = re.compile(r"^\W*(?:you'?re|you are) (?:right|correct)\W*$|^\W*(?:my mistake|I apologi[sz]e)\W*$", re.I)
+_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.S)
+_OMITTED = "[instruction-like text omitted]"
+
+
+@dataclass
+class Quote:
+    """A verbatim excerpt of one message, with where it came from."""
+
+    text: str
+    cut_before: bool
+    cut_after: bool
+    label: str
+    index: int   # position of the message in plan.messages
+    role: str
+    thinking: bool = False
+
+    def md(self) -> str:
+        return cues.quote_md(self.text, self.cut_before, self.cut_after)
+
+    def pointer(self, note: str) -> Pointer:
+        return Pointer("transcript", self.label, note)
+
+
+class _Draft:
+    """Markdown lines plus the pointers they cite."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.pointers: list[Pointer] = []
+
+    def add(self, text: str, *pointers: Pointer) -> None:
+        """Add a line; ``{ptr0}``, ``{ptr1}``… place each pointer inline, ``{ptr}``
+        places all of them, and without a placeholder they go at the end."""
+        refs = [f"(`{p.locator()}`)" for p in pointers]
+        if "{ptr" in text:
+            for i, ref in enumerate(refs):
+                text = text.replace("{ptr%d}" % i, ref)
+            line = text.replace("{ptr}", " ".join(refs))
+        else:
+            line = " ".join([text, *refs]) if refs else text
+        self.lines.append(line)
+        for p in pointers:
+            if p not in self.pointers:
+                self.pointers.append(p)
+
+    def section(self, name: str, empty: str) -> Section:
+        body = "\n".join(self.lines).strip()
+        return Section(name, body or empty, self.pointers)
+
+
+def _plain(value: str | None, cap: int = 160) -> str:
+    """A transcript-derived value (path, branch) made safe to show: one line, no directives."""
+    text = " ".join(str(value or "").split())
+    if cues.looks_like_injection(text):
+        return _OMITTED
+    text = text.replace("`", "'")
+    return text if len(text) <= cap else text[: cap - 1] + "…"
+
+
+class Analysis:
+    """One pass over the spine, finding every cue the five extractors use."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.corrections: list[Quote] = []
+        self.constraints: list[Quote] = []
+        self.abandons: list[Quote] = []
+        self.decisions: list[Quote] = []
+        self.intents: list[Quote] = []
+        self.open_items: list[Quote] = []
+        self.injections: list[tuple[str, str]] = []
+        self.refusals: list[tuple[sp.Message, sp.Block]] = []
+        self.rewinds: list[sp.Message] = []
+        self.failed_sidechains: list[sp.Message] = []
+        self.user_turns: list[int] = []
+        self._scan()
+
+    def _scan(self) -> None:
+        for index, message in enumerate(self.plan.messages):
+            if message.role == sp.REWIND:
+                self.rewinds.append(message)
+            elif message.role == sp.SIDECHAIN and message.failed:
+                self.failed_sidechains.append(message)
+            if message.is_user_turn:
+                self.user_turns.append(index)
+            for block in message.blocks:
+                if block.kind == sp.REJECTED:
+                    self.refusals.append((message, block))
+                    if block.text:
+                        self._user_sentences(index, message, block, refusal=True)
+                elif block.kind == sp.TEXT and message.role == sp.USER:
+                    self._user_sentences(index, message, block)
+                elif block.kind == sp.TEXT and message.role == sp.ASSISTANT:
+                    self._assistant_sentences(index, message, block)
+                elif block.kind == sp.THINKING:
+                    self._assistant_sentences(index, message, block, thinking=True)
+
+    def _sentences(self, index, message, block, thinking=False):
+        text = block.text
+        fenced = [(m.start(), m.end()) for m in _FENCE_RE.finditer(text)] if "```" in text else []
+        label = message.label(block.line)
+        for a, b in cues.sentence_spans(text):
+            if any(fa <= a < fb for fa, fb in fenced) or text[a:a + 4] == "    ":
+                continue  # code and pasted logs are not statements
+            sentence = text[a:b]
+            if cues.looks_like_injection(sentence):
+                if (label, message.role) not in self.injections:
+                    self.injections.append((label, message.role))
+                continue
+            yield a, b, sentence, label
+
+    def _quote(self, text, a, b, match, label, index, role, thinking=False) -> Quote:
+        cue = (a + match.start(), a + match.end()) if match else None
+        q, before, after = cues.window(text, a, b, cue)
+        return Quote(q, before, after, label, index, role, thinking)
+
+    def _user_sentences(self, index, message, block, refusal=False) -> None:
+        per_message = 0
+        for a, b, sentence, label in self._sentences(index, message, block):
+            m = cues.CORRECTION_RE.search(sentence)
+            if (m or refusal) and per_message < 2:
+                self.corrections.append(self._quote(block.text, a, b, m, label, index, "user"))
+                per_message += 1
+                continue
+            m = cues.CONSTRAINT_RE.search(sentence)
+            if m:
+                self.constraints.append(self._quote(block.text, a, b, m, label, index, "user"))
+            m = cues.DECISION_RE.search(sentence)
+            if m:
+                self.decisions.append(self._quote(block.text, a, b, m, label, index, "user"))
+            m = cues.INTENT_RE.search(sentence)
+            if m:
+                self.intents.append(self._quote(block.text, a, b, m, label, index, "user"))
+
+    def _assistant_sentences(self, index, message, block, thinking=False) -> None:
+        for a, b, sentence, label in self._sentences(index, message, block, thinking):
+            m = cues.ABANDON_RE.search(sentence)
+            if m and _ACK_RE.match(sentence):
+                m = None  # "You're right." alone acknowledges a correction; it states no hypothesis
+            if m:
+                self.abandons.append(self._quote(block.text, a, b, m, label, index, "assistant", thinking))
+            if thinking:
+                continue
+            m = cues.DECISION_RE.search(sentence)
+            if m:
+                self.decisions.append(self._quote(block.text, a, b, m, label, index, "assistant"))
+            m = cues.INTENT_RE.search(sentence)
+            if m:
+                self.intents.append(self._quote(block.text, a, b, m, label, index, "assistant"))
+            m = cues.OPEN_RE.search(sentence)
+            if m:
+                self.open_items.append(self._quote(block.text, a, b, m, label, index, "assistant"))
+
+    # -- shared lookups -----------------------------------------------------
+    def last_assistant_text(self, before: int | None = None) -> tuple[int, sp.Message] | None:
+        end = len(self.plan.messages) if before is None else before
+        for i in range(end - 1, -1, -1):
+            m = self.plan.messages[i]
+            if m.role == sp.ASSISTANT and m.text.strip():
+                return i, m
+        return None
+
+    def hypothesis_before(self, index: int) -> Quote | None:
+        """The assistant claim a user correction at ``index`` overruled."""
+        found = self.last_assistant_text(index)
+        if found is None:
+            return None
+        i, message = found
+        block = next(b for b in message.blocks if b.kind == sp.TEXT and b.text.strip())
+        chosen = None
+        for a, b, sentence, label in self._sentences(i, message, block):
+            m = _HYPOTHESIS_RE.search(sentence)
+            if m:
+                chosen = self._quote(block.text, a, b, m, label, i, "assistant")
+            elif chosen is None:
+                chosen = self._quote(block.text, a, b, None, label, i, "assistant")
+            if m:
+                break
+        return chosen
+
+    def tool_error_before(self, index: int, reach: int = 4) -> str | None:
+        """A tool error shortly before ``index`` with no user turn in between."""
+        for i in range(index - 1, max(-1, index - reach - 1), -1):
+            m = self.plan.messages[i]
+            if m.is_user_turn:
+                return None
+            for b in m.blocks:
+                if b.kind == sp.TOOL_ERROR:
+                    return m.label(b.line)
+        return None
+
+    def first_label(self) -> str:
+        m = self.plan.messages[0]
+        return m.label(m.blocks[0].line) if m.blocks else m.label()
+
+
+def _spread(items: list, cap: int) -> list:
+    """Keep ``cap`` items: a few of the earliest and the rest from the end."""
+    if len(items) <= cap:
+        return items
+    head = cap // 3
+    return items[:head] + items[len(items) - (cap - head):]
+
+
+# -- 1. Convergence --------------------------------------------------------
+def convergence(an: Analysis) -> Section:
+    d = _Draft()
+    messages = an.plan.messages
+    last_correction = an.corrections[-1].index if an.corrections else -1
+    if an.user_turns:
+        i = an.user_turns[-1]
+        q = _first_sentence(an, i)
+        if q:
+            d.add(f"- Final request: {q.md()}", q.pointer("the user's last request"))
+    recent = [q for q in an.decisions if q.index > last_correction] or an.decisions
+    for q in recent[-MAX_DECISIONS:]:
+        who = "the user decided" if q.role == "user" else "concluded"
+        d.add(f"- {who.capitalize()}: {q.md()}", q.pointer("conclusion / decision"))
+    if an.decisions and recent is an.decisions and last_correction >= 0 and an.decisions[-1].index < last_correction:
+        d.add("- The user corrected course after these conclusions (see Dead-ends); no later conclusion "
+              "was stated — treat them as superseded", an.corrections[-1].pointer("the later correction"))
+    found = an.last_assistant_text()
+    if found:
+        i, message = found
+        q = _first_sentence(an, i)
+        if q:
+            d.add(f"- Last word from the assistant: {q.md()}", q.pointer("where the session landed"))
+    if messages and messages[-1].is_user_turn:
+        m = messages[-1]
+        d.add("- The session ended on a user message that was not answered",
+              Pointer("transcript", m.label(m.blocks[0].line), "unanswered last message"))
+    if not an.decisions:
+        d.lines.insert(0, "The session did not state a clear conclusion; the latest position is below.")
+    return d.section("convergence", "The transcript holds no statement of a conclusion.")
+
+
+def _first_sentence(an: Analysis, index: int) -> Quote | None:
+    message = an.plan.messages[index]
+    for block in message.blocks:
+        if block.kind != sp.TEXT or not block.text.strip():
+            continue
+        for a, b, sentence, label in an._sentences(index, message, block):
+            end = b
+            # take up to two short sentences
+            more = [s for s in cues.sentence_spans(block.text) if s[0] >= b][:1]
+            if more and more[0][1] - a <= cues.QUOTE_CAP and "\n" not in block.text[a:more[0][1]]:
+                end = more[0][1]
+            return an._quote(block.text, a, end, None, label, index, message.role)
+    return None
+
+
+# -- 2. Dead-ends ----------------------------------------------------------
+def dead_ends(an: Analysis) -> Section:
+    d = _Draft()
+    hyp = _Draft()
+    seen_hyp: set[str] = set()
+    corrections = _spread(an.corrections, MAX_CORRECTIONS)
+    for q in corrections:
+        h = an.hypothesis_before(q.index)
+        if h and h.label not in seen_hyp and len(seen_hyp) < MAX_HYPOTHESES:
+            seen_hyp.add(h.label)
+            hyp.add(f"- {h.md()} {{ptr0}} — overruled by the user {{ptr1}}", h.pointer("assistant position"),
+                    q.pointer("user correction"))
+    for q in _spread(an.abandons, MAX_HYPOTHESES):
+        if q.label in seen_hyp or len(seen_hyp) >= MAX_HYPOTHESES * 2:
+            continue
+        seen_hyp.add(q.label)
+        error = an.tool_error_before(q.index)
+        source = " (from plaintext thinking)" if q.thinking else ""
+        if error:
+            hyp.add(f"- {q.md()}{source} {{ptr0}} — disproved by evidence: a tool error just before {{ptr1}}",
+                    q.pointer("abandonment cue"), Pointer("transcript", error, "tool error"))
+        else:
+            hyp.add(f"- {q.md()}{source} {{ptr0}} — abandoned by the assistant", q.pointer("abandonment cue"))
+    for message, block in an.refusals:
+        label = message.label(block.line)
+        hyp.add(f"- A `{_plain(block.tool or 'tool')}` tool use was refused by the user",
+                Pointer("transcript", label, "tool use refused"))
+    for m in an.rewinds:
+        hyp.add(f"- The user rewound the conversation: {_plain(m.blocks[0].text, 260)}",
+                Pointer("transcript", m.label(), "rewound branch"))
+    for m in an.failed_sidechains:
+        hyp.add("- A subagent ended without a final answer", Pointer("transcript", _sidechain_ref(m), "sidechain"))
+    if hyp.lines:
+        d.add("### Rejected hypotheses")
+        d.lines.extend(hyp.lines)
+        d.pointers.extend(p for p in hyp.pointers if p not in d.pointers)
+    if corrections:
+        d.add("### User corrections (verbatim)")
+        for q in corrections:
+            d.add(f"- > {q.md()} {{ptr}} — overruled the assistant", q.pointer("verbatim user correction"))
+    return d.section("dead_ends", "No rejected hypotheses or user corrections were found in the transcript.")
+
+
+def _sidechain_ref(m: sp.Message) -> str:
+    if m.source:
+        return f"{m.source}:L{m.line}-L{max(m.line, m.last_line)}"
+    return f"L{m.line}-L{max(m.line, m.last_line)}"
+
+
+# -- 3. Code-state ---------------------------------------------------------
+def code_state(git: GitState, plan: Plan) -> Section:
+    d = _Draft()
+    if not git.ok:
+        return Section("code_state", f"Git state unavailable: {_plain(git.problem, 300)}.", [])
+    where = f"`{_plain(git.root, 200)}`"
+    if plan.cwd and git.root and os.path.realpath(plan.cwd) != git.root:
+        where += f" (the transcript's working directory was `{_plain(plan.cwd, 200)}`)"
+    if git.head:
+        head = Pointer("commit", git.head[:12], "HEAD")
+        d.add(f"Repository {where}, branch `{_plain(git.branch or 'detached HEAD')}` at {git.head[:10]}", head)
+    else:
+        d.add(f"Repository {where}, branch `{_plain(git.branch or '?')}` has no commits yet.")
+    d.add("")
+    d.add("**Changed files** (working tree and index, from git status):")
+    if not git.changes:
+        d.add("- None: the working tree is clean.")
+    for change in git.changes[:MAX_CHANGES]:
+        counts = f", +{change.added}/-{change.removed}" if change.added is not None else ""
+        state = change.state if change.state == "untracked" else \
+            f"{change.state}, {'staged' if change.staged else 'unstaged'}"
+        d.add(f"- `{_plain(change.path, 200)}` — {state}{counts}", Pointer("file", change.path, state))
+    if git.changes_total > MAX_CHANGES:
+        d.add(f"- … and {git.changes_total - MAX_CHANGES} more changed path(s).")
+    d.add("")
+    session = git.session_commits()
+    if session:
+        d.add(f"**Commits since the session started** ({len(session)}{'+' if len(session) >= 30 else ''}):")
+        for commit in session[:15]:
+            files = f" — {len(commit.files)} file(s)" if commit.files else ""
+            d.add(f"- {commit.short} {_plain(commit.subject, 120)}{files}", Pointer("commit", commit.short, "commit"))
+    elif git.commits:
+        d.add("**Recent commits** (none since the session started):")
+        for commit in git.commits[:5]:
+            d.add(f"- {commit.short} {_plain(commit.subject, 120)}", Pointer("commit", commit.short, "commit"))
+    staged = sum(1 for c in git.changes if c.staged)
+    untracked = sum(1 for c in git.changes if c.state == "untracked")
+    unstaged = len(git.changes) - staged - untracked
+    d.add("")
+    d.add(f"State: {staged} staged, {unstaged} unstaged, {untracked} untracked path(s)." if git.changes
+          else "State: nothing staged or uncommitted.")
+    return d.section("code_state", "No git state.")
+
+
+# -- 4. Open-threads & conflicts (with M5) ---------------------------------
+def open_threads(an: Analysis, git: GitState) -> Section:
+    d = _Draft()
+    plan = an.plan
+    threads = _Draft()
+    tail_start = max(0, len(plan.messages) - max(15, len(plan.messages) // 10))
+    if an.user_turns and an.user_turns[-1] < tail_start:
+        tail_start = an.user_turns[-1]
+    seen: set[str] = set()
+    for q in an.open_items:
+        if q.index >= tail_start and q.text not in seen and len(seen) < 8:
+            seen.add(q.text)
+            threads.add(f"- {q.md()}", q.pointer("unfinished / next step"))
+    for status, content, line in plan.todos:
+        if status != "completed":
+            threads.add(f"- Todo [{_plain(status, 20)}]: \"{_plain(content, 160)}\"",
+                        Pointer("transcript", f"L{line}", "last todo list"))
+    if plan.messages and plan.messages[-1].is_user_turn:
+        m = plan.messages[-1]
+        threads.add("- The last user message was never answered",
+                    Pointer("transcript", m.label(m.blocks[0].line), "unanswered"))
+    found = an.last_assistant_text()
+    if found and found[1].text.rstrip().endswith("?") and not (plan.messages and plan.messages[-1].is_user_turn):
+        i, m = found
+        blocks = [b for b in m.blocks if b.kind == sp.TEXT]
+        text = blocks[-1].text
+        spans = cues.sentence_spans(text)
+        a, b = spans[-1]
+        q, before, after = cues.window(text, a, b)
+        if not cues.looks_like_injection(q):
+            threads.add(f"- The assistant's last question went unanswered: {cues.quote_md(q, before, after)}",
+                        Pointer("transcript", m.label(blocks[-1].line), "open question"))
+    _section_block(d, "### Open threads", threads)
+    _section_block(d, "### Conflicts", _conflicts(an))
+    _section_block(d, "### Stated-intent vs git (heuristic — verify)", _intent_flags(an, git))
+    if an.injections:
+        inj = _Draft()
+        for label, role in an.injections[:8]:
+            inj.add(f"- Instruction-like text in a {role} message; treated as data and not repeated here",
+                    Pointer("transcript", label, "observed injection attempt"))
+        _section_block(d, "### Observed injection attempts", inj)
+    return d.section("open_threads", "No open threads, conflicts or intent-vs-git mismatches were found.")
+
+
+def _section_block(d: _Draft, heading: str, body: _Draft) -> None:
+    if not body.lines:
+        return
+    d.add(heading)
+    d.lines.extend(body.lines)
+    d.pointers.extend(p for p in body.pointers if p not in d.pointers)
+
+
+def _conflicts(an: Analysis) -> _Draft:
+    """A conclusion later contradicted by the user with no conclusion after it."""
+    out = _Draft()
+    for q in an.decisions:
+        words = cues.significant_words(q.text)
+        for c in an.corrections:
+            if c.index <= q.index or len(words & cues.significant_words(c.text)) < 2:
+                continue
+            later = [x for x in an.decisions if x.index > c.index
+                     and len(cues.significant_words(x.text) & words) >= 2]
+            if not later:
+                out.add(f"- {q.md()} {{ptr0}} was contradicted by the user {{ptr1}} with no later resolution",
+                        q.pointer("decision"), c.pointer("contradiction"))
+            break
+        if len(out.lines) >= 5:
+            break
+    return out
+
+
+def _intent_flags(an: Analysis, git: GitState) -> _Draft:
+    out = _Draft()
+    if not git.ok:
+        if an.intents or an.plan.files_written:
+            out.add(f"- Stated intents could not be checked: {_plain(git.problem, 200)}.")
+        return out
+    touched = git.touched_paths()
+    subjects = [c.subject.lower() for c in git.session_commits()]
+    seen: set[str] = set()
+    flags = []
+    for q in reversed(an.intents):
+        if q.text in seen:
+            continue
+        seen.add(q.text)
+        if not _intent_in_git(q.text, touched, subjects):
+            flags.append(q)
+        if len(flags) >= MAX_FLAGS:
+            break
+    for q in reversed(flags):
+        out.add(f"- ⚑ {q.md()} {{ptr}} — stated, but no matching change in git; verify",
+                q.pointer("stated intent"))
+    edited: dict[str, int] = {}
+    for path, line in an.plan.files_written:
+        edited[path] = line
+    outside = []
+    count = 0
+    for path, line in edited.items():
+        rel = relative_path(path, git.root) if os.path.isabs(path) else path
+        if rel is None:
+            outside.append((path, line))
+            continue
+        if rel in touched or any(t.endswith("/" + rel) for t in touched):
+            continue
+        if count < MAX_FLAGS:
+            out.add(f"- ⚑ The session edited `{_plain(rel, 160)}` {{ptr}} but git shows no change to it "
+                    "since the session started; verify", Pointer("transcript", f"L{line}", "edit tool use"))
+        count += 1
+    if outside:
+        path, line = outside[-1]
+        out.add(f"- ⚑ {len(outside)} file(s) edited outside `{_plain(git.root, 120)}`, e.g. "
+                f"`{_plain(path, 160)}` {{ptr}} — the work may belong to another repository; verify",
+                Pointer("transcript", f"L{line}", "edit outside this repository"))
+    return out
+
+
+def _intent_in_git(text: str, touched: set[str], subjects: list[str]) -> bool:
+    lowered_paths = [t.lower() for t in touched]
+    paths = cues.mentioned_paths(text)
+    if paths:
+        return any(any(t == p.lower() or t.endswith("/" + p.lower()) or os.path.basename(t) == os.path.basename(p.lower())
+                       for t in lowered_paths) for p in paths)
+    for ident in cues.identifiers(text):
+        token = ident.lower()
+        if any(token in t for t in lowered_paths) or any(token in s for s in subjects):
+            return True
+    words = {w for w in cues.significant_words(text) if len(w) >= 4}
+    if any(len(words & cues.significant_words(s)) >= 2 for s in subjects):
+        return True
+    stems = {os.path.splitext(os.path.basename(t))[0] for t in lowered_paths}
+    return bool(words & stems)
+
+
+# -- 5. Basics -------------------------------------------------------------
+def basics(an: Analysis) -> Section:
+    d = _Draft()
+    plan = an.plan
+    if an.user_turns:
+        q = _first_sentence(an, an.user_turns[0])
+        if q:
+            d.add(f"**What this is:** {q.md()}", q.pointer("the session's first request"))
+    if plan.title and not cues.looks_like_injection(plan.title):
+        d.add(f"Client's session title: \"{_plain(plan.title)}\"", Pointer("transcript", an.first_label(),
+                                                                            "session start"))
+    vocab = _vocabulary(an)
+    if vocab.lines:
+        _section_block(d, "### Vocabulary", vocab)
+    corrected = {q.text for q in an.corrections}
+    constraints = [q for q in an.constraints if q.text not in corrected]
+    seen: set[str] = set()
+    cons = _Draft()
+    for q in _spread(constraints, MAX_CONSTRAINTS * 2):
+        if q.text in seen or len(seen) >= MAX_CONSTRAINTS:
+            continue
+        seen.add(q.text)
+        cons.add(f"- {q.md()}", q.pointer("user-stated constraint"))
+    _section_block(d, "### Constraints", cons)
+    env = _Draft()
+    first = Pointer("transcript", an.first_label(), "session start")
+    facts = []
+    if plan.cwd:
+        facts.append(f"working directory `{_plain(plan.cwd, 200)}`")
+    if plan.git_branch:
+        facts.append(f"branch `{_plain(plan.git_branch, 80)}`")
+    if plan.version:
+        facts.append(f"Claude Code {_plain(plan.version, 40)}")
+    if plan.session_id:
+        facts.append(f"session `{_plain(plan.session_id, 80)}`")
+    if facts:
+        env.add("- " + "; ".join(facts), first)
+    counts = Counter(path for path, _ in plan.files_written)
+    last_line = {path: line for path, line in plan.files_written}
+    for path, n in counts.most_common(6):
+        env.add(f"- Edited `{_plain(path, 200)}` ×{n}", Pointer("transcript", f"L{last_line[path]}", "last edit"))
+    _section_block(d, "### Environment / conventions", env)
+    return d.section("basics", "The transcript is too thin to establish basics.")
+
+
+_TERM_RE = re.compile(r"`([^`\n]{2,40})`|\"([A-Za-z][\w -]{1,30})\"")
+_MEANS_RE = re.compile(r"\b(?:by|with) [\"`']?([\w -]{2,30}?)[\"`']? I mean\b|\b([\w-]{2,30}) means\b", re.I)
+
+
+def _vocabulary(an: Analysis) -> _Draft:
+    out = _Draft()
+    seen: set[str] = set()
+    for index in an.user_turns:
+        message = an.plan.messages[index]
+        for block in message.blocks:
+            if block.kind != sp.TEXT or cues.looks_like_injection(block.text):
+                continue
+            text = _FENCE_RE.sub("", block.text)
+            for m in list(_MEANS_RE.finditer(text)) + list(_TERM_RE.finditer(text)):
+                term = next(g for g in m.groups() if g)
+                key = term.lower().strip()
+                if key in seen or len(seen) >= 8 or key in cues.STOPWORDS or "/" in term:
+                    continue
+                seen.add(key)
+                out.add(f"- `{_plain(term, 40)}` — term the user used", Pointer(
+                    "transcript", message.label(block.line), "first use"))
+    return out
+
+
+def builtin_sections(plan: Plan, git: GitState) -> dict[str, Section]:
+    an = Analysis(plan)
+    return {
+        "convergence": convergence(an),
+        "dead_ends": dead_ends(an),
+        "code_state": code_state(git, plan),
+        "open_threads": open_threads(an, git),
+        "basics": basics(an),
+    }

@@ -1,0 +1,123 @@
+"""Inherited-context bullets for a brief (``spawn --from-transcript``, seed 000 §9).
+
+5–15 bullets, about 300 words at most, taken from the handoff's sections in
+order of value: where the session landed, what the user corrected, what is
+still open, the user's constraints, the code state. Each bullet keeps its
+pointer. When the caps force a cut the result says so.
+"""
+
+from __future__ import annotations
+
+import re
+
+MIN_BULLETS = 5
+MAX_BULLETS = 15
+MAX_WORDS = 300
+
+_BULLET_RE = re.compile(r"^\s*[-*]\s+(?:>\s*)?(.*\S)\s*$")
+_PREFIX = {
+    "convergence": "Landed",
+    "dead_ends": "Dead-end",
+    "open_threads": "Open",
+    "basics": "Basics",
+}
+
+
+class ContextBullets(list):
+    """A ``list[str]`` of bullets, plus whether the caps cut anything."""
+
+    def __init__(self, bullets=(), *, cut: bool = False, warning: str | None = None, handoff=None):
+        super().__init__(bullets)
+        self.cut = cut
+        self.warning = warning
+        self.handoff = handoff
+
+
+def _bullets(content: str) -> list[str]:
+    out = []
+    heading = None
+    for line in content.split("\n"):
+        if line.startswith("#"):
+            heading = line.lstrip("#").strip().lower()
+            continue
+        m = _BULLET_RE.match(line)
+        if not m or "[unsourced]" in line or "more line(s) cut" in line:
+            continue
+        text = m.group(1).replace("**", "")
+        if heading and heading.startswith("user corrections"):
+            text = "User correction: " + text
+        out.append(text)
+    return out
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def select(sections: dict) -> tuple[list[str], bool]:
+    """Pick bullets from section objects (name -> Section); (bullets, cut)."""
+    pools = {name: _bullets(section.content) for name, section in sections.items()}
+    code = sections.get("code_state")
+    code_line = None
+    if code is not None:
+        head = next((ln for ln in code.content.split("\n") if ln.startswith("Repository")), None)
+        state = next((ln for ln in code.content.split("\n") if ln.startswith("State:")), None)
+        if head:
+            code_line = "Code-state: " + head + (f" — {state[len('State: '):]}" if state else "")
+    order = [("convergence", 3), ("dead_ends", 5), ("open_threads", 3), ("basics", 3)]
+    chosen: list[str] = []
+    for name, take in order:
+        for text in pools.get(name, [])[:take]:
+            prefix = "" if text.startswith("User correction") else _PREFIX[name] + ": "
+            chosen.append(prefix + text)
+    if code_line:
+        chosen.insert(min(len(chosen), 6), code_line)
+    # top up towards the minimum from whatever is left
+    for name, take in order:
+        if len(chosen) >= MIN_BULLETS:
+            break
+        for text in pools.get(name, [])[take:]:
+            if len(chosen) >= MIN_BULLETS:
+                break
+            chosen.append(_PREFIX[name] + ": " + text)
+    cut = False
+    if len(chosen) > MAX_BULLETS:
+        chosen, cut = chosen[:MAX_BULLETS], True
+    while sum(_words(b) for b in chosen) > MAX_WORDS and len(chosen) > MIN_BULLETS:
+        chosen.pop()
+        cut = True
+    total = sum(_words(b) for b in chosen)
+    if total > MAX_WORDS:
+        cut = True
+        trimmed = []
+        budget = MAX_WORDS
+        for b in chosen:
+            words = b.split()
+            share = max(8, budget // max(1, len(chosen) - len(trimmed)))
+            if len(words) > share:
+                b = " ".join(words[:share]) + " …"
+            budget -= min(len(words), share)
+            trimmed.append(b)
+        chosen = trimmed
+    return chosen, cut
+
+
+def inherited_context(transcript_path_or_session_id: str, cwd: str | None = None, *,
+                      extractor_cmd: str | None = None, use_cache: bool = True) -> ContextBullets:
+    """Bullets for a brief's "Inherited context" section, from a transcript.
+
+    Returns a :class:`ContextBullets` (a ``list[str]``); ``.cut`` is True and
+    ``.warning`` says why when the 15-bullet / ~300-word caps removed anything.
+    Raises :class:`~gitrefocus.errors.RefocusError` for a missing or unusable transcript.
+    """
+    from gitrefocus.handoff.pipeline import handoff
+
+    result = handoff(transcript_path_or_session_id, cwd=cwd, extractor_cmd=extractor_cmd, use_cache=use_cache)
+    bullets, cut = select(result.brief.sections)
+    warning = None
+    if cut:
+        warning = (f"inherited context was cut to {len(bullets)} bullet(s) / ~{MAX_WORDS} words; "
+                   "the full handoff is available with `git refocus handoff`.")
+    elif len(bullets) < MIN_BULLETS:
+        warning = f"the transcript yielded only {len(bullets)} inherited-context bullet(s)."
+    return ContextBullets(bullets, cut=cut, warning=warning, handoff=result)

@@ -1,0 +1,190 @@
+"""Read a JSONL transcript line by line in bounded memory.
+
+Ordinary lines are parsed whole. A line longer than ``PIECE`` bytes (a 50 MB
+tool result, a pasted log) is never held in memory: it is read in pieces and
+reduced to a *skeleton* in which every JSON string longer than
+``STRING_CAP`` bytes is cut (at a safe escape boundary) and marked, so the
+record's keys and the beginnings of its texts survive while its payload does
+not. Lines that are not JSON, or not UTF-8, never stop the reader.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import BinaryIO, Iterator
+
+PIECE = 1 << 20            # lines longer than this are read in pieces and skeletonized
+STRING_CAP = 64 * 1024     # bytes of any one string kept in a skeleton
+SKELETON_CAP = 8 << 20     # a skeleton larger than this (millions of tiny values) is given up
+CUT_MARK = " [... %d bytes cut]"
+
+_STRING_BODY = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)
+_HEX4 = re.compile(rb"[0-9A-Fa-f]{4}")
+
+
+@dataclass
+class Line:
+    """One physical line: its number, the parsed record or why there is none."""
+
+    number: int
+    record: object = None
+    size: int = 0
+    problem: str | None = None  # "invalid-json" | "oversized" | "blank"
+    lossy_utf8: bool = False
+    skeleton: bool = False
+    prefiltered: object = None  # what the caller's pre-filter made of the raw bytes
+
+
+def safe_cut(body: bytes) -> bytes:
+    """``body`` (escaped JSON string content) shortened so it ends on an escape boundary."""
+    end = len(body)
+    i = body.rfind(b"\\", max(0, end - 6))
+    while i >= 0:
+        # find the start of this run of backslashes
+        start = i
+        while start > 0 and body[start - 1] == 0x5C:
+            start -= 1
+        run = i - start + 1
+        if run % 2 == 0:  # the last backslash is itself escaped: complete
+            return body
+        need = 6 if body[i + 1:i + 2] == b"u" else 2
+        if i + need > end:
+            return body[:i]
+        if need == 6 and not _HEX4.fullmatch(body[i + 2:i + 6]):
+            return body[:i]
+        return body
+    return body
+
+
+class _Skeleton:
+    """Incrementally reduce one JSON document, fed in pieces, to its skeleton."""
+
+    def __init__(self, cap: int = STRING_CAP):
+        self.cap = cap
+        self.out = bytearray()
+        self.in_string = False
+        self.escape_pending = False
+        self.kept = 0
+        self.total = 0
+        self.given_up = False
+
+    def feed(self, piece: bytes) -> None:
+        if self.given_up:
+            return
+        pos, n = 0, len(piece)
+        while pos < n:
+            if not self.in_string:
+                q = piece.find(b'"', pos)
+                if q < 0:
+                    self.out += piece[pos:]
+                    break
+                self.out += piece[pos:q + 1]
+                pos = q + 1
+                self.in_string, self.kept, self.total = True, 0, 0
+                continue
+            if self.escape_pending:
+                # a backslash ended the previous piece: its escaped char is here
+                self.escape_pending = False
+                self.total += 2
+                if self.kept < self.cap and piece[pos:pos + 1] != b"u":
+                    self.out += b"\\" + piece[pos:pos + 1]
+                    self.kept += 2
+                else:
+                    self.kept = self.cap  # never split a \u escape across pieces
+                pos += 1
+                continue
+            end = _STRING_BODY.match(piece, pos).end()
+            body_len = end - pos
+            if self.kept < self.cap:
+                take = piece[pos:min(end, pos + self.cap - self.kept)]
+                if len(take) < body_len or end == n:
+                    take = safe_cut(take)
+                self.out += take
+                self.kept += len(take)
+                if len(take) < body_len:
+                    self.kept = self.cap
+            self.total += body_len
+            if end >= n:
+                break
+            if piece[end] == 0x5C:  # a lone backslash at the very end of the piece
+                self.escape_pending = True
+                pos = end + 1
+                continue
+            # closing quote
+            if self.total > self.kept:
+                self.out += (CUT_MARK % (self.total - self.kept)).encode()
+            self.out += b'"'
+            self.in_string = False
+            pos = end + 1
+        if len(self.out) > SKELETON_CAP:
+            self.given_up = True
+            self.out = bytearray()
+
+    def result(self):
+        if self.given_up or self.in_string:
+            return None
+        return bytes(self.out)
+
+
+def _parse(data: bytes) -> tuple[object, bool]:
+    """Parse one JSON document; returns (record, lossy_utf8). Raises ValueError."""
+    try:
+        return json.loads(data), False
+    except UnicodeDecodeError:
+        return json.loads(data.decode("utf-8", "replace")), True
+
+
+def read_lines(fh: BinaryIO, *, prefilter=None) -> Iterator[Line]:
+    """Yield every line of ``fh``. ``prefilter(raw: bytes)`` may classify a line from
+    its raw bytes; when it returns something other than None the line is not parsed
+    and that value is passed on as ``Line.prefiltered``."""
+    number = 0
+    while True:
+        piece = fh.readline(PIECE)
+        if not piece:
+            return
+        number += 1
+        if piece.endswith(b"\n") or len(piece) < PIECE:
+            yield _whole(number, piece, prefilter)
+            continue
+        yield _pieced(number, fh, piece)
+
+
+def _whole(number: int, data: bytes, prefilter) -> Line:
+    size = len(data)
+    stripped = data.strip()
+    if not stripped:
+        return Line(number, size=size, problem="blank")
+    if prefilter is not None:
+        quick = prefilter(stripped)
+        if quick is not None:
+            return Line(number, size=size, prefiltered=quick)
+    try:
+        record, lossy = _parse(stripped)
+    except ValueError:
+        return Line(number, size=size, problem="invalid-json")
+    return Line(number, record, size=size, lossy_utf8=lossy)
+
+
+def _pieced(number: int, fh: BinaryIO, first: bytes) -> Line:
+    skeleton = _Skeleton()
+    skeleton.feed(first)
+    size = len(first)
+    while True:
+        piece = fh.readline(PIECE)
+        if not piece:
+            break
+        size += len(piece)
+        skeleton.feed(piece)
+        if piece.endswith(b"\n"):
+            break
+    data = skeleton.result()
+    if data is None:
+        return Line(number, size=size, problem="oversized")
+    try:
+        record, lossy = _parse(data.strip())
+    except ValueError:
+        return Line(number, size=size, problem="invalid-json")
+    return Line(number, record, size=size, lossy_utf8=lossy, skeleton=True)

@@ -1,0 +1,122 @@
+"""The spine: a transcript reduced to the conversation, one labelled line per block.
+
+Every spine line starts with the label of the transcript line it came from
+(``L<n>`` for the main file, ``<agent-file>:L<n>`` for a subagent file), so
+``transcript:L<n>`` pointers resolve in the real JSONL file, and survive any
+later summarizing of the spine text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# message roles
+USER = "user"            # text the user typed
+ASSISTANT = "assistant"
+TOOL = "tool"            # tool results (only errors/rejections survive as blocks)
+COMMAND = "command"      # a slash command or `!` shell input the user ran
+INTERRUPT = "interrupt"  # the user interrupted the assistant
+COMPACT = "compact"      # a compaction summary written by the client
+SIDECHAIN = "sidechain"  # a collapsed subagent / sidechain
+REWIND = "rewind"        # the user went back and replaced part of the conversation
+
+# block kinds
+TEXT = "text"
+THINKING = "thinking"
+TOOL_USE = "tool_use"
+TOOL_ERROR = "tool_error"
+REJECTED = "rejected"    # the user refused a tool use (text = their feedback, if any)
+
+
+@dataclass
+class Block:
+    kind: str
+    text: str
+    line: int
+    tool: str | None = None
+    path: str | None = None
+
+
+@dataclass
+class Message:
+    role: str
+    line: int
+    uuid: str | None = None
+    timestamp: str | None = None
+    source: str = ""  # "" for the main transcript, else the subagent file's name
+    blocks: list[Block] = field(default_factory=list)
+    last_line: int = 0
+    failed: bool = False  # a sidechain that ended without a final answer
+
+    @property
+    def text(self) -> str:
+        """All plain text of the message (user or assistant words), joined."""
+        return "\n".join(b.text for b in self.blocks if b.kind == TEXT and b.text)
+
+    @property
+    def is_user_turn(self) -> bool:
+        return self.role == USER and any(b.kind == TEXT and b.text for b in self.blocks)
+
+    def label(self, line: int | None = None) -> str:
+        n = self.line if line is None else line
+        return f"{self.source}:L{n}" if self.source else f"L{n}"
+
+    def span(self) -> str:
+        last = max(self.last_line, self.line)
+        if last > self.line:
+            return f"{self.label()}-L{last}"
+        return self.label()
+
+
+_BLOCK_TITLES = {TEXT: None, THINKING: "thinking", TOOL_ERROR: "tool error", REJECTED: "tool rejected by user"}
+
+
+def _title(message: Message, block: Block) -> str:
+    if block.kind == TOOL_USE:
+        return f"{message.role} tool_use {block.tool or '?'}"
+    special = _BLOCK_TITLES.get(block.kind)
+    if special is None:
+        return message.role
+    if block.tool and block.kind in (TOOL_ERROR, REJECTED):
+        special = f"{special} ({block.tool})"
+    return special if message.role == TOOL else f"{message.role} {special}"
+
+
+def render_message(message: Message) -> list[str]:
+    out = []
+    for block in message.blocks:
+        label = message.label(block.line)
+        text = block.text or ""
+        first, *rest = text.split("\n") if text else [""]
+        out.append(f"{label} {_title(message, block)}: {first}".rstrip())
+        pad = " " * (len(label) + 1)
+        out.extend((pad + "| " + more).rstrip() for more in rest)
+    return out
+
+
+def render(messages: list[Message], header: list[str] | None = None) -> str:
+    lines = list(header or [])
+    for message in messages:
+        lines.extend(render_message(message))
+    return "\n".join(lines) + "\n"
+
+
+def chunk(messages: list[Message], bound: int) -> list[tuple[int, int]]:
+    """Split into [start, end) ranges of at most ``bound`` rendered characters,
+    cutting before a user turn where possible (a debugging arc stays together)."""
+    ranges: list[tuple[int, int]] = []
+    sizes = [sum(len(x) + 1 for x in render_message(m)) for m in messages]
+    start, size, last_turn = 0, 0, None
+    for i, message in enumerate(messages):
+        if message.is_user_turn and i > start:
+            last_turn = i
+        if size + sizes[i] > bound and i > start:
+            cut = last_turn if last_turn is not None and last_turn > start else i
+            ranges.append((start, cut))
+            start = cut
+            size = sum(sizes[start:i])
+            last_turn = None
+        size += sizes[i]
+    if start < len(messages):
+        ranges.append((start, len(messages)))
+    return ranges

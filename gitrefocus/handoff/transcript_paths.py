@@ -1,0 +1,150 @@
+"""Where Claude Code keeps a session's transcript, and which files belong to it.
+
+Claude Code writes ``<config>/projects/<encoded-cwd>/<session-id>.jsonl``, where
+``<config>`` is ``$CLAUDE_CONFIG_DIR`` or ``~/.claude`` and ``<encoded-cwd>`` is
+the directory the session was started in with every non-alphanumeric
+character replaced by ``-``. Subagents write their own files under
+``<encoded-cwd>/<session-id>/subagents/agent-<id>.jsonl``; older clients put
+``agent-<id>.jsonl`` next to the main file instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+
+from gitrefocus.errors import RefocusError
+
+_SESSION_ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]{7,127}$")
+_NON_ALNUM_RE = re.compile(r"[^A-Za-z0-9]")
+_LEGACY_AGENT_PROBE = 64 * 1024  # bytes read from a legacy agent file to learn its session
+
+
+@dataclass(frozen=True)
+class TranscriptSource:
+    """The files one handoff reads: the main transcript and its subagents."""
+
+    main: str
+    subagents: tuple[str, ...] = field(default_factory=tuple)
+    session_id: str | None = None
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return (self.main, *self.subagents)
+
+
+def claude_config_dir() -> str:
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    if configured:
+        return os.path.expanduser(configured)
+    return os.path.join(os.path.expanduser("~"), ".claude")
+
+
+def encode_cwd(cwd: str) -> str:
+    """The project directory name Claude Code uses for a working directory."""
+    return _NON_ALNUM_RE.sub("-", cwd)
+
+
+def looks_like_session_id(text: str) -> bool:
+    return bool(_SESSION_ID_RE.match(text)) and not text.endswith((".jsonl", ".json"))
+
+
+def resolve(source: str, cwd: str | None = None) -> TranscriptSource:
+    """A transcript path, or a session id looked up under the Claude config dir."""
+    if not source:
+        raise RefocusError("no transcript given: pass a transcript path or a session id.")
+    path = os.path.expanduser(source)
+    if os.path.exists(path) or not looks_like_session_id(source):
+        return _from_path(path)
+    return _from_session_id(source, cwd or os.getcwd())
+
+
+def _from_path(path: str) -> TranscriptSource:
+    if not os.path.exists(path):
+        raise RefocusError(f"transcript {path!r} does not exist (pass a .jsonl path or a session id).")
+    if os.path.isdir(path):
+        raise RefocusError(f"transcript {path!r} is a directory; pass the session's .jsonl file.")
+    if not os.access(path, os.R_OK):
+        raise RefocusError(f"transcript {path!r} is not readable.")
+    real = os.path.realpath(path)
+    stem = os.path.basename(real)
+    stem = stem[: -len(".jsonl")] if stem.endswith(".jsonl") else None
+    session_id = stem if stem and looks_like_session_id(stem) else None
+    return TranscriptSource(real, tuple(subagent_files(real, session_id)), session_id)
+
+
+def _from_session_id(session_id: str, cwd: str) -> TranscriptSource:
+    projects = os.path.join(claude_config_dir(), "projects")
+    name = f"{session_id}.jsonl"
+    candidates = []
+    for directory in _cwd_candidates(cwd):
+        candidates.append(os.path.join(projects, encode_cwd(directory), name))
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            return _from_path(candidate)
+    # The session may have been started elsewhere, or its directory name
+    # shortened by the client: look one level down in every project.
+    try:
+        entries = sorted(os.scandir(projects), key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        entries = []
+    for entry in entries:
+        candidate = os.path.join(entry.path, name)
+        if entry.is_dir(follow_symlinks=False) and os.path.isfile(candidate):
+            return _from_path(candidate)
+    raise RefocusError(
+        f"no transcript for session {session_id} under {projects} "
+        f"(looked in {encode_cwd(cwd)}/ and every project); pass the transcript path instead."
+    )
+
+
+def _cwd_candidates(cwd: str) -> list[str]:
+    out = []
+    for directory in (cwd, os.path.realpath(cwd)):
+        while directory and directory not in out:
+            out.append(directory)
+            parent = os.path.dirname(directory)
+            if parent == directory:
+                break
+            directory = parent
+    return out
+
+
+def subagent_files(main: str, session_id: str | None) -> list[str]:
+    """Subagent transcripts belonging to ``main``, in a stable order."""
+    project = os.path.dirname(main)
+    found = []
+    if session_id:
+        nested = os.path.join(project, session_id, "subagents")
+        found.extend(_agent_files(nested))
+        for path in _agent_files(project):
+            if _first_session_id(path) == session_id:
+                found.append(path)
+    return found
+
+
+def _agent_files(directory: str) -> list[str]:
+    try:
+        names = sorted(os.listdir(directory))
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return []
+    out = []
+    for name in names:
+        path = os.path.join(directory, name)
+        if name.startswith("agent-") and name.endswith(".jsonl") and os.path.isfile(path) \
+                and not os.path.islink(path):
+            out.append(path)
+    return out
+
+
+def _first_session_id(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.readline(_LEGACY_AGENT_PROBE)
+        record = json.loads(head)
+    except (OSError, ValueError):
+        return None
+    value = record.get("sessionId") if isinstance(record, dict) else None
+    return value if isinstance(value, str) else None

@@ -33,7 +33,7 @@ def sh(*args, cwd=None):
     subprocess.run(args, cwd=cwd, env=ENV, check=True, capture_output=True)
 
 
-def generate(root: str, n: int) -> tuple[str, str]:
+def generate(root: str, n: int, *, dest_exists: bool = False) -> tuple[str, str]:
     from gitrefocus import events as ev, lifecycle, store
     from gitrefocus.brief import Brief, BriefContent, render_body, validate_meta
     from gitrefocus.events import Event
@@ -42,6 +42,8 @@ def generate(root: str, n: int) -> tuple[str, str]:
 
     src, dest = os.path.join(root, "src"), os.path.join(root, "dest")
     for repo in (src, dest):
+        if repo == dest and dest_exists:
+            continue
         sh("git", "init", "-q", repo)
         sh("git", "-C", repo, "commit", "-q", "--allow-empty", "-m", "init")
     ws = Workspace.open(dest)

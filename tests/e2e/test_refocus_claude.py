@@ -1,0 +1,128 @@
+"""git refocus with the real Claude Code client (SPEC §7, §14).
+
+The client runs against the loopback mock; the mock plays the model (scripted
+Bash tool calls) and records what the model was sent, so these tests assert on
+what really reached the model and what really landed in git.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.claude_mock import Bash, Text, describe, tool_result_text, tool_results
+from tests.helpers import ROOT, git, make_repo, refocus
+
+pytestmark = pytest.mark.claude
+
+
+@pytest.fixture
+def refocus_path(tmp_path) -> dict[str, str]:
+    """PATH/PYTHONPATH so the client's hooks and Bash commands run this source tree's `git refocus`."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    shim = bindir / "git-refocus"
+    shim.write_text(f'#!/bin/sh\nPYTHONPATH={ROOT} exec {sys.executable} -m gitrefocus "$@"\n')
+    shim.chmod(0o755)
+    return {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+
+
+@pytest.fixture
+def wired(repos, refocus_path):
+    """Source and dest, both set up with `git refocus init --claude` (hooks + commit-msg)."""
+    src, dest = repos
+    for repo in (src, dest):
+        refocus("init", "--claude", cwd=repo, env=refocus_path)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "wire git refocus")
+    return src, dest
+
+
+def spawn(src, dest, env, slug="mcp-standard"):
+    return refocus("spawn", dest, "--slug", slug, "--reason", "The memory session drifted into the MCP standard.",
+                   "--done-when", "MCPSTANDARD.md exists", "--context", "Transport is SSH-stdio via a dispatcher",
+                   "--json", cwd=src, env=env).json
+
+
+def test_child_recognised_tags_commits_cannot_fork_and_completes(wired, refocus_path, run_claude, mock_api, transcript):
+    src, dest = wired
+    out = spawn(src, dest, refocus_path)
+    rid, sid = out["id"], out["child_session_id"]
+    other = make_repo(dest.parent / "elsewhere")
+    mock_api.add(
+        Bash("echo \"$SESSION_REFOCUS_ROLE $SESSION_REFOCUS_ID\""),
+        Bash("printf '# MCP standard\\n' > MCPSTANDARD.md && git add MCPSTANDARD.md && git commit -q -m 'Write the MCP standard'"
+             " && git log -1 --format=%B"),
+        Bash(f"git refocus spawn {other} --slug nested --reason r --done-when d; echo exit=$?"),
+        Bash("git refocus complete --summary 'Wrote MCPSTANDARD.md.' --dod 1 --artifact MCPSTANDARD.md=the-standard "
+             "--material-change architecture.md='MCP servers speak SSH-stdio'"),
+        Text("Done."),
+    )
+    done = run_claude(dest, "Work on the brief.", session_id=sid, extra_env=refocus_path)
+    assert done.returncode == 0, describe(done)
+
+    # the brief reached the model through the SessionStart hook
+    first = json.dumps(mock_api.turn_requests[0])
+    assert f"child session of refocus {rid}" in first and "MCPSTANDARD.md exists" in first
+    assert "Transport is SSH-stdio via a dispatcher" in first
+    results = [tool_result_text(r) for req in mock_api.turn_requests[1:] for r in tool_results(req)]
+    assert results[0].strip() == f"child {rid}", "CLAUDE_ENV_FILE exports reached the Bash tool"
+    # the agent's own commit carries the trailer
+    assert f"Refocus-Id: {rid}" in results[1]
+    msg = git(dest, "log", "-1", "--format=%B", "HEAD~1" if "refocus(" in git(dest, "log", "-1", "--format=%s") else "HEAD")
+    parsed = subprocess.run(["git", "interpret-trailers", "--parse"], input=msg, capture_output=True, text=True).stdout
+    assert parsed.strip() == f"Refocus-Id: {rid}"
+    # a child cannot fork
+    assert "Architectural violation: Child sessions cannot fork." in results[2] and "exit=3" in results[2]
+    assert not (other / "docs").exists()
+    # the agent completed; the source's copy shows the result waiting
+    shown = refocus("show", rid, "--json", cwd=dest).json
+    assert shown["status"] == "result"
+    assert [e["kind"] for e in shown["events"]][:3] == ["spawned", "started", "completed"]
+    assert "MCP servers speak SSH-stdio" in (dest / "docs/context/architecture.md").read_text()
+    assert transcript(sid).exists()
+
+    # the parent's next session is told the result
+    mock_api.add(Text("Noted."))
+    before = len(mock_api.turn_requests)
+    parent = run_claude(src, "Continue.", extra_env=refocus_path)
+    assert parent.returncode == 0, describe(parent)
+    told = json.dumps(mock_api.turn_requests[before])
+    assert f"{rid} in {dest.resolve()}: result" in told and "Wrote MCPSTANDARD.md." in told
+    assert refocus("status", "--json", cwd=src).json["outgoing"]["results_waiting"] == []
+
+
+def test_child_exiting_without_complete_is_reported_next_time(wired, refocus_path, run_claude, mock_api):
+    src, dest = wired
+    out = spawn(src, dest, refocus_path, slug="unfinished")
+    rid, sid = out["id"], out["child_session_id"]
+    mock_api.add(Text("I will stop here without completing."))
+    done = run_claude(dest, "Start.", session_id=sid, extra_env=refocus_path)
+    assert done.returncode == 0, describe(done)
+    assert refocus("show", rid, "--json", cwd=dest).json["status"] == "in-progress"
+
+    git(dest, "config", "refocus.quietHours", "0")  # SessionEnd is unreliable: the lazy check must also catch it
+    mock_api.add(Text("ok"))
+    before = len(mock_api.turn_requests)
+    again = run_claude(dest, "Another task.", extra_env=refocus_path)
+    assert again.returncode == 0, describe(again)
+    told = json.dumps(mock_api.turn_requests[before])
+    assert f"Refocus {rid} is in progress but its child session {sid} has not completed" in told
+    assert f"claude --resume {sid}" in told
+
+
+def test_relaunch_command_from_spawn_starts_the_child(wired, refocus_path, run_claude, mock_api):
+    """The printed relaunch command is what the user runs; --session-id must work verbatim."""
+    src, dest = wired
+    out = spawn(src, dest, refocus_path, slug="verbatim")
+    cmd = out["relaunch_command"]
+    assert cmd.startswith("cd ") and cmd.endswith(f"claude --session-id {out['child_session_id']}")
+    mock_api.add(Text("hello"))
+    done = run_claude(dest, "hi", session_id=cmd.split()[-1], extra_env=refocus_path)
+    assert done.returncode == 0, describe(done)
+    assert refocus("show", out["id"], "--json", cwd=dest).json["status"] == "in-progress"

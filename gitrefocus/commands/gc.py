@@ -14,6 +14,15 @@ def quarter(ts: str) -> str:
     return f"{d.year}-Q{(d.month - 1) // 3 + 1}"
 
 
+def _move(ws, path: str, target: str) -> None:
+    """``git mv`` a tracked brief (the rename is staged, history follows it);
+    rename an untracked one."""
+    if ws.rel(path) in ws.repo.index:
+        ws.git("mv", "--", ws.rel(path), ws.rel(target))
+    else:
+        os.replace(path, target)
+
+
 def gc(*, dry_run: bool = False, days: int | None = None, cwd: str = ".") -> dict:
     ws = Workspace.open(cwd)
     days = ws.setting("archiveDays") if days is None else days
@@ -29,7 +38,7 @@ def gc(*, dry_run: bool = False, days: int | None = None, cwd: str = ".") -> dic
         moves.append({"id": entry.id, "from": ws.rel(entry.path), "to": ws.rel(target)})
         if not dry_run:
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            os.replace(entry.path, target)
+            _move(ws, entry.path, target)
     if moves and not dry_run:
         index.refresh(ws)
     return {"archived": moves, "dry_run": dry_run, "days": days}

@@ -304,7 +304,44 @@ def test_gc_archives_old_results(spawned):
     refocus("complete", rid, "--summary", "x", "--no-material-changes", "n/a", cwd=dest)
     dry = refocus("gc", "--dry-run", "--json", cwd=dest, env={"GIT_REFOCUS_NOW": "2099-01-01T00:00:00Z"}).json
     assert dry["archived"] and (dest / "docs/refocus" / f"{rid}.md").exists()
+    git(dest, "add", f"docs/refocus/{rid}.md")
+    git(dest, "commit", "-q", "-m", "brief")
     done = refocus("gc", "--json", cwd=dest, env={"GIT_REFOCUS_NOW": "2099-01-01T00:00:00Z"}).json
+    assert git(dest, "status", "--short", "docs/refocus").startswith("R  "), "tracked briefs are git-mv'ed"
     target = dest / done["archived"][0]["to"]
     assert target.exists() and "/archive/20" in str(target)
     assert refocus("list", "--all", "--json", cwd=dest).json["entries"][0]["archived"]
+
+
+def test_destination_with_a_newline_is_refused(repos, tmp_path):
+    src, _ = repos
+    weird = tmp_path / "a\nb"
+    weird.mkdir()
+    make_repo(weird)
+    before = tree_state(src)
+    r = refocus("spawn", weird, "--slug", "x", "--reason", "r", "--done-when", "d", cwd=src, check=False)
+    assert r.returncode == 1 and "newline" in r.stderr and r.stderr.count("\n") == 1
+    assert tree_state(src) == before
+
+
+def test_reason_and_summary_with_quotes_and_unicode_round_trip(repos):
+    src, dest = repos
+    reason = 'He said "don\'t" — then: `rm -rf /`? #not-a-comment'
+    out = refocus("spawn", dest, "--slug", "quotes", "--reason", reason, "--done-when", "ünïcode: yes", "--json", cwd=src).json
+    shown = refocus("show", out["id"], "--json", cwd=dest).json
+    assert reason in shown["brief"]
+    from gitrefocus.brief import Brief
+
+    doc = Brief.parse((dest / "docs/refocus" / f"{out['id']}.md").read_bytes(), "t")
+    assert doc.meta["done_when"] == ["ünïcode: yes"]
+
+
+def test_commit_flag_commits_only_what_the_command_wrote(repos):
+    src, dest = repos
+    (dest / "unrelated.txt").write_text("leave me alone")
+    git(dest, "add", "unrelated.txt")
+    out = refocus(*spawn_args(dest, "scoped", "--commit"), cwd=src).json
+    files = git(dest, "show", "--name-only", "--format=%s", "HEAD").split()
+    assert files[0] == f"refocus({out['id']}):" and "unrelated.txt" not in files
+    assert f"docs/refocus/{out['id']}.md" in files and ".gitignore" in files
+    assert "A  unrelated.txt" in git(dest, "status", "--short"), "the user's staged change stays staged"

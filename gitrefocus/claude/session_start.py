@@ -150,7 +150,7 @@ def handle(payload: dict, env=os.environ) -> str | None:
             localstate.set_active(ws.git_dir, child.id)
         hookio.append_env({"SESSION_REFOCUS_ROLE": "child", "SESSION_REFOCUS_ID": child.id})
         parts.append(child_context(ws, child.id, brief_limit))
-        cat = catalog.load(ws)
+        cat.entries.update(catalog.load(ws, only=child.id).entries)  # only this entry changed
 
     from gitrefocus.commands.receive import receive_one, waiting
 

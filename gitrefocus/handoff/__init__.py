@@ -7,13 +7,13 @@ extract (``extract.py`` built-in extractors, optionally ``external.py`` for
 Entry points for other commands:
 
 * :func:`handoff` — the full brief (text and section objects), cached per leaf uuid;
-* :func:`inherited_context` — 5–15 bullets for a brief's "Inherited context";
+* :func:`inherited_context` — ``(bullets, cut)``: 5–15 bullets for a brief's "Inherited context";
 * :func:`scrub_transcript` — redact secrets before a transcript is saved.
 """
 
 from __future__ import annotations
 
-__all__ = ["handoff", "inherited_context", "scrub_transcript", "ContextBullets", "Handoff"]
+__all__ = ["handoff", "inherited_context", "scrub_transcript", "InheritedContext", "Handoff"]
 
 
 def __getattr__(name):
@@ -22,7 +22,7 @@ def __getattr__(name):
         from gitrefocus.handoff import pipeline
 
         return getattr(pipeline, name)
-    if name in ("inherited_context", "ContextBullets"):
+    if name in ("inherited_context", "InheritedContext"):
         from gitrefocus.handoff import inherited
 
         return getattr(inherited, name)

@@ -15,6 +15,8 @@ MAX_BULLETS = 15
 MAX_WORDS = 300
 
 _BULLET_RE = re.compile(r"^\s*[-*]\s+(?:>\s*)?(.*\S)\s*$")
+_LABELLED_RE = re.compile(r"^[A-Z][A-Za-z -]{2,40}: ")  # "Final request: ...", "User correction: ..."
+_ABSENCE_RE = re.compile(r"^(?:No |None\b|Nothing\b|Stated intents could not be checked|Git state unavailable)")
 _PREFIX = {
     "convergence": "Landed",
     "dead_ends": "Dead-end",
@@ -23,14 +25,27 @@ _PREFIX = {
 }
 
 
-class ContextBullets(list):
-    """A ``list[str]`` of bullets, plus whether the caps cut anything."""
+class InheritedContext(tuple):
+    """``(bullets, cut)``: the bullets (``list[str]``) and whether the caps cut anything.
 
-    def __init__(self, bullets=(), *, cut: bool = False, warning: str | None = None, handoff=None):
-        super().__init__(bullets)
-        self.cut = cut
+    Unpacks as a pair (``bullets, cut = inherited_context(...)``) and also offers
+    ``.bullets``, ``.cut``, ``.warning`` (a sentence for the user, or None) and
+    ``.handoff`` (the full :class:`~gitrefocus.handoff.pipeline.Handoff`).
+    """
+
+    def __new__(cls, bullets, cut: bool = False, *, warning: str | None = None, handoff=None):
+        self = super().__new__(cls, (list(bullets), bool(cut)))
         self.warning = warning
         self.handoff = handoff
+        return self
+
+    @property
+    def bullets(self) -> list[str]:
+        return self[0]
+
+    @property
+    def cut(self) -> bool:
+        return self[1]
 
 
 def _bullets(content: str) -> list[str]:
@@ -40,8 +55,11 @@ def _bullets(content: str) -> list[str]:
         if line.startswith("#"):
             heading = line.lstrip("#").strip().lower()
             continue
+        if line.startswith("**What this is:**"):
+            out.append(line.replace("**", ""))
+            continue
         m = _BULLET_RE.match(line)
-        if not m or "[unsourced]" in line or "more line(s) cut" in line:
+        if not m or "[unsourced]" in line or "more line(s) cut" in line or _ABSENCE_RE.match(m.group(1)):
             continue
         text = m.group(1).replace("**", "")
         if heading and heading.startswith("user corrections"):
@@ -68,7 +86,7 @@ def select(sections: dict) -> tuple[list[str], bool]:
     chosen: list[str] = []
     for name, take in order:
         for text in pools.get(name, [])[:take]:
-            prefix = "" if text.startswith("User correction") else _PREFIX[name] + ": "
+            prefix = "" if _LABELLED_RE.match(text) else _PREFIX[name] + ": "
             chosen.append(prefix + text)
     if code_line:
         chosen.insert(min(len(chosen), 6), code_line)
@@ -79,7 +97,7 @@ def select(sections: dict) -> tuple[list[str], bool]:
         for text in pools.get(name, [])[take:]:
             if len(chosen) >= MIN_BULLETS:
                 break
-            chosen.append(_PREFIX[name] + ": " + text)
+            chosen.append(("" if _LABELLED_RE.match(text) else _PREFIX[name] + ": ") + text)
     cut = False
     if len(chosen) > MAX_BULLETS:
         chosen, cut = chosen[:MAX_BULLETS], True
@@ -103,11 +121,11 @@ def select(sections: dict) -> tuple[list[str], bool]:
 
 
 def inherited_context(transcript_path_or_session_id: str, cwd: str | None = None, *,
-                      extractor_cmd: str | None = None, use_cache: bool = True) -> ContextBullets:
+                      extractor_cmd: str | None = None, use_cache: bool = True) -> InheritedContext:
     """Bullets for a brief's "Inherited context" section, from a transcript.
 
-    Returns a :class:`ContextBullets` (a ``list[str]``); ``.cut`` is True and
-    ``.warning`` says why when the 15-bullet / ~300-word caps removed anything.
+    Returns ``(bullets, cut)`` as an :class:`InheritedContext`: ``cut`` is True,
+    and ``.warning`` says why, when the 15-bullet / ~300-word caps removed anything.
     Raises :class:`~gitrefocus.errors.RefocusError` for a missing or unusable transcript.
     """
     from gitrefocus.handoff.pipeline import handoff
@@ -120,4 +138,4 @@ def inherited_context(transcript_path_or_session_id: str, cwd: str | None = None
                    "the full handoff is available with `git refocus handoff`.")
     elif len(bullets) < MIN_BULLETS:
         warning = f"the transcript yielded only {len(bullets)} inherited-context bullet(s)."
-    return ContextBullets(bullets, cut=cut, warning=warning, handoff=result)
+    return InheritedContext(bullets, cut, warning=warning, handoff=result)

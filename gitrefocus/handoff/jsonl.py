@@ -22,6 +22,9 @@ CUT_MARK = " [... %d bytes cut]"
 
 _STRING_BODY = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)
 _HEX4 = re.compile(rb"[0-9A-Fa-f]{4}")
+_HIGH_SURROGATE = re.compile(rb"[dD][89abAB][0-9A-Fa-f]{2}")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -38,41 +41,62 @@ class Line:
 
 
 def safe_cut(body: bytes) -> bytes:
-    """``body`` (escaped JSON string content) shortened so it ends on an escape boundary."""
+    """``body`` (escaped JSON string content) shortened so it ends on an escape boundary,
+    and never between the two halves of a surrogate pair."""
+    while True:
+        cut = _cut_once(body)
+        if cut == body:
+            return body
+        body = cut
+
+
+def _cut_once(body: bytes) -> bytes:
     end = len(body)
     i = body.rfind(b"\\", max(0, end - 6))
-    while i >= 0:
-        # find the start of this run of backslashes
-        start = i
-        while start > 0 and body[start - 1] == 0x5C:
-            start -= 1
-        run = i - start + 1
-        if run % 2 == 0:  # the last backslash is itself escaped: complete
-            return body
-        need = 6 if body[i + 1:i + 2] == b"u" else 2
-        if i + need > end:
-            return body[:i]
-        if need == 6 and not _HEX4.fullmatch(body[i + 2:i + 6]):
-            return body[:i]
+    if i < 0:
         return body
+    start = i
+    while start > 0 and body[start - 1] == 0x5C:
+        start -= 1
+    if (i - start + 1) % 2 == 0:  # the last backslash is itself escaped: complete
+        return body
+    need = 6 if body[i + 1:i + 2] == b"u" else 2
+    if i + need > end or (need == 6 and not _HEX4.fullmatch(body[i + 2:i + 6])):
+        return body[:i]
+    if need == 6 and i + 6 == end and _HIGH_SURROGATE.fullmatch(body[i + 2:i + 6]):
+        return body[:i]
     return body
 
 
 class _Skeleton:
     """Incrementally reduce one JSON document, fed in pieces, to its skeleton."""
 
-    def __init__(self, cap: int = STRING_CAP):
-        self.cap = cap
+    def __init__(self, cap: int | None = None):
+        self.cap = STRING_CAP if cap is None else cap
         self.out = bytearray()
         self.in_string = False
-        self.escape_pending = False
+        self.carry = b""   # an escape sequence split between two pieces
         self.kept = 0
         self.total = 0
         self.given_up = False
 
+    def _keep(self, body: bytes) -> None:
+        self.total += len(body)
+        room = self.cap - self.kept
+        if room <= 0:
+            return
+        if len(body) <= room:
+            self.out += body
+            self.kept += len(body)
+        else:
+            self.out += safe_cut(body[:room])
+            self.kept = self.cap
+
     def feed(self, piece: bytes) -> None:
         if self.given_up:
             return
+        if self.carry:
+            piece, self.carry = self.carry + piece, b""
         pos, n = 0, len(piece)
         while pos < n:
             if not self.in_string:
@@ -84,35 +108,15 @@ class _Skeleton:
                 pos = q + 1
                 self.in_string, self.kept, self.total = True, 0, 0
                 continue
-            if self.escape_pending:
-                # a backslash ended the previous piece: its escaped char is here
-                self.escape_pending = False
-                self.total += 2
-                if self.kept < self.cap and piece[pos:pos + 1] != b"u":
-                    self.out += b"\\" + piece[pos:pos + 1]
-                    self.kept += 2
-                else:
-                    self.kept = self.cap  # never split a \u escape across pieces
-                pos += 1
-                continue
+            # the body runs to a closing quote, or to the end of the piece (perhaps
+            # stopping just before a lone backslash whose escaped char comes next)
             end = _STRING_BODY.match(piece, pos).end()
-            body_len = end - pos
-            if self.kept < self.cap:
-                take = piece[pos:min(end, pos + self.cap - self.kept)]
-                if len(take) < body_len or end == n:
-                    take = safe_cut(take)
-                self.out += take
-                self.kept += len(take)
-                if len(take) < body_len:
-                    self.kept = self.cap
-            self.total += body_len
-            if end >= n:
+            if end >= n - 1 and (end == n or piece[end] == 0x5C):
+                body = safe_cut(piece[pos:n])
+                self.carry = piece[pos + len(body):n]
+                self._keep(body)
                 break
-            if piece[end] == 0x5C:  # a lone backslash at the very end of the piece
-                self.escape_pending = True
-                pos = end + 1
-                continue
-            # closing quote
+            self._keep(piece[pos:end])
             if self.total > self.kept:
                 self.out += (CUT_MARK % (self.total - self.kept)).encode()
             self.out += b'"'
@@ -131,9 +135,23 @@ class _Skeleton:
 def _parse(data: bytes) -> tuple[object, bool]:
     """Parse one JSON document; returns (record, lossy_utf8). Raises ValueError."""
     try:
-        return json.loads(data), False
+        record, lossy = json.loads(data), False
     except UnicodeDecodeError:
-        return json.loads(data.decode("utf-8", "replace")), True
+        record, lossy = json.loads(data.decode("utf-8", "replace")), True
+    if _SURROGATE_ESCAPE.search(data):
+        # "\ud800" escapes parse to lone surrogates, which cannot be written out as UTF-8
+        record = _without_surrogates(record)
+    return record, lossy
+
+
+def _without_surrogates(value):
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    return value
 
 
 def read_lines(fh: BinaryIO, *, prefilter=None) -> Iterator[Line]:

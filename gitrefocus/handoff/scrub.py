@@ -37,6 +37,11 @@ _KNOWN_RE = re.compile(
 _CANDIDATE_RE = re.compile(r"[A-Za-z0-9+/=_-]{24,}")
 _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _HEX_RE = re.compile(r"^[0-9a-fA-F]+$")
+# values of these transcript keys are identifiers or signatures, not secrets
+_STRUCTURAL_KEY_RE = re.compile(
+    r'"(?:signature|id|tool_use_id|toolUseID|parentToolUseID|requestId|uuid|parentUuid|logicalParentUuid|'
+    r'sessionId|messageId|leafUuid|agentId|promptId|sourceToolAssistantUUID)"\s*:\s*"$')
+_STRUCTURAL_PREFIXES = ("msg_", "toolu_", "srvtoolu_", "req_", "call_")
 _PLACEHOLDER_VALUES = {"xxx", "xxxx", "****", "changeme", "redacted", "none", "null", "example", "...",
                        "your_token", "<token>", "true", "false"}
 
@@ -131,21 +136,61 @@ def _line_of(starts: list[int], offset: int) -> int:
     return bisect.bisect_right(starts, offset)
 
 
+# literal triggers: the keyed patterns are only tried near one of these (str.find is
+# far faster than a case-insensitive regex over a 100 MB transcript)
+_KEYED_TRIGGERS = ("uthorization", "UTHORIZATION", "assword", "ASSWORD", "asswd", "ASSWD", "pwd", "PWD",
+                   "_TOKEN", "_SECRET", "_API_KEY", "_APIKEY", "_PASSWORD", "_ACCESS_KEY")
+_KNOWN_TRIGGERS = ("sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AKIA", "AIza",
+                   "glpat-", "npm_", "eyJ")
+_WINDOW_BEFORE, _WINDOW_AFTER = 80, 700
+
+
+def _windows(text: str, triggers: tuple[str, ...]) -> list[tuple[int, int]]:
+    hits = []
+    for trigger in triggers:
+        pos = text.find(trigger)
+        while pos != -1:
+            hits.append((max(0, pos - _WINDOW_BEFORE), min(len(text), pos + _WINDOW_AFTER)))
+            pos = text.find(trigger, pos + 1)
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(hits):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _near(pattern, text: str, windows: list[tuple[int, int]]):
+    seen = set()
+    for start, end in windows:
+        for m in pattern.finditer(text, start, end):
+            if m.span() not in seen:
+                seen.add(m.span())
+                yield m
+
+
 def scrub_transcript(text: str) -> tuple[str, list[dict]]:
     """Return (scrubbed text, redactions). Each redaction: ``{"kind", "line", "preview"}``,
     ``line`` 1-based; the preview is masked and never contains the secret."""
     r = _Redactor(text)
-    for m in _PRIVATE_KEY_RE.finditer(text):
-        r.add(m.start(), m.end(), "private-key")
-    for m in _AUTH_RE.finditer(text):
+    if "PRIVATE KEY-----" in text:
+        for m in _PRIVATE_KEY_RE.finditer(text):
+            r.add(m.start(), m.end(), "private-key")
+    keyed = _windows(text, _KEYED_TRIGGERS)
+    for m in _near(_AUTH_RE, text, keyed):
         r.add(m.start(2), m.end(2), "authorization-header", "Authorization: ")
-    for m in _ENV_SECRET_RE.finditer(text):
+    for m in _near(_ENV_SECRET_RE, text, keyed):
         r.add(m.start(2), m.end(2), "token-assignment", m.group(1) + "=")
-    for m in _PASSWORD_RE.finditer(text):
+    for m in _near(_PASSWORD_RE, text, keyed):
         r.add(m.start(1), m.end(1), "password", "password=")
-    for m in _KNOWN_RE.finditer(text):
+    for m in _near(_KNOWN_RE, text, _windows(text, _KNOWN_TRIGGERS)):
         r.add(m.start(), m.end(), "known-token")
     for m in _CANDIDATE_RE.finditer(text):
-        if _high_entropy(m.group()):
-            r.add(m.start(), m.end(), "high-entropy")
+        token = m.group()
+        if token.startswith(_STRUCTURAL_PREFIXES) or not _high_entropy(token):
+            continue
+        if text[m.start() - 1:m.start()] == '"' and _STRUCTURAL_KEY_RE.search(text, max(0, m.start() - 40), m.start()):
+            continue
+        r.add(m.start(), m.end(), "high-entropy")
     return r.result()

@@ -11,7 +11,7 @@ from gitrefocus.errors import RefocusError
 
 @click.command("handoff")
 @click.argument("transcript", metavar="TRANSCRIPT|SESSION-ID")
-@click.option("--out", "out", metavar="FILE", type=click.Path(dir_okay=False, writable=True),
+@click.option("--out", "out", metavar="FILE",
               help="Write the brief (or, with --json, the JSON) to FILE instead of stdout.")
 @click.option("--json", "as_json", is_flag=True, help="Print the five section objects and metadata as JSON.")
 @click.option("--extractor-cmd", metavar="CMD",

@@ -546,7 +546,8 @@ def basics(an: Analysis) -> Section:
     counts = Counter(path for path, _ in plan.files_written)
     last_line = {path: line for path, line in plan.files_written}
     for path, n in counts.most_common(6):
-        env.add(f"- Edited `{_plain(path, 200)}` ×{n}", Pointer("transcript", f"L{last_line[path]}", "last edit"))
+        shown = (relative_path(path, plan.cwd) if plan.cwd and os.path.isabs(path) else None) or path
+        env.add(f"- Edited `{_plain(shown, 200)}` ×{n}", Pointer("transcript", f"L{last_line[path]}", "last edit"))
     _section_block(d, "### Environment / conventions", env)
     return d.section("basics", "The transcript is too thin to establish basics.")
 

@@ -81,8 +81,9 @@ def _clean_line(line: str) -> str:
     return line
 
 
-_ABSENCE_RE = re.compile(r"^(?:No |None\b|Nothing\b|Git state unavailable|Stated intents could not be checked|"
-                         r"The transcript (?:holds no|is too thin)|The session did not state|State: nothing)")
+# statements that something is absent, and count summaries of the bullets above them
+_NOT_A_CLAIM_RE = re.compile(r"^(?:No |None\b|Nothing\b|Git state unavailable|Stated intents could not be checked|"
+                             r"The transcript (?:holds no|is too thin)|The session did not state|State: )")
 
 
 def _trivial(line: str) -> bool:
@@ -91,7 +92,7 @@ def _trivial(line: str) -> bool:
     stripped = line.strip().lstrip("-*>").strip()
     if not stripped or stripped.startswith(("#", "_(", "---")) or stripped.endswith(":"):
         return True
-    if _ABSENCE_RE.match(stripped):
+    if _NOT_A_CLAIM_RE.match(stripped):
         return True
     return len(stripped.split()) < 6
 

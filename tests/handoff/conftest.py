@@ -26,11 +26,16 @@ class Story:
 
 
 @pytest.fixture
-def story(tmp_path) -> Story:
+def story(tmp_path, monkeypatch) -> Story:
+    # the repository's history predates the session (which starts 2026-01-05 09:00 UTC)
+    monkeypatch.setenv("GIT_AUTHOR_DATE", "2026-01-04T12:00:00Z")
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-04T12:00:00Z")
     repo = make_repo(tmp_path / "proj")
     (repo / "lexer.py").write_text("def lex(s):\n    return s.split()\n")
     git(repo, "add", "lexer.py")
     git(repo, "commit", "-q", "-m", "Add lexer")
+    monkeypatch.setenv("GIT_AUTHOR_DATE", "2026-01-05T10:00:00Z")  # later commits: during the session
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-05T10:00:00Z")
     s = Session(cwd=repo)
     lines = {}
     s.attachment()

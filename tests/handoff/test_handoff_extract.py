@@ -1,0 +1,174 @@
+"""The built-in extractors: verbatim quotes that resolve, git truth, M5 flags, no injection."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gitrefocus.handoff import extract, gitstate, prepare as prep, transcript_paths
+from gitrefocus.handoff.finalize import finalize
+from gitrefocus.handoff.sections import SECTION_NAMES
+from tests.handoff.conftest import CONSTRAINT, CORRECTION, INJECTION, TOOL_SECRET
+from tests.handoff.transcript import Session, text, thinking, user_text_at
+from tests.helpers import git
+
+QUOTE_RE = re.compile(r'> "(?P<q>[^"]+)"\s*\(`transcript:L(?P<n>\d+)`\)')
+
+
+def build(path, repo):
+    plan = prep.prepare(transcript_paths.resolve(str(path)))
+    state = gitstate.snapshot([plan.cwd, str(repo)], plan.first_timestamp)
+    return plan, state, extract.builtin_sections(plan, state)
+
+
+def test_every_section_follows_the_schema(story):
+    _, _, sections = build(story.path, story.repo)
+    assert list(sections) == list(SECTION_NAMES)
+    for name, section in sections.items():
+        assert section.section == name and section.content.strip()
+        for p in section.pointers:
+            assert p.type in ("transcript", "commit", "file") and p.ref
+
+
+def test_user_corrections_are_verbatim_and_point_at_their_line(story):
+    _, _, sections = build(story.path, story.repo)
+    quotes = QUOTE_RE.findall(sections["dead_ends"].content)
+    assert quotes, sections["dead_ends"].content
+    for quote, line in quotes:
+        assert quote in user_text_at(story.path, int(line)), f"not verbatim at L{line}: {quote!r}"
+    assert int(quotes[0][1]) == story.lines["correction"]
+    assert "No, that's wrong." in CORRECTION
+
+
+def test_dead_ends_pair_the_overruled_hypothesis_with_the_correction(story):
+    _, _, sections = build(story.path, story.repo)
+    body = sections["dead_ends"].content
+    hypothesis = f'"I think the tokenizer is broken, it probably splits on the wrong character." ' \
+                 f'(`transcript:L{story.lines["hypothesis"]}`) — overruled by the user ' \
+                 f'(`transcript:L{story.lines["correction"]}`)'
+    assert hypothesis in body
+    assert "red herring" in body and "(from plaintext thinking)" in body
+    assert "### Rejected hypotheses" in body and "### User corrections (verbatim)" in body
+
+
+def test_convergence_states_the_last_conclusion(story):
+    _, _, sections = build(story.path, story.repo)
+    body = sections["convergence"].content
+    assert '"The root cause is that lex() drops the final token when the input has no trailing space."' in body
+    assert f"`transcript:L{story.lines['decision']}`" in body
+
+
+def test_basics_quote_the_users_constraints(story):
+    _, _, sections = build(story.path, story.repo)
+    body = sections["basics"].content
+    assert f'"{CONSTRAINT}"' in body
+    assert "`parse_expr`" in body, "a term the user introduced"
+    assert "Edited `lexer.py`" in body
+
+
+def test_code_state_matches_git(story):
+    (story.repo / "new_module.py").write_text("x = 1\n")
+    (story.repo / "README.md").write_text("# changed\n")
+    git(story.repo, "add", "README.md")
+    _, _, sections = build(story.path, story.repo)
+    body = sections["code_state"].content
+    porcelain = git(story.repo, "status", "--porcelain").splitlines()
+    for entry in porcelain:
+        assert f"`{entry[3:]}`" in body, f"{entry} missing from Code-state"
+    assert "`README.md` — modified, staged" in body
+    assert "`lexer.py` — modified, unstaged, +1/-1" in body
+    assert "`new_module.py` — untracked" in body
+    head = git(story.repo, "rev-parse", "HEAD").strip()
+    assert head[:10] in body
+    for line in git(story.repo, "log", "--format=%h %s").splitlines():
+        assert line.split(" ", 1)[1] in body
+    assert "State: 1 staged, 1 unstaged, 1 untracked path(s)." in body
+
+
+def test_code_state_without_git_says_so(tmp_path):
+    s = Session(cwd=str(tmp_path / "nowhere"))
+    s.user("hello there, please look at the thing")
+    s.assistant(text("Looking."))
+    path = s.write(tmp_path / "t.jsonl")
+    plan = prep.prepare(transcript_paths.resolve(str(path)))
+    state = gitstate.snapshot([plan.cwd, str(tmp_path)], plan.first_timestamp)
+    section = extract.code_state(state, plan)
+    assert section.content.startswith("Git state unavailable") and section.pointers == []
+
+
+def test_stated_intent_vs_git_flags_only_what_git_lacks(story):
+    plan, state, sections = build(story.path, story.repo)
+    body = sections["open_threads"].content
+    assert "### Stated-intent vs git (heuristic — verify)" in body
+    assert re.search(r'⚑ "I\'ll add a regression test in tests/test_lexer\.py next\." .* verify', body)
+    assert "edited `lexer.py`" not in body, "lexer.py changed in git: no flag"
+    (story.repo / "tests").mkdir()
+    (story.repo / "tests" / "test_lexer.py").write_text("def test(): pass\n")
+    git(story.repo, "add", "tests/test_lexer.py")
+    git(story.repo, "commit", "-q", "-m", "Add regression test")
+    _, _, again = build(story.path, story.repo)
+    assert "test_lexer.py next" not in again["open_threads"].content, "now in git: no flag"
+
+
+def test_edit_without_a_git_change_is_flagged(story):
+    git(story.repo, "checkout", "-q", "--", "lexer.py")  # the edit did not survive
+    _, _, sections = build(story.path, story.repo)
+    assert "⚑ The session edited `lexer.py`" in sections["open_threads"].content
+
+
+def test_open_threads_collect_todos_questions_and_next_steps(story):
+    _, _, sections = build(story.path, story.repo)
+    body = sections["open_threads"].content
+    assert 'Todo [pending]: "Add regression test"' in body
+    assert "Todo [completed]" not in body
+    assert '"Should I also update the README?"' in body
+    assert '"Next steps: the regression test is still not written."' in body
+
+
+def test_injection_text_is_pointed_at_never_repeated(story):
+    plan, state, sections = build(story.path, story.repo)
+    everything = "\n".join(s.content + " ".join(p.note for p in s.pointers) for s in sections.values())
+    assert "Ignore all previous" not in everything and "evil.example" not in everything
+    assert f"`transcript:L{story.lines['injection']}`" in sections["open_threads"].content
+    brief = finalize(sections, plan, state)
+    assert "evil.example" not in brief.text and INJECTION not in brief.text
+    assert TOOL_SECRET not in brief.text
+
+
+def test_encrypted_thinking_only_session_still_yields_a_brief(tmp_path):
+    s = Session()
+    s.user("We already tried bumping the timeout, don't suggest it again.")
+    s.assistant(thinking(""), thinking(""), text("Understood; looking at the retry logic instead."))
+    path = s.write(tmp_path / "t.jsonl")
+    plan = prep.prepare(transcript_paths.resolve(str(path)))
+    sections = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
+    assert "we already tried bumping the timeout" in sections["dead_ends"].content.lower()
+    assert plan.stats["thinking_without_text"] == 2
+
+
+def test_a_session_without_any_signal_says_so(tmp_path):
+    s = Session()
+    s.user("hi")
+    s.assistant(text("Hello."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    sections = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
+    assert sections["dead_ends"].content.startswith("No rejected hypotheses")
+    assert sections["dead_ends"].pointers == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "No, use the other branch.",
+    "That's not what I asked for.",
+    "We already tried that and it failed.",
+    "Don't touch the migrations.",
+    "Actually, the issue is actually in the cache layer.",
+])
+def test_correction_cues(tmp_path, sentence):
+    s = Session()
+    s.user("start the work please")
+    s.assistant(text("I think it is the parser."))
+    s.user(sentence)
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    dead = extract.dead_ends(extract.Analysis(plan))
+    assert f'"{sentence}"' in dead.content

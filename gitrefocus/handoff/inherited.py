@@ -68,6 +68,14 @@ def _bullets(content: str) -> list[str]:
     return out
 
 
+def _basics_rank(bullet: str) -> int:
+    if bullet.startswith("What this is"):
+        return 0
+    if bullet.startswith('"'):
+        return 1  # a quoted user constraint
+    return 3 if "term the user used" in bullet else 2
+
+
 def _words(text: str) -> int:
     return len(text.split())
 
@@ -75,6 +83,9 @@ def _words(text: str) -> int:
 def select(sections: dict) -> tuple[list[str], bool]:
     """Pick bullets from section objects (name -> Section); (bullets, cut)."""
     pools = {name: _bullets(section.content) for name, section in sections.items()}
+    # within a section, the most load-bearing first: the user's own words, then constraints
+    pools["dead_ends"] = sorted(pools.get("dead_ends", []), key=lambda b: not b.startswith("User correction"))
+    pools["basics"] = sorted(pools.get("basics", []), key=_basics_rank)
     code = sections.get("code_state")
     code_line = None
     if code is not None:

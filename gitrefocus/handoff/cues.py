@@ -80,6 +80,46 @@ INJECTION_RE = re.compile(
     r"|\b(?:curl|wget)\s+\S+\s*\|\s*(?:ba)?sh\b|\brm -rf /",
     re.I,
 )
+
+
+class Cue:
+    """A cue regex behind a cheap gate: every match contains one of ``keys`` (casefolded),
+    so a sentence without any of them is skipped without running the regex."""
+
+    def __init__(self, regex: re.Pattern, keys: tuple[str, ...]):
+        self.regex = regex
+        self.keys = keys
+
+    def search(self, sentence: str, lowered: str | None = None):
+        low = sentence.casefold() if lowered is None else lowered
+        for key in self.keys:
+            if key in low:
+                return self.regex.search(sentence)
+        return None
+
+
+CORRECTION = Cue(CORRECTION_RE, ("no", "nah", "wrong", "stop", "tried", "actually", "i said", "told you",
+                                 "asked for", "mistaken", "confusing", "work", "don", "revert", "undo",
+                                 "instead", "rather", "incorrect"))
+CONSTRAINT = Cue(CONSTRAINT_RE, ("must", "never", "always", "do not", "don", "no new", "only", "make sure",
+                                 "required", "requirement", "avoid", "without", "keep", "has to", "have to",
+                                 "need", "not allowed"))
+ABANDON = Cue(ABANDON_RE, ("actually", "wait", "not it", "isn't it", "isnt it", "different approach", "scratch",
+                           "was wrong", "second thought", "work", "help", "fix", "mistake", "apologi", "right",
+                           "correct", "turns out", "not the", "rule", "red herring", "dead end", "won",
+                           "wrong", "rather"))
+DECISION = Cue(DECISION_RE, ("root cause", "issue", "problem", "bug", "cause", "culprit", "the fix", "fixed",
+                             "decided", "chose", "settled", "decision", "go with", "use", "keep", "stick with",
+                             "going with", "the answer", "conclusion", "means", "explains", "confirmed",
+                             "works now", "now pass", "tests pass"))
+INTENT = Cue(INTENT_RE, ("ill", "i'll", "i will", "we'll", "well", "we will", "going to", "plan to", "should",
+                         "next", "need", "todo"))
+OPEN = Cue(OPEN_RE, ("todo", "fixme", "next step", "remaining", "still", "not yet", "left to do", "follow",
+                     "blocked", "blocker", "unable", "couldn", "could not", "open question", "unresolved",
+                     "haven", "have not", "not done", "not finished", "not implemented", "pending"))
+INJECTION = Cue(INJECTION_RE, ("ignore", "disregard", "forget", "instruction", "directive", "system prompt",
+                               "you are now", "developer mode", "jailbreak", "<", "curl", "wget", "rm -rf"))
+
 STOPWORDS = frozenset(
     "a an the and or but if then so to of in on at by for with from into onto that this these those it its "
     "is are was were be been being do does did have has had i we you he she they me us our your my "
@@ -160,5 +200,5 @@ def identifiers(text: str) -> list[str]:
     return out
 
 
-def looks_like_injection(text: str) -> bool:
-    return bool(INJECTION_RE.search(text))
+def looks_like_injection(text: str, lowered: str | None = None) -> bool:
+    return bool(INJECTION.search(text, lowered))

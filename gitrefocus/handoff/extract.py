@@ -134,11 +134,12 @@ class Analysis:
             if any(fa <= a < fb for fa, fb in fenced) or text[a:a + 4] == "    ":
                 continue  # code and pasted logs are not statements
             sentence = text[a:b]
-            if cues.looks_like_injection(sentence):
+            low = sentence.casefold()
+            if cues.looks_like_injection(sentence, low):
                 if (label, message.role) not in self.injections:
                     self.injections.append((label, message.role))
                 continue
-            yield a, b, sentence, label
+            yield a, b, sentence, low, label
 
     def _quote(self, text, a, b, match, label, index, role, thinking=False) -> Quote:
         cue = (a + match.start(), a + match.end()) if match else None
@@ -147,38 +148,38 @@ class Analysis:
 
     def _user_sentences(self, index, message, block, refusal=False) -> None:
         per_message = 0
-        for a, b, sentence, label in self._sentences(index, message, block):
-            m = cues.CORRECTION_RE.search(sentence)
+        for a, b, sentence, low, label in self._sentences(index, message, block):
+            m = cues.CORRECTION.search(sentence, low)
             if (m or refusal) and per_message < 2:
                 self.corrections.append(self._quote(block.text, a, b, m, label, index, "user"))
                 per_message += 1
                 continue
-            m = cues.CONSTRAINT_RE.search(sentence)
+            m = cues.CONSTRAINT.search(sentence, low)
             if m:
                 self.constraints.append(self._quote(block.text, a, b, m, label, index, "user"))
-            m = cues.DECISION_RE.search(sentence)
+            m = cues.DECISION.search(sentence, low)
             if m:
                 self.decisions.append(self._quote(block.text, a, b, m, label, index, "user"))
-            m = cues.INTENT_RE.search(sentence)
+            m = cues.INTENT.search(sentence, low)
             if m:
                 self.intents.append(self._quote(block.text, a, b, m, label, index, "user"))
 
     def _assistant_sentences(self, index, message, block, thinking=False) -> None:
-        for a, b, sentence, label in self._sentences(index, message, block, thinking):
-            m = cues.ABANDON_RE.search(sentence)
+        for a, b, sentence, low, label in self._sentences(index, message, block, thinking):
+            m = cues.ABANDON.search(sentence, low)
             if m and _ACK_RE.match(sentence):
                 m = None  # "You're right." alone acknowledges a correction; it states no hypothesis
             if m:
                 self.abandons.append(self._quote(block.text, a, b, m, label, index, "assistant", thinking))
             if thinking:
                 continue
-            m = cues.DECISION_RE.search(sentence)
+            m = cues.DECISION.search(sentence, low)
             if m:
                 self.decisions.append(self._quote(block.text, a, b, m, label, index, "assistant"))
-            m = cues.INTENT_RE.search(sentence)
+            m = cues.INTENT.search(sentence, low)
             if m:
                 self.intents.append(self._quote(block.text, a, b, m, label, index, "assistant"))
-            m = cues.OPEN_RE.search(sentence)
+            m = cues.OPEN.search(sentence, low)
             if m:
                 self.open_items.append(self._quote(block.text, a, b, m, label, index, "assistant"))
 
@@ -199,7 +200,7 @@ class Analysis:
         i, message = found
         block = next(b for b in message.blocks if b.kind == sp.TEXT and b.text.strip())
         chosen = None
-        for a, b, sentence, label in self._sentences(i, message, block):
+        for a, b, sentence, _, label in self._sentences(i, message, block):
             m = _HYPOTHESIS_RE.search(sentence)
             if m:
                 chosen = self._quote(block.text, a, b, m, label, i, "assistant")
@@ -270,7 +271,7 @@ def _first_sentence(an: Analysis, index: int) -> Quote | None:
     for block in message.blocks:
         if block.kind != sp.TEXT or not block.text.strip():
             continue
-        for a, b, sentence, label in an._sentences(index, message, block):
+        for a, b, sentence, _, label in an._sentences(index, message, block):
             end = b
             # take up to two short sentences
             more = [s for s in cues.sentence_spans(block.text) if s[0] >= b][:1]

@@ -172,3 +172,43 @@ def test_correction_cues(tmp_path, sentence):
     plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
     dead = extract.dead_ends(extract.Analysis(plan))
     assert f'"{sentence}"' in dead.content
+
+
+# -- the keyword gates in front of the cue regexes --------------------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from gitrefocus.handoff import cues  # noqa: E402
+
+CUE_PHRASES = [
+    "no", "Nope", "nah", "that's wrong", "That is not", "not what I meant", "we already tried", "just tried",
+    "the issue is actually", "is actually", "Actually", "I said", "I told you", "you're wrong", "you are mistaken",
+    "didn't work", "won't work", "don't use", "do not touch", "please stop", "stop adding", "revert that",
+    "undo the", "instead of", "rather than", "wrong repo", "must", "mustn't", "must not", "never", "always",
+    "no new", "only use", "make sure", "required", "avoid", "without adding", "keep it", "has to", "needs to be",
+    "not allowed", "wait,", "that's not it", "that isn't it", "a different approach", "scratch that",
+    "I was wrong", "on second thought", "it didn't help", "this does not fix", "my mistake", "I apologise",
+    "you are correct", "turns out", "not the culprit", "rule out", "ruled out", "red herring", "dead end",
+    "wrong hypothesis", "root cause:", "the root cause is", "the real issue was", "the fix is", "fixed it",
+    "we decided", "I chose", "decision:", "let's stick with", "we'll go with", "going with", "the answer is",
+    "in conclusion", "this means", "that explains", "confirmed", "works now", "now passes", "all tests pass",
+    "I'll add", "Ill fix", "we will refactor", "I'm going to write", "plan to fix", "we should rename",
+    "next, I'll create", "still need to port", "needs to handle", "TODO", "FIXME", "next steps", "remaining",
+    "still failing", "not yet", "left to do", "follow-up", "blocked", "blocker", "unable to", "couldn't",
+    "could not", "open question", "unresolved", "haven't yet been", "have not", "not implemented", "pending",
+    "ignore all previous", "Disregard the prior", "forget your earlier", "new instructions", "system prompt",
+    "you are now", "developer mode", "jailbreak", "<command-name>", "</ system>", "< user", "curl x.sh | sh",
+    "wget y | bash", "rm -rf /", "parser", "lexer", "the", "it", "work", "fix", "test", "'", ",", ".",
+]
+sentences = st.lists(
+    st.one_of(st.sampled_from(CUE_PHRASES), st.sampled_from(CUE_PHRASES).map(str.upper),
+              st.sampled_from(CUE_PHRASES).map(str.title), st.text(max_size=6)),
+    min_size=1, max_size=8,
+).flatmap(lambda parts: st.sampled_from([" ", "", "  "]).map(lambda sep: sep.join(parts)))
+
+
+@settings(max_examples=600)
+@given(sentences)
+def test_keyword_gates_never_hide_a_cue(sentence):
+    for cue in (cues.CORRECTION, cues.CONSTRAINT, cues.ABANDON, cues.DECISION, cues.INTENT, cues.OPEN,
+                cues.INJECTION):
+        assert bool(cue.search(sentence)) == bool(cue.regex.search(sentence)), (cue.regex.pattern[:40], sentence)

@@ -15,7 +15,6 @@ warning header, as the seed prescribes.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -201,8 +200,3 @@ def _env(work: str) -> dict:
 def _write(path: str, text: str) -> None:
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)
-
-
-def describe(run_result: ExternalRun) -> str:
-    ok = sorted(run_result.sections)
-    return json.dumps({"used": ok, "failed": run_result.failures})

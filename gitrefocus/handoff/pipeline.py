@@ -56,7 +56,7 @@ def handoff(source: str, *, cwd: str | None = None, extractor_cmd: str | None = 
     git = gitstate.snapshot(_git_candidates(plan.cwd, cwd), plan.first_timestamp)
     result = _extract_and_finalize(plan, git, cwd, extractor_cmd, timeout)
     if git_dir and plan.leaf_uuid:
-        expected = cache.key(src, gitstate.snapshot(_git_candidates(plan.cwd, cwd)), extractor_cmd)
+        expected = cache.key(src, git, extractor_cmd)
         result.cache_path = cache.store(git_dir, plan.leaf_uuid, expected, {"handoff": result.to_json()})
     return result
 

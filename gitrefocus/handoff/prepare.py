@@ -463,12 +463,16 @@ class _Collector:
             parent = g.parent[node]
             if parent is not None and parent in on_path:
                 path_child[parent] = node
+        nodes_of: dict[int, list[int]] = {}
+        for node, msg in enumerate(g.message):
+            if msg >= 0:
+                nodes_of.setdefault(msg, []).append(node)
         fork: dict[int, tuple | None] = {}
         groups: dict[tuple, list[int]] = {}
         for node, msg in enumerate(g.message):
             if msg < 0 or node in on_path:
                 continue
-            if any(n in on_path for n in self._nodes_of(msg)):
+            if any(n in on_path for n in nodes_of[msg]):
                 continue  # another line of the same merged message is on the path
             result = self._fork_of(node, on_path, fork)
             if result is None:
@@ -487,14 +491,6 @@ class _Collector:
             self.stats["rewound_messages"] += len(set(msgs))
             self._rewind_marker(sorted(set(msgs)), replacement)
         return keep
-
-    def _nodes_of(self, msg: int):
-        if not hasattr(self, "_msg_nodes"):
-            self._msg_nodes: dict[int, list[int]] = {}
-            for node, m in enumerate(self.graph.message):
-                if m >= 0:
-                    self._msg_nodes.setdefault(m, []).append(node)
-        return self._msg_nodes.get(msg, [])
 
     def _fork_of(self, node: int, on_path: set, memo: dict):
         trail = []

@@ -87,7 +87,9 @@ def render_message(message: Message) -> list[str]:
     for block in message.blocks:
         label = message.label(block.line)
         text = block.text or ""
-        first, *rest = text.split("\n") if text else [""]
+        # every line break (not just \n) starts a continuation line, so no text can
+        # begin a line of its own and pass for a label
+        first, *rest = text.splitlines() or [""]
         out.append(f"{label} {_title(message, block)}: {first}".rstrip())
         pad = " " * (len(label) + 1)
         out.extend((pad + "| " + more).rstrip() for more in rest)

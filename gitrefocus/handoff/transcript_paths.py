@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
@@ -66,6 +67,8 @@ def _from_path(path: str) -> TranscriptSource:
         raise RefocusError(f"transcript {path!r} does not exist (pass a .jsonl path or a session id).")
     if os.path.isdir(path):
         raise RefocusError(f"transcript {path!r} is a directory; pass the session's .jsonl file.")
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise RefocusError(f"transcript {path!r} is not a regular file.")
     if not os.access(path, os.R_OK):
         raise RefocusError(f"transcript {path!r} is not readable.")
     real = os.path.realpath(path)

@@ -136,7 +136,8 @@ def test_broken_transcripts_are_one_clear_error(tmp_path, content, message):
     assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
 
 
-@pytest.mark.parametrize("source", ["/nonexistent/t.jsonl", "0b7a2f4e-1111-4222-8333-944445555666", "."])
+@pytest.mark.parametrize("source", ["/nonexistent/t.jsonl", "0b7a2f4e-1111-4222-8333-944445555666", ".",
+                                    "/dev/zero", "/dev/null"])
 def test_unusable_sources_are_one_clear_error(tmp_path, source):
     out = refocus("handoff", source, cwd=tmp_path, check=False)
     assert out.returncode == 1 and out.stderr.startswith("error: ")
@@ -201,3 +202,10 @@ def test_help_explains_the_command():
 
 def test_placeholder_text_matches_the_seed():
     assert PLACEHOLDER == "_(extraction failed — not available)_"
+
+
+def test_a_fifo_is_refused_rather_than_read_forever(tmp_path):
+    fifo = tmp_path / "t.jsonl"
+    os.mkfifo(fifo)
+    out = refocus("handoff", fifo, cwd=tmp_path, check=False)
+    assert out.returncode == 1 and "not a regular file" in out.stderr

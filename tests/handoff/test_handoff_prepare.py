@@ -442,3 +442,35 @@ def test_unresolvable_sources_are_clear_errors(tmp_path, monkeypatch, source, me
     monkeypatch.chdir(tmp_path)
     with pytest.raises(RefocusError, match=message):
         transcript_paths.resolve(source, str(tmp_path))
+
+
+# -- serializers: the spine's labels and the section objects ----------------
+from gitrefocus.handoff.sections import Pointer, Section, parse_answer, validate  # noqa: E402
+
+line_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60)
+
+
+@given(st.lists(st.tuples(st.sampled_from([sp.USER, sp.ASSISTANT, sp.TOOL]),
+                          st.sampled_from([sp.TEXT, sp.THINKING, sp.TOOL_ERROR]),
+                          line_text, st.integers(min_value=1, max_value=10**6),
+                          st.sampled_from(["", "agent-a1.jsonl"])), max_size=8))
+def test_every_rendered_spine_line_starts_with_its_label(items):
+    messages = [sp.Message(role, n, source=src, blocks=[sp.Block(kind, body, n)]) for role, kind, body, n, src in items]
+    rendered = sp.render(messages).splitlines()
+    labelled = [line for line in rendered if LABEL_RE.match(line)]
+    assert len(labelled) == len(items), "one labelled line per block; continuation lines are not labelled"
+    for line, (_, _, _, n, src) in zip(labelled, items):
+        m = LABEL_RE.match(line)
+        assert int(m.group("n")) == n and (m.group("file") or "") == src
+
+
+pointers = st.builds(Pointer, st.sampled_from(["transcript"]), st.integers(1, 9999).map(lambda n: f"L{n}"),
+                     line_text.map(lambda t: " ".join(t.split())[:200]))
+
+
+@given(st.sampled_from(["convergence", "dead_ends", "code_state", "open_threads", "basics"]),
+       line_text.filter(lambda t: t.strip()), st.lists(pointers, max_size=4, unique=True))
+def test_section_objects_round_trip(name, content, ptrs):
+    section = Section(name, content.strip(), ptrs)
+    again = validate(parse_answer(json.dumps(section.to_json())), name)
+    assert again.to_json() == section.to_json()

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections import Counter
+from array import array
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
@@ -35,6 +36,12 @@ ASSISTANT_CAP = 3000
 THINKING_CAP = 2000
 COMPACT_CAP = 3000
 TOOL_SUMMARY_CAP = 200
+TEXT_BUDGET = 32_000_000  # characters of text kept in all; past it each text keeps only
+OVER_BUDGET_CAP = 300     # this many (a pasted-log monster cannot exhaust memory)
+MAX_RECORDS = 600_000     # main-file records; ~10x a heavy 100 MB session
+MAX_MESSAGES = 150_000
+MAX_SIDECHAINS = 5_000
+OPEN_MESSAGES = 64        # recent message ids still open for merging split lines
 DIRECT_BOUND = 300_000   # a spine up to this many characters is handed over whole
 CHUNK_BOUND = 100_000    # otherwise it is cut into chunks of about this size
 
@@ -77,7 +84,6 @@ class Plan:
     version: str | None
     files_written: list[tuple[str, int]]   # (path, spine line) of Edit/Write tool uses
     todos: list[tuple[str, str, int]]      # (status, content, line) of the last TodoWrite
-    labels: set[str]                       # every L<n> label present in the spine
     stats: Counter
     chunks: list[tuple[int, int]] = field(default_factory=list)
 
@@ -149,36 +155,67 @@ def _prefilter(raw: bytes):
     return ("link", kind.decode(), tail.group(1).decode(), p.decode() if p else None)
 
 
+def _key(uuid: str):
+    """A compact dict key: 16 bytes for a canonical UUID, the string otherwise."""
+    if len(uuid) == 36 and uuid[8] == "-":
+        try:
+            return bytes.fromhex(uuid.replace("-", ""))
+        except ValueError:
+            pass
+    return uuid
+
+
 class _Graph:
     """The parentUuid tree, one small entry per record, for dedupe and forks."""
 
-    def __init__(self):
-        self.index: dict[str, int] = {}
-        self.parent: list = []         # int node id, unresolved uuid str, or None
-        self.timestamp: list = []
-        self.message: list[int] = []   # index into messages, or -1
-        self.line: list[int] = []
+    NONE = -1
 
-    def add(self, uuid: str, parent, timestamp, line: int) -> int:
+    def __init__(self):
+        self.index: dict = {}
+        self.parent = array("q")              # node id, or NONE; unresolved ones wait in `pending`
+        self.pending: dict[int, object] = {}  # node -> parent key not seen yet
+        self.timestamps: dict[int, str] = {}  # conversation nodes only
+        self.message = array("q")             # index into messages, or NONE
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def contains(self, uuid: str) -> bool:
+        return _key(uuid) in self.index
+
+    def add(self, uuid: str, parent: str | None, timestamp: str | None) -> int:
         node = len(self.parent)
-        self.index[uuid] = node
-        self.parent.append(self.index.get(parent, parent) if parent else None)
-        self.timestamp.append(timestamp)
-        self.message.append(-1)
-        self.line.append(line)
+        self.index[_key(uuid)] = node
+        target = self.NONE
+        if parent:
+            pkey = _key(parent)
+            target = self.index.get(pkey, self.NONE)
+            if target == self.NONE:
+                self.pending[node] = pkey
+        self.parent.append(target)
+        self.message.append(self.NONE)
+        if timestamp is not None:
+            self.timestamps[node] = timestamp
         return node
 
     def resolve(self) -> None:
-        for node, parent in enumerate(self.parent):
-            if isinstance(parent, str):
-                self.parent[node] = self.index.get(parent)
+        for node, pkey in self.pending.items():
+            self.parent[node] = self.index.get(pkey, self.NONE)
+        self.pending.clear()
 
-    def ancestors(self, node: int):
+    def parent_of(self, node: int) -> int | None:
+        p = self.parent[node]
+        return None if p == self.NONE else p
+
+    def timestamp_of(self, node: int) -> str | None:
+        return self.timestamps.get(node)
+
+    def ancestors(self, node: int | None):
         seen = set()
         while node is not None and node not in seen:
             seen.add(node)
             yield node
-            node = self.parent[node]
+            node = self.parent_of(node)
 
 
 class _Collector:
@@ -189,11 +226,14 @@ class _Collector:
         self.stats: Counter = Counter()
         self.graph = _Graph()
         self.messages: list[sp.Message] = []
-        self.by_message_id: dict[str, int] = {}
-        self.block_seen: dict[int, set] = {}
+        # message.id -> (message index, blocks seen): only for recent messages, since
+        # the client writes the lines of one response together
+        self.open_messages: OrderedDict[str, tuple[int, set]] = OrderedDict()
         self.tool_names: dict[str, str] = {}
         self.sidechains: dict[str, _Sidechain] = {}
-        self.sidechain_of: dict[str, str] = {}
+        self.sidechain_of: dict[str, str] = {}   # uuid -> group, for sidechains without agentId
+        self.sidechain_seen: set = set()
+        self.text_budget = TEXT_BUDGET
         self.meta = Counter()
         self.cwd = self.git_branch = self.version = self.session_id = self.title = None
         self.first_ts = self.last_ts = None
@@ -225,8 +265,9 @@ class _Collector:
         quick = line.prefiltered
         if quick is not None:
             self.stats["skipped_" + quick[1].replace("-", "_")] += 1
-            if quick[0] == "link" and quick[2] not in self.graph.index:
-                self.graph.add(quick[2], quick[3], None, line.number)
+            if quick[0] == "link" and not self.graph.contains(quick[2]):
+                self._check_size()
+                self.graph.add(quick[2], quick[3], None)
             return
         record = line.record
         if not isinstance(record, dict):
@@ -243,11 +284,12 @@ class _Collector:
             self.stats["skipped_" + (kind if isinstance(kind, str) else "untyped").replace("-", "_")] += 1
             if kind == "summary" and isinstance(record.get("summary"), str):
                 self.title = _one_line(record["summary"], 160)
-            if uuid and uuid not in self.graph.index and not record.get("isSidechain"):
+            if uuid and not record.get("isSidechain") and not self.graph.contains(uuid):
                 parent = record.get("parentUuid") or record.get("logicalParentUuid")
-                self.graph.add(uuid, parent if isinstance(parent, str) else None, None, number)
+                self._check_size()
+                self.graph.add(uuid, parent if isinstance(parent, str) else None, None)
             return
-        if uuid and uuid in self.graph.index or uuid and uuid in self.sidechain_of:
+        if uuid and (self.graph.contains(uuid) or _key(uuid) in self.sidechain_seen):
             self.stats["duplicate_records"] += 1
             return
         if record.get("isSidechain") is True:
@@ -257,15 +299,31 @@ class _Collector:
         parent = record.get("parentUuid")
         timestamp = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
         node = None
+        self._check_size()
         if uuid:
             # the leaf: the last conversation record of the main chain (also the cache key)
-            node = self.graph.add(uuid, parent if isinstance(parent, str) else None, timestamp, number)
+            node = self.graph.add(uuid, parent if isinstance(parent, str) else None, timestamp)
             self.leaf_node, self.leaf_uuid = node, uuid
         index = self._conversation(record, kind, number, timestamp, uuid)
         if index is not None:
             if node is not None:
                 self.graph.message[node] = index
             self.stats["records"] += 1
+
+    def _check_size(self) -> None:
+        if len(self.graph) >= MAX_RECORDS or len(self.messages) >= MAX_MESSAGES:
+            raise RefocusError(
+                f"{self.source.main} is too large to distill: more than {MAX_RECORDS:,} records or "
+                f"{MAX_MESSAGES:,} messages (a very long session; hand off a shorter one)."
+            )
+
+    def _text(self, text: str, limit: int) -> str:
+        """Cap one text, and all texts together: past the budget each keeps only a little."""
+        if self.text_budget <= 0:
+            limit = min(limit, OVER_BUDGET_CAP)
+        kept = _cap(text, limit)
+        self.text_budget -= len(kept)
+        return kept
 
     def _remember_meta(self, record: dict) -> None:
         for key, attr in (("cwd", "cwd"), ("gitBranch", "git_branch"), ("version", "version")):
@@ -307,7 +365,7 @@ class _Collector:
         content = message.get("content")
         if record.get("isCompactSummary"):
             text = content if isinstance(content, str) else _joined_text(content)
-            return sp.Message(sp.COMPACT, number, blocks=[sp.Block(sp.TEXT, _cap(text, COMPACT_CAP), number)])
+            return sp.Message(sp.COMPACT, number, blocks=[sp.Block(sp.TEXT, self._text(text, COMPACT_CAP), number)])
         blocks: list[sp.Block] = []
         role = sp.USER
         items = [{"type": "text", "text": content}] if isinstance(content, str) else content
@@ -326,7 +384,7 @@ class _Collector:
                 if srole != sp.USER:
                     role = srole
                 if text:
-                    blocks.append(sp.Block(sp.TEXT, _cap(text, USER_CAP), number))
+                    blocks.append(sp.Block(sp.TEXT, self._text(text, USER_CAP), number))
             elif t == "tool_result":
                 role = sp.TOOL if role == sp.USER and not blocks else role
                 block = self._tool_result(item, number)
@@ -347,7 +405,7 @@ class _Collector:
         if text.startswith((_REJECTED, _REJECTED_ALT)):
             said = text.find(_USER_SAID)
             feedback = text[said + len(_USER_SAID):].strip() if said >= 0 else ""
-            return sp.Block(sp.REJECTED, _cap(feedback, USER_CAP), number, tool=tool)
+            return sp.Block(sp.REJECTED, self._text(feedback, USER_CAP), number, tool=tool)
         if item.get("is_error") is True:
             if text.startswith(_INTERRUPTED):
                 return None
@@ -365,13 +423,14 @@ class _Collector:
             self.stats["skipped_synthetic"] += 1
             return None
         msg_id = message.get("id") if isinstance(message.get("id"), str) else None
-        existing = self.by_message_id.get(msg_id) if msg_id else None
+        existing = self.open_messages.get(msg_id) if msg_id else None
         if existing is not None:
             self.stats["merged_assistant_lines"] += 1
-            target = self.messages[existing]
-            self._assistant_blocks(content, number, target, self.block_seen[existing])
+            index, seen = existing
+            target = self.messages[index]
+            self._assistant_blocks(content, number, target, seen)
             target.last_line = max(target.last_line, number)
-            return existing
+            return index
         # a message with no visible block yet is kept: a later line of it may carry text
         msg = sp.Message(sp.ASSISTANT, number, last_line=number)
         seen: set = set()
@@ -381,8 +440,9 @@ class _Collector:
         self.messages.append(msg)
         index = len(self.messages) - 1
         if msg_id:
-            self.by_message_id[msg_id] = index
-            self.block_seen[index] = seen
+            self.open_messages[msg_id] = (index, seen)
+            if len(self.open_messages) > OPEN_MESSAGES:
+                self.open_messages.popitem(last=False)
         return index
 
     def _assistant_blocks(self, content: list, number: int, msg: sp.Message, seen: set) -> None:
@@ -392,11 +452,11 @@ class _Collector:
             t = item.get("type")
             block = None
             if t == "text" and isinstance(item.get("text"), str) and item["text"].strip():
-                block = sp.Block(sp.TEXT, _cap(item["text"].strip(), ASSISTANT_CAP), number)
+                block = sp.Block(sp.TEXT, self._text(item["text"].strip(), ASSISTANT_CAP), number)
             elif t == "thinking":
                 text = item.get("thinking")
                 if isinstance(text, str) and text.strip():
-                    block = sp.Block(sp.THINKING, _cap(text.strip(), THINKING_CAP), number)
+                    block = sp.Block(sp.THINKING, self._text(text.strip(), THINKING_CAP), number)
                 else:
                     self.stats["thinking_without_text"] += 1
             elif t == "redacted_thinking":
@@ -436,10 +496,17 @@ class _Collector:
         parent = record.get("parentUuid")
         key = agent or (self.sidechain_of.get(parent) if isinstance(parent, str) else None) or f"L{number}"
         if uuid:
-            self.sidechain_of[uuid] = key
+            self._check_size()
+            self.sidechain_seen.add(_key(uuid))
+            if not agent:
+                self.sidechain_of[uuid] = key
         chain = self.sidechains.get(key)
         if chain is None:
-            chain = self.sidechains[key] = _Sidechain(key, "", number, record.get("timestamp"))
+            if len(self.sidechains) >= MAX_SIDECHAINS:
+                key = "overflow"  # a hostile file of countless one-record sidechains
+                chain = self.sidechains.get(key)
+            if chain is None:
+                chain = self.sidechains[key] = _Sidechain(key, "", number, record.get("timestamp"))
         chain.take(record, number, self.stats)
 
     # -- assembly -----------------------------------------------------------
@@ -460,7 +527,7 @@ class _Collector:
         on_path = set(g.ancestors(self.leaf_node))
         path_child: dict[int, int] = {}
         for node in on_path:
-            parent = g.parent[node]
+            parent = g.parent_of(node)
             if parent is not None and parent in on_path:
                 path_child[parent] = node
         nodes_of: dict[int, list[int]] = {}
@@ -499,7 +566,7 @@ class _Collector:
         steps = 0
         while True:
             steps += 1
-            if current is None or steps > len(self.graph.parent) + 1:
+            if current is None or steps > len(self.graph) + 1:
                 result = None
                 break
             if current in on_path:
@@ -509,14 +576,14 @@ class _Collector:
                 result = memo[current]
                 break
             trail.append(current)
-            below, current = current, self.graph.parent[current]
+            below, current = current, self.graph.parent_of(current)
         for t in trail:
             memo[t] = result
         return result
 
     def _first_message_from(self, node, path_child) -> int | None:
         steps = 0
-        while node is not None and steps <= len(self.graph.parent):
+        while node is not None and steps <= len(self.graph):
             steps += 1
             if self.graph.message[node] >= 0:
                 return self.graph.message[node]
@@ -527,7 +594,7 @@ class _Collector:
         if child is None or replacement is None:
             return False
         g = self.graph
-        if g.timestamp[branch] is not None and g.timestamp[branch] == g.timestamp[child]:
+        if g.timestamp_of(branch) is not None and g.timestamp_of(branch) == g.timestamp_of(child):
             return False  # recording artifact: siblings written at the same instant
         return self.messages[first_msg].is_user_turn and self.messages[replacement].is_user_turn
 
@@ -717,21 +784,17 @@ def prepare(source: TranscriptSource, *, direct_bound: int = DIRECT_BOUND,
             f"{source.main} holds no Claude Code conversation ({lines} line(s), {bad} not JSON); "
             "is it a session transcript (~/.claude/projects/.../<session-id>.jsonl)?"
         )
-    labels = set()
-    for m in messages:
-        for b in m.blocks:
-            labels.add(m.label(b.line))
-        labels.add(m.label())
     plan = Plan(
         source=source, messages=messages, leaf_uuid=collector.leaf_uuid,
         session_id=collector.session_id or source.session_id, cwd=collector.cwd,
         git_branch=collector.git_branch, first_timestamp=collector.first_ts,
         last_timestamp=collector.last_ts, title=collector.title, version=collector.version,
-        files_written=collector.files_written, todos=collector.todos, labels=labels, stats=stats,
+        files_written=collector.files_written, todos=collector.todos, stats=stats,
     )
     stats["spine_messages"] = len(messages)
-    total = sum(sum(len(x) + 1 for x in sp.render_message(m)) for m in messages)
+    sizes = [sp.rendered_size(m) for m in messages]
+    total = sum(sizes)
     stats["spine_chars"] = total
-    plan.chunks = sp.chunk(messages, chunk_bound) if total > direct_bound else [(0, len(messages))]
+    plan.chunks = sp.chunk(messages, chunk_bound, sizes) if total > direct_bound else [(0, len(messages))]
     return plan
 

@@ -28,7 +28,7 @@ TOOL_ERROR = "tool_error"
 REJECTED = "rejected"    # the user refused a tool use (text = their feedback, if any)
 
 
-@dataclass
+@dataclass(slots=True)
 class Block:
     kind: str
     text: str
@@ -37,7 +37,7 @@ class Block:
     path: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Message:
     role: str
     line: int
@@ -103,11 +103,16 @@ def render(messages: list[Message], header: list[str] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def chunk(messages: list[Message], bound: int) -> list[tuple[int, int]]:
+def rendered_size(message: Message) -> int:
+    return sum(len(x) + 1 for x in render_message(message))
+
+
+def chunk(messages: list[Message], bound: int, sizes: list[int] | None = None) -> list[tuple[int, int]]:
     """Split into [start, end) ranges of at most ``bound`` rendered characters,
     cutting before a user turn where possible (a debugging arc stays together)."""
     ranges: list[tuple[int, int]] = []
-    sizes = [sum(len(x) + 1 for x in render_message(m)) for m in messages]
+    if sizes is None:
+        sizes = [rendered_size(m) for m in messages]
     start, size, last_turn = 0, 0, None
     for i, message in enumerate(messages):
         if message.is_user_turn and i > start:

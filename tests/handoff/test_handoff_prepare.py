@@ -474,3 +474,36 @@ def test_section_objects_round_trip(name, content, ptrs):
     section = Section(name, content.strip(), ptrs)
     again = validate(parse_answer(json.dumps(section.to_json())), name)
     assert again.to_json() == section.to_json()
+
+
+def test_size_caps_give_one_clear_error(tmp_path, monkeypatch):
+    s = Session()
+    for i in range(30):
+        s.user(f"q{i}")
+        s.assistant(text(f"a{i}"))
+    path = s.write(tmp_path / "t.jsonl")
+    monkeypatch.setattr(prep, "MAX_MESSAGES", 20)
+    with pytest.raises(RefocusError, match="too large to distill"):
+        plan_of(path)
+
+
+def test_text_budget_keeps_memory_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(prep, "TEXT_BUDGET", 5_000)
+    s = Session()
+    for i in range(10):
+        s.user(f"{i} " + "x" * 4000)
+    plan = plan_of(s.write(tmp_path / "t.jsonl"))
+    sizes = [len(m.text) for m in plan.messages]
+    assert sizes[0] == 4002 and max(sizes[3:]) <= prep.OVER_BUDGET_CAP + 40
+
+
+def test_merging_state_is_only_kept_for_recent_messages(tmp_path):
+    s = Session()
+    s.user("go")
+    first = s.assistant(text("part one"))
+    msg_id = json.loads(s.lines[-1])["message"]["id"]
+    for i in range(prep.OPEN_MESSAGES + 5):
+        s.assistant(text(f"other {i}"))
+    s.assistant(text("part two"), msg_id=msg_id)  # far too late to be the same response
+    plan = plan_of(s.write(tmp_path / "t.jsonl"))
+    assert first and "part two" in plan.spine_text()

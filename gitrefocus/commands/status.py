@@ -46,4 +46,7 @@ def status(*, cwd: str = ".") -> dict:
     cat, notices = _fresh_catalog(ws)
     model = dashboard(ws, cat)
     model["notices"] = notices
+    from gitrefocus.health import for_status  # stale context, changes since the last session (read-only)
+
+    model.update(for_status(ws))
     return model

@@ -1,0 +1,151 @@
+"""CLI wiring for health, check, decisions and search."""
+
+from __future__ import annotations
+
+import click
+
+from gitrefocus import output
+
+JSON_HELP = "Print a versioned JSON object instead of text."
+
+
+@click.command()
+@click.option("--all", "all_", is_flag=True, help="Also list what is healthy.")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def health(all_, as_json):
+    """Staleness of docs/context and of refocus work, counted from git history.
+
+    For each context file: commits on HEAD since the last commit that changed
+    it, flagged past refocus.stalenessCommits (default 5; 0 disables). For
+    each in-progress refocus here: commits since launch and how many carry
+    its Refocus-Id trailer. Outgoing briefs still un-launched past
+    refocus.staleReservedHours. Prints nothing when everything is healthy.
+    """
+    from gitrefocus.health.staleness import describe, health as run
+
+    model = run()
+    if as_json:
+        output.emit_json("health", model)
+        return
+    files = model["context"] if all_ else [f for f in model["context"] if f["stale"]]
+    if files:
+        title = f"Context files (stale past {model['threshold']} commits):"
+        output.echo(title)
+        for f in files:
+            output.echo("  " + describe(f) + ("  stale" if f["stale"] and all_ else ""))
+    work = model["refocus"] if all_ else [w for w in model["refocus"] if w["flagged"]]
+    if work:
+        output.echo("In-progress refocus work:")
+        for w in work:
+            n = w["commits_since_launch"]
+            if n is None:
+                output.echo(f"  {w['id']}  (no launch time recorded)")
+                continue
+            linked = w["with_trailer"] + w["linked_by_note"]
+            line = (f"  {w['id']}  {n}{'+' if w['truncated'] else ''} commit(s) since launch, "
+                    f"{w['with_trailer']} with its Refocus-Id trailer")
+            if w["linked_by_note"]:
+                line += f", {w['linked_by_note']} linked by note"
+            if n and not linked:
+                line += "  (check the commit-msg hook, or: git refocus link ID REV-RANGE)"
+            output.echo(line)
+    if model["unlaunched"]:
+        output.echo("Outgoing, still un-launched (continue waiting, or abandon):")
+        for u in model["unlaunched"]:
+            output.echo(f"  {u['id']}  {int(u['age_hours'])} h  to {u['dest_dir']}")
+    if all_ and model["healthy"]:
+        output.echo("healthy.")
+
+
+@click.command()
+@click.argument("refocus_id", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def check(refocus_id, as_json):
+    """Stated intent against git for one refocus, as flags to verify.
+
+    Looks at each done_when criterion, each artifact the result lists (does
+    it exist at HEAD, did a linked commit touch it) and each material change
+    (did that context file change since spawn). Every flag is a prompt to
+    verify, not a verdict.
+    """
+    from gitrefocus.health.check import check as run
+
+    model = run(refocus_id=refocus_id)
+    if as_json:
+        output.emit_json("check", model)
+        return
+    output.echo(f"{model['id']} ({model['status']}): {len(model['linked_commits'])} linked commit(s) "
+                f"since spawn, {model['commits_since_spawn']} commit(s) in all.")
+    for section, title in (("done_when", "Done when"), ("artifacts", "Artifacts"),
+                           ("material_changes", "Material changes")):
+        items = model[section]
+        if not items:
+            continue
+        output.echo(f"{title}:")
+        for item in items:
+            output.echo(f"  {'⚑' if item['flags'] else '-'} {item['label']}")
+            for flag in item["flags"]:
+                output.echo(f"      {flag}")
+            for fact in item["facts"]:
+                output.echo(f"      {fact}")
+    if not model["flag_count"]:
+        output.echo("no flags: nothing in git contradicts the stated intent (still worth a look).")
+
+
+@click.command()
+@click.option("--dry-run", "-n", is_flag=True, help="Print the index instead of writing it.")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def decisions(dry_run, as_json):
+    """Generate docs/context/decisions/INDEX.md from the ADR files.
+
+    Each ADR gives its title (`# ADR-NNN: Title`), status, date and tags (the
+    `**Status:** X | **Date:** Y | **Tags:** Z` line) and superseded-by.
+    ADRs with `private: true` in their frontmatter are left out; files that
+    cannot be parsed are listed, not fatal.
+    """
+    from gitrefocus.health.decisions import decisions as run
+
+    model = run(write=not dry_run)
+    for err in model["errors"]:
+        output.warn(f"{err['file']}: {err['error']}")
+    if as_json:
+        output.emit_json("decisions", model)
+        return
+    if dry_run:
+        output.echo(model["text"].rstrip("\n"))
+        return
+    verb = "wrote" if model["changed"] else "unchanged:"
+    output.echo(f"{verb} {model['path']} ({len(model['entries']) - len(model['errors'])} decision(s), "
+                f"{model['private_skipped']} private skipped, {len(model['errors'])} unreadable).")
+
+
+@click.command()
+@click.argument("text")
+@click.option("--cross-project", is_flag=True, help="Also search the projects under refocus.searchPaths.")
+@click.option("--kind", type=click.Choice(["brief", "result", "context"]), multiple=True,
+              help="Only these kinds of text; repeat.")
+@click.option("--limit", type=click.IntRange(min=1), default=200, show_default=True, help="Stop after this many matches.")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def search(text, cross_project, kind, limit, as_json):
+    """Search briefs, results and context files (case-insensitive).
+
+    With --cross-project, also every git work tree directly under each
+    refocus.searchPaths entry (git config --add refocus.searchPaths ~/work).
+    Paths that resolve outside their configured parent are refused.
+    """
+    from gitrefocus.health.search import search as run
+
+    model = run(text=text, cross_project=cross_project, kinds=list(kind), limit=limit)
+    for r in model["refused"]:
+        output.warn(f"refused {r['path']}: {r['reason']}")
+    for n in model["notices"]:
+        output.note(n)
+    if as_json:
+        output.emit_json("search", model)
+        return
+    for m in model["results"]:
+        output.echo(f"[{m['project']}] {m['path']}:{m['line']} — \"{m['text']}\"")
+    if model["truncated"]:
+        output.note(f"stopped after {limit} matches (--limit).")
+    if not model["results"]:
+        output.note(f"no matches for {text!r}.")

@@ -507,3 +507,22 @@ def test_merging_state_is_only_kept_for_recent_messages(tmp_path):
     s.assistant(text("part two"), msg_id=msg_id)  # far too late to be the same response
     plan = plan_of(s.write(tmp_path / "t.jsonl"))
     assert first and "part two" in plan.spine_text()
+
+
+def _same_session(layout: str, tmp_path):
+    s = Session(layout=layout, session_id="0b7a2f4e-1111-4222-8333-944445555666")
+    s.attachment()
+    s.user("Fix the parser; it must stay pure Python.")
+    s.assistant(thinking(""), text("I think the tokenizer is broken."))
+    s.bash("pytest", TOOL_SECRET, is_error=True)
+    s.user("No, the lexer is the problem.")
+    s.assistant(text("Right: the lexer drops the last token."))
+    return plan_of(s.write(tmp_path / f"{layout}.jsonl"))
+
+
+def test_both_record_layouts_give_the_same_spine(tmp_path):
+    """Key order changed between client versions; prepare must not care (or take fast paths wrongly)."""
+    new, old = _same_session("2.1", tmp_path), _same_session("legacy", tmp_path)
+    assert new.spine_text().split("\n", 3)[3] == old.spine_text().split("\n", 3)[3]
+    assert new.stats["skipped_attachment"] == old.stats["skipped_attachment"] == 1
+    assert new.stats["skipped_progress"] == old.stats["skipped_progress"] == 1

@@ -1,10 +1,13 @@
 """Hand-made Claude Code transcripts that mirror what the real client writes.
 
-Record layout and key order follow Claude Code 2.1 (``parentUuid``, ``isSidechain``,
-``userType``, ``cwd``, ``sessionId``, ``version``, ``gitBranch``, ``type``, ``message``,
-``uuid``, ``timestamp``); assistant messages are written one content block per
-line sharing ``message.id``; tool results carry ``toolUseResult``; progress,
-attachment, file-history-snapshot and queue-operation records sit in between.
+Record layout and key order follow Claude Code 2.1.330 as observed through the
+loopback mock (``parentUuid``, ``isSidechain``, the payload, ``type``, ``uuid``,
+``timestamp``, extras, then ``userType``, ``entrypoint``, ``cwd``, ``sessionId``,
+``version``, ``gitBranch``); ``layout="legacy"`` writes the older order
+(``userType`` … ``gitBranch`` before ``type``). Assistant messages are written one
+content block per line sharing ``message.id``; tool results carry
+``toolUseResult``; progress, attachment, file-history-snapshot and
+queue-operation records sit in between.
 """
 
 from __future__ import annotations
@@ -27,13 +30,14 @@ def new_uuid() -> str:
 class Session:
     def __init__(self, cwd: str | Path = "/home/dev/project", session_id: str | None = None,
                  start: dt.datetime | None = None, branch: str = "main", sidechain: bool = False,
-                 agent_id: str | None = None):
+                 agent_id: str | None = None, layout: str = "2.1"):
         self.cwd = str(cwd)
         self.session_id = session_id or new_uuid()
         self.clock = start or dt.datetime(2026, 1, 5, 9, 0, 0, tzinfo=dt.timezone.utc)
         self.branch = branch
         self.sidechain = sidechain
         self.agent_id = agent_id
+        self.layout = layout
         self.parent: str | None = None
         self.lines: list[bytes] = []
 
@@ -55,11 +59,14 @@ class Session:
         rec = {"parentUuid": self.parent if parent is ... else parent, "isSidechain": self.sidechain}
         if self.agent_id:
             rec["agentId"] = self.agent_id
-        rec.update({"userType": "external", "cwd": self.cwd, "sessionId": self.session_id, "version": "2.1.3",
-                    "gitBranch": self.branch, "type": kind, **body})
-        rec.update(extra)
-        rec["uuid"] = uid
-        rec["timestamp"] = timestamp or self.tick()
+        where = {"userType": "external", "entrypoint": "cli", "cwd": self.cwd, "sessionId": self.session_id,
+                 "version": "2.1.330", "gitBranch": self.branch}
+        if self.layout == "legacy":
+            rec.update(where)
+            rec.update({"type": kind, **body, **extra, "uuid": uid, "timestamp": timestamp or self.tick()})
+        else:
+            rec.update({**body, "type": kind, "uuid": uid, "timestamp": timestamp or self.tick(), **extra})
+            rec.update(where)
         self.raw(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
         if chain:
             self.parent = uid

@@ -16,7 +16,7 @@ from gitrefocus.config import BUDGETS
 from gitrefocus.workspace import Workspace
 
 # per budget: (max advisories, max chars of the child's brief summary, commit lines)
-BUDGET_LIMITS = {"economy": (0, 800, 0), "light": (3, 2000, 3), "standard": (8, 5000, 10), "detailed": (20, 8000, 30)}
+BUDGET_LIMITS = {"economy": (0, 800, 0), "light": (3, 2000, 3), "standard": (8, 5000, 5), "detailed": (20, 8000, 10)}
 
 
 def _cut(text: str, limit: int) -> str:

@@ -1,6 +1,7 @@
 """The five built-in extractors: deterministic, no model, seed 001's section shapes.
 
-They read the prepared spine (never tool output) and, for Code-state and the
+They read the prepared spine (never tool output) through one
+:class:`~gitrefocus.handoff.analysis.Analysis` and, for Code-state and the
 stated-intent-vs-git flags, a read-only :class:`~gitrefocus.handoff.gitstate.GitState`.
 Every claim carries an inline pointer and a matching entry in ``pointers``.
 Text from the transcript appears only as verbatim quotes in quotation marks;
@@ -12,10 +13,10 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass
 
 from gitrefocus.handoff import cues
 from gitrefocus.handoff import spine as sp
+from gitrefocus.handoff.analysis import FENCE_RE, Analysis, Quote
 from gitrefocus.handoff.gitstate import GitState, relative_path
 from gitrefocus.handoff.prepare import Plan
 from gitrefocus.handoff.sections import Pointer, Section
@@ -26,30 +27,7 @@ MAX_CONSTRAINTS = 10
 MAX_DECISIONS = 4
 MAX_FLAGS = 8
 MAX_CHANGES = 25
-_HYPOTHESIS_RE = re.compile(r"\b(?:I think|probably|likely|I suspect|suspect|might be|may be|seems|appears|"
-                            r"the (?:issue|problem|cause|bug) (?:is|was)|must be|should be|looks like)\b", re.I)
-_ACK_RE = re.compile(r"^\W*(?:you'?re|you are) (?:right|correct)\W*$|^\W*(?:my mistake|I apologi[sz]e)\W*$", re.I)
-_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.S)
 _OMITTED = "[instruction-like text omitted]"
-
-
-@dataclass
-class Quote:
-    """A verbatim excerpt of one message, with where it came from."""
-
-    text: str
-    cut_before: bool
-    cut_after: bool
-    label: str
-    index: int   # position of the message in plan.messages
-    role: str
-    thinking: bool = False
-
-    def md(self) -> str:
-        return cues.quote_md(self.text, self.cut_before, self.cut_after)
-
-    def pointer(self, note: str) -> Pointer:
-        return Pointer("transcript", self.label, note)
 
 
 class _Draft:
@@ -86,144 +64,6 @@ def _plain(value: str | None, cap: int = 160) -> str:
         return _OMITTED
     text = text.replace("`", "'")
     return text if len(text) <= cap else text[: cap - 1] + "…"
-
-
-class Analysis:
-    """One pass over the spine, finding every cue the five extractors use."""
-
-    def __init__(self, plan: Plan):
-        self.plan = plan
-        self.corrections: list[Quote] = []
-        self.constraints: list[Quote] = []
-        self.abandons: list[Quote] = []
-        self.decisions: list[Quote] = []
-        self.intents: list[Quote] = []
-        self.open_items: list[Quote] = []
-        self.injections: list[tuple[str, str]] = []
-        self.refusals: list[tuple[sp.Message, sp.Block]] = []
-        self.rewinds: list[sp.Message] = []
-        self.failed_sidechains: list[sp.Message] = []
-        self.user_turns: list[int] = []
-        self._scan()
-
-    def _scan(self) -> None:
-        for index, message in enumerate(self.plan.messages):
-            if message.role == sp.REWIND:
-                self.rewinds.append(message)
-            elif message.role == sp.SIDECHAIN and message.failed:
-                self.failed_sidechains.append(message)
-            if message.is_user_turn:
-                self.user_turns.append(index)
-            for block in message.blocks:
-                if block.kind == sp.REJECTED:
-                    self.refusals.append((message, block))
-                    if block.text:
-                        self._user_sentences(index, message, block, refusal=True)
-                elif block.kind == sp.TEXT and message.role == sp.USER:
-                    self._user_sentences(index, message, block)
-                elif block.kind == sp.TEXT and message.role == sp.ASSISTANT:
-                    self._assistant_sentences(index, message, block)
-                elif block.kind == sp.THINKING:
-                    self._assistant_sentences(index, message, block, thinking=True)
-
-    def _sentences(self, index, message, block, thinking=False):
-        text = block.text
-        fenced = [(m.start(), m.end()) for m in _FENCE_RE.finditer(text)] if "```" in text else []
-        label = message.label(block.line)
-        for a, b in cues.sentence_spans(text):
-            if any(fa <= a < fb for fa, fb in fenced) or text[a:a + 4] == "    ":
-                continue  # code and pasted logs are not statements
-            sentence = text[a:b]
-            low = sentence.casefold()
-            if cues.looks_like_injection(sentence, low):
-                if (label, message.role) not in self.injections:
-                    self.injections.append((label, message.role))
-                continue
-            yield a, b, sentence, low, label
-
-    def _quote(self, text, a, b, match, label, index, role, thinking=False) -> Quote:
-        cue = (a + match.start(), a + match.end()) if match else None
-        q, before, after = cues.window(text, a, b, cue)
-        return Quote(q, before, after, label, index, role, thinking)
-
-    def _user_sentences(self, index, message, block, refusal=False) -> None:
-        per_message = 0
-        for a, b, sentence, low, label in self._sentences(index, message, block):
-            m = cues.CORRECTION.search(sentence, low)
-            if (m or refusal) and per_message < 2:
-                self.corrections.append(self._quote(block.text, a, b, m, label, index, "user"))
-                per_message += 1
-                continue
-            m = cues.CONSTRAINT.search(sentence, low)
-            if m:
-                self.constraints.append(self._quote(block.text, a, b, m, label, index, "user"))
-            m = cues.DECISION.search(sentence, low)
-            if m:
-                self.decisions.append(self._quote(block.text, a, b, m, label, index, "user"))
-            m = cues.INTENT.search(sentence, low)
-            if m:
-                self.intents.append(self._quote(block.text, a, b, m, label, index, "user"))
-
-    def _assistant_sentences(self, index, message, block, thinking=False) -> None:
-        for a, b, sentence, low, label in self._sentences(index, message, block, thinking):
-            m = cues.ABANDON.search(sentence, low)
-            if m and _ACK_RE.match(sentence):
-                m = None  # "You're right." alone acknowledges a correction; it states no hypothesis
-            if m:
-                self.abandons.append(self._quote(block.text, a, b, m, label, index, "assistant", thinking))
-            if thinking:
-                continue
-            m = cues.DECISION.search(sentence, low)
-            if m:
-                self.decisions.append(self._quote(block.text, a, b, m, label, index, "assistant"))
-            m = cues.INTENT.search(sentence, low)
-            if m:
-                self.intents.append(self._quote(block.text, a, b, m, label, index, "assistant"))
-            m = cues.OPEN.search(sentence, low)
-            if m:
-                self.open_items.append(self._quote(block.text, a, b, m, label, index, "assistant"))
-
-    # -- shared lookups -----------------------------------------------------
-    def last_assistant_text(self, before: int | None = None) -> tuple[int, sp.Message] | None:
-        end = len(self.plan.messages) if before is None else before
-        for i in range(end - 1, -1, -1):
-            m = self.plan.messages[i]
-            if m.role == sp.ASSISTANT and m.text.strip():
-                return i, m
-        return None
-
-    def hypothesis_before(self, index: int) -> Quote | None:
-        """The assistant claim a user correction at ``index`` overruled."""
-        found = self.last_assistant_text(index)
-        if found is None:
-            return None
-        i, message = found
-        block = next(b for b in message.blocks if b.kind == sp.TEXT and b.text.strip())
-        chosen = None
-        for a, b, sentence, _, label in self._sentences(i, message, block):
-            m = _HYPOTHESIS_RE.search(sentence)
-            if m:
-                chosen = self._quote(block.text, a, b, m, label, i, "assistant")
-            elif chosen is None:
-                chosen = self._quote(block.text, a, b, None, label, i, "assistant")
-            if m:
-                break
-        return chosen
-
-    def tool_error_before(self, index: int, reach: int = 4) -> str | None:
-        """A tool error shortly before ``index`` with no user turn in between."""
-        for i in range(index - 1, max(-1, index - reach - 1), -1):
-            m = self.plan.messages[i]
-            if m.is_user_turn:
-                return None
-            for b in m.blocks:
-                if b.kind == sp.TOOL_ERROR:
-                    return m.label(b.line)
-        return None
-
-    def first_label(self) -> str:
-        m = self.plan.messages[0]
-        return m.label(m.blocks[0].line) if m.blocks else m.label()
 
 
 def _spread(items: list, cap: int) -> list:
@@ -565,7 +405,7 @@ def _vocabulary(an: Analysis) -> _Draft:
         for block in message.blocks:
             if block.kind != sp.TEXT or cues.looks_like_injection(block.text):
                 continue
-            text = _FENCE_RE.sub("", block.text)
+            text = FENCE_RE.sub("", block.text)
             for m in list(_MEANS_RE.finditer(text)) + list(_TERM_RE.finditer(text)):
                 term = next(g for g in m.groups() if g)
                 key = term.lower().strip()

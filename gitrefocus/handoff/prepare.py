@@ -21,14 +21,15 @@ size of the transcript. What it does, in the words of SPEC §8 / seed 001:
 from __future__ import annotations
 
 import os
-import re
-from array import array
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.handoff import jsonl
+from gitrefocus.handoff import forks, jsonl
 from gitrefocus.handoff import spine as sp
+from gitrefocus.handoff.records import (CONVERSATION, INTERRUPTED, REJECTED, REJECTED_ALT, USER_SAID, WRITE_TOOLS,
+                                        cap, joined_text, one_line, prefilter, tool_summary, user_text)
+from gitrefocus.handoff.sidechains import Sidechain, insert_by_time, read_subagent
 from gitrefocus.handoff.transcript_paths import TranscriptSource
 
 USER_CAP = 6000          # characters of one user message kept
@@ -44,28 +45,6 @@ MAX_SIDECHAINS = 5_000
 OPEN_MESSAGES = 64        # recent message ids still open for merging split lines
 DIRECT_BOUND = 300_000   # a spine up to this many characters is handed over whole
 CHUNK_BOUND = 100_000    # otherwise it is cut into chunks of about this size
-
-CONVERSATION = {"user", "assistant"}
-# record types known to carry no conversation; any other unknown type is skipped too
-NON_CONVERSATION = {"attachment", "queue-operation", "progress", "file-history-snapshot", "summary",
-                    "system", "custom-title", "tag", "agent-name", "pr-link", "last-prompt"}
-
-_REJECTED = "The user doesn't want to proceed with this tool use."
-_REJECTED_ALT = "The user doesn't want to take this action right now."
-_USER_SAID = "the user said:\n"
-_INTERRUPTED = "[Request interrupted by user"
-_REMINDER_RE = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
-_COMMAND_NAME_RE = re.compile(r"<command-name>(.*?)</command-name>", re.S)
-_COMMAND_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.S)
-_BASH_INPUT_RE = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
-_TOOL_OUTPUT_TAGS = ("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>", "<bash-stderr>",
-                     "<local-command-caveat>")
-_FILE_TOOLS = {"Read", "Edit", "MultiEdit", "Write", "NotebookEdit", "NotebookRead"}
-WRITE_TOOLS = {"Edit", "MultiEdit", "Write", "NotebookEdit"}
-_TYPE_RE = re.compile(rb'[{,]"type":"([A-Za-z_-]+)"')
-_PARENT_RE = re.compile(rb'[{,]"parentUuid":(?:null|"([^"\\]{1,200})")')
-_TAIL_UUID_RE = re.compile(rb',"uuid":"([^"\\]{1,200})"([^{}\[\]]*)\}$')
-_FAST_LINK_TYPES = {b"progress", b"attachment"}
 
 
 @dataclass
@@ -112,125 +91,19 @@ class Plan:
         }
 
 
-def _cap(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    head = limit * 2 // 3
-    tail = limit - head
-    return f"{text[:head]} [... {len(text) - limit} chars cut ...] {text[-tail:]}"
-
-
-def _one_line(text: str, limit: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _prefilter(raw: bytes):
-    """Classify a line from raw bytes when that is certain; None means parse it.
-
-    Only two cases are decided here: a record whose *first* key is ``type``
-    (snapshots, queue operations, summaries: no conversation, no chain), and a
-    progress/attachment record whose top-level keys can be read without
-    parsing (it only links the ``parentUuid`` chain). ``"type":"`` preceded by
-    ``{`` or ``,`` is structural JSON (inside a string the quotes would be
-    escaped), and with no ``{``/``[`` before it, it is a top-level key.
-    """
-    m = _TYPE_RE.search(raw, 0, 4096)
-    if m is None:
-        return None
-    if raw.find(b"{", 1, m.start()) >= 0 or raw.find(b"[", 1, m.start()) >= 0:
-        return None
-    kind = m.group(1)
-    if m.start() == 0:
-        if kind in (b"user", b"assistant", b"system"):
-            return None
-        return ("skip", kind.decode())
-    if kind not in _FAST_LINK_TYPES:
-        return None
-    parent = _PARENT_RE.search(raw, 0, m.start())
-    tail = _TAIL_UUID_RE.search(raw, max(0, len(raw) - 400))
-    if parent is None or tail is None or b":{" in tail.group(2) or b'"uuid"' in tail.group(2):
-        return None
-    p = parent.group(1)
-    return ("link", kind.decode(), tail.group(1).decode(), p.decode() if p else None)
-
-
-def _key(uuid: str):
-    """A compact dict key: 16 bytes for a canonical UUID, the string otherwise."""
-    if len(uuid) == 36 and uuid[8] == "-":
-        try:
-            return bytes.fromhex(uuid.replace("-", ""))
-        except ValueError:
-            pass
-    return uuid
-
-
-class _Graph:
-    """The parentUuid tree, one small entry per record, for dedupe and forks."""
-
-    NONE = -1
-
-    def __init__(self):
-        self.index: dict = {}
-        self.parent = array("q")              # node id, or NONE; unresolved ones wait in `pending`
-        self.pending: dict[int, object] = {}  # node -> parent key not seen yet
-        self.timestamps: dict[int, str] = {}  # conversation nodes only
-        self.message = array("q")             # index into messages, or NONE
-
-    def __len__(self) -> int:
-        return len(self.parent)
-
-    def contains(self, uuid: str) -> bool:
-        return _key(uuid) in self.index
-
-    def add(self, uuid: str, parent: str | None, timestamp: str | None) -> int:
-        node = len(self.parent)
-        self.index[_key(uuid)] = node
-        target = self.NONE
-        if parent:
-            pkey = _key(parent)
-            target = self.index.get(pkey, self.NONE)
-            if target == self.NONE:
-                self.pending[node] = pkey
-        self.parent.append(target)
-        self.message.append(self.NONE)
-        if timestamp is not None:
-            self.timestamps[node] = timestamp
-        return node
-
-    def resolve(self) -> None:
-        for node, pkey in self.pending.items():
-            self.parent[node] = self.index.get(pkey, self.NONE)
-        self.pending.clear()
-
-    def parent_of(self, node: int) -> int | None:
-        p = self.parent[node]
-        return None if p == self.NONE else p
-
-    def timestamp_of(self, node: int) -> str | None:
-        return self.timestamps.get(node)
-
-    def ancestors(self, node: int | None):
-        seen = set()
-        while node is not None and node not in seen:
-            seen.add(node)
-            yield node
-            node = self.parent_of(node)
-
-
 class _Collector:
     """One pass over the main transcript."""
 
     def __init__(self, source: TranscriptSource):
         self.source = source
         self.stats: Counter = Counter()
-        self.graph = _Graph()
+        self.graph = forks.Graph()
         self.messages: list[sp.Message] = []
         # message.id -> (message index, blocks seen): only for recent messages, since
         # the client writes the lines of one response together
         self.open_messages: OrderedDict[str, tuple[int, set]] = OrderedDict()
         self.tool_names: dict[str, str] = {}
-        self.sidechains: dict[str, _Sidechain] = {}
+        self.sidechains: dict[str, Sidechain] = {}
         self.sidechain_of: dict[str, str] = {}   # uuid -> group, for sidechains without agentId
         self.sidechain_seen: set = set()
         self.text_budget = TEXT_BUDGET
@@ -241,7 +114,6 @@ class _Collector:
         self.todos: list[tuple[str, str, int]] = []
         self.leaf_node: int | None = None
         self.leaf_uuid: str | None = None
-        self.rewinds: list[tuple[int, sp.Message]] = []
 
     # -- reading ----------------------------------------------------------
     def read_main(self) -> None:
@@ -250,7 +122,7 @@ class _Collector:
         except OSError as exc:
             raise RefocusError(f"cannot read transcript {self.source.main!r}: {exc.strerror}.") from None
         with fh:
-            for line in jsonl.read_lines(fh, prefilter=_prefilter):
+            for line in jsonl.read_lines(fh, prefilter=prefilter):
                 self.stats["lines"] += 1
                 self._line(line)
 
@@ -283,13 +155,13 @@ class _Collector:
         if kind not in CONVERSATION:
             self.stats["skipped_" + (kind if isinstance(kind, str) else "untyped").replace("-", "_")] += 1
             if kind == "summary" and isinstance(record.get("summary"), str):
-                self.title = _one_line(record["summary"], 160)
+                self.title = one_line(record["summary"], 160)
             if uuid and not record.get("isSidechain") and not self.graph.contains(uuid):
                 parent = record.get("parentUuid") or record.get("logicalParentUuid")
                 self._check_size()
                 self.graph.add(uuid, parent if isinstance(parent, str) else None, None)
             return
-        if uuid and (self.graph.contains(uuid) or _key(uuid) in self.sidechain_seen):
+        if uuid and (self.graph.contains(uuid) or forks.key(uuid) in self.sidechain_seen):
             self.stats["duplicate_records"] += 1
             return
         if record.get("isSidechain") is True:
@@ -321,7 +193,7 @@ class _Collector:
         """Cap one text, and all texts together: past the budget each keeps only a little."""
         if self.text_budget <= 0:
             limit = min(limit, OVER_BUDGET_CAP)
-        kept = _cap(text, limit)
+        kept = cap(text, limit)
         self.text_budget -= len(kept)
         return kept
 
@@ -364,7 +236,7 @@ class _Collector:
     def _user(self, record: dict, message: dict, number: int):
         content = message.get("content")
         if record.get("isCompactSummary"):
-            text = content if isinstance(content, str) else _joined_text(content)
+            text = content if isinstance(content, str) else joined_text(content)
             return sp.Message(sp.COMPACT, number, blocks=[sp.Block(sp.TEXT, self._text(text, COMPACT_CAP), number)])
         blocks: list[sp.Block] = []
         role = sp.USER
@@ -377,7 +249,7 @@ class _Collector:
                 continue
             t = item.get("type")
             if t == "text" and isinstance(item.get("text"), str):
-                special = _user_text(item["text"])
+                special = user_text(item["text"])
                 if special is None:
                     continue
                 srole, text = special
@@ -399,15 +271,15 @@ class _Collector:
         return sp.Message(role, number, blocks=blocks)
 
     def _tool_result(self, item: dict, number: int) -> sp.Block | None:
-        text = _joined_text(item.get("content"))
+        text = joined_text(item.get("content"))
         self.stats["tool_output_chars_stripped"] += len(text)
         tool = self.tool_names.get(item.get("tool_use_id") or "", None)
-        if text.startswith((_REJECTED, _REJECTED_ALT)):
-            said = text.find(_USER_SAID)
-            feedback = text[said + len(_USER_SAID):].strip() if said >= 0 else ""
+        if text.startswith((REJECTED, REJECTED_ALT)):
+            said = text.find(USER_SAID)
+            feedback = text[said + len(USER_SAID):].strip() if said >= 0 else ""
             return sp.Block(sp.REJECTED, self._text(feedback, USER_CAP), number, tool=tool)
         if item.get("is_error") is True:
-            if text.startswith(_INTERRUPTED):
+            if text.startswith(INTERRUPTED):
                 return None
             return sp.Block(sp.TOOL_ERROR, "(output stripped)", number, tool=tool)
         return None
@@ -481,14 +353,14 @@ class _Collector:
         path = data.get("file_path") or data.get("notebook_path")
         path = path if isinstance(path, str) else None
         if name == "TodoWrite" and isinstance(data.get("todos"), list):
-            self.todos = [(str(t.get("status", "?")), _one_line(t.get("content", ""), 160), number)
+            self.todos = [(str(t.get("status", "?")), one_line(t.get("content", ""), 160), number)
                           for t in data["todos"][:30] if isinstance(t, dict)]
             summary = "; ".join(f"[{s}] {c}" for s, c, _ in self.todos)
         else:
-            summary = _tool_summary(name, data, path)
+            summary = tool_summary(name, data, path)
         if path and name in WRITE_TOOLS and len(self.files_written) < 5000:
             self.files_written.append((path, number))
-        return sp.Block(sp.TOOL_USE, _one_line(summary, TOOL_SUMMARY_CAP), number, tool=name, path=path)
+        return sp.Block(sp.TOOL_USE, one_line(summary, TOOL_SUMMARY_CAP), number, tool=name, path=path)
 
     # -- sidechains ---------------------------------------------------------
     def _sidechain(self, record: dict, uuid: str | None, number: int) -> None:
@@ -497,7 +369,7 @@ class _Collector:
         key = agent or (self.sidechain_of.get(parent) if isinstance(parent, str) else None) or f"L{number}"
         if uuid:
             self._check_size()
-            self.sidechain_seen.add(_key(uuid))
+            self.sidechain_seen.add(forks.key(uuid))
             if not agent:
                 self.sidechain_of[uuid] = key
         chain = self.sidechains.get(key)
@@ -506,262 +378,37 @@ class _Collector:
                 key = "overflow"  # a hostile file of countless one-record sidechains
                 chain = self.sidechains.get(key)
             if chain is None:
-                chain = self.sidechains[key] = _Sidechain(key, "", number, record.get("timestamp"))
+                chain = self.sidechains[key] = Sidechain(key, "", number, record.get("timestamp"))
         chain.take(record, number, self.stats)
 
     # -- assembly -----------------------------------------------------------
-    def finish(self, subagents: list["_Sidechain"]) -> list[sp.Message]:
+    def finish(self, subagents: list[Sidechain]) -> list[sp.Message]:
+        """The spine: kept messages in file order, rewind markers, sidechain outcomes."""
         self.graph.resolve()
-        keep = self._linearize()
-        messages = [m for i, m in enumerate(self.messages) if keep[i] and m.blocks]
+        keep, rewinds = forks.linearize(self.graph, self.leaf_node, len(self.messages),
+                                        lambda i: self.messages[i].is_user_turn, self.stats)
+        before: dict[int, list[sp.Message]] = {}
+        for rewind in rewinds:
+            before.setdefault(rewind.replacement, []).append(self._rewind_marker(rewind))
+        messages = [x for i, m in enumerate(self.messages) if keep[i] and m.blocks
+                    for x in (*before.get(i, ()), m)]
         outcomes = [c.outcome() for c in list(self.sidechains.values()) + subagents]
         self.stats["sidechains_collapsed"] += len(outcomes)
-        return _insert_by_time(messages, [o for o in outcomes if o is not None])
+        return insert_by_time(messages, [o for o in outcomes if o is not None])
 
-    def _linearize(self) -> list:
-        """Which messages stay, and rewind markers placed in front of replacements."""
-        keep: list = [True] * len(self.messages)
-        g = self.graph
-        if self.leaf_node is None:
-            return keep
-        on_path = set(g.ancestors(self.leaf_node))
-        path_child: dict[int, int] = {}
-        for node in on_path:
-            parent = g.parent_of(node)
-            if parent is not None and parent in on_path:
-                path_child[parent] = node
-        nodes_of: dict[int, list[int]] = {}
-        for node, msg in enumerate(g.message):
-            if msg >= 0:
-                nodes_of.setdefault(msg, []).append(node)
-        fork: dict[int, tuple | None] = {}
-        groups: dict[tuple, list[int]] = {}
-        for node, msg in enumerate(g.message):
-            if msg < 0 or node in on_path:
-                continue
-            if any(n in on_path for n in nodes_of[msg]):
-                continue  # another line of the same merged message is on the path
-            result = self._fork_of(node, on_path, fork)
-            if result is None:
-                continue  # not connected to the leaf's history: keep, cannot judge
-            groups.setdefault(result, []).append(msg)
-        for (fork_node, branch), msgs in groups.items():
-            first = min(msgs)
-            child = path_child.get(fork_node)
-            replacement = self._first_message_from(child, path_child)
-            if not self._is_rewind(branch, child, first, replacement):
-                self.stats["forks_linearized"] += 1
-                continue
-            self.stats["rewinds"] += 1
-            for m in set(msgs):
-                keep[m] = False
-            self.stats["rewound_messages"] += len(set(msgs))
-            self._rewind_marker(sorted(set(msgs)), replacement)
-        return keep
-
-    def _fork_of(self, node: int, on_path: set, memo: dict):
-        trail = []
-        current, below = node, None
-        result = None
-        steps = 0
-        while True:
-            steps += 1
-            if current is None or steps > len(self.graph) + 1:
-                result = None
-                break
-            if current in on_path:
-                result = (current, below)
-                break
-            if current in memo:
-                result = memo[current]
-                break
-            trail.append(current)
-            below, current = current, self.graph.parent_of(current)
-        for t in trail:
-            memo[t] = result
-        return result
-
-    def _first_message_from(self, node, path_child) -> int | None:
-        steps = 0
-        while node is not None and steps <= len(self.graph):
-            steps += 1
-            if self.graph.message[node] >= 0:
-                return self.graph.message[node]
-            node = path_child.get(node)
-        return None
-
-    def _is_rewind(self, branch, child, first_msg, replacement) -> bool:
-        if child is None or replacement is None:
-            return False
-        g = self.graph
-        if g.timestamp_of(branch) is not None and g.timestamp_of(branch) == g.timestamp_of(child):
-            return False  # recording artifact: siblings written at the same instant
-        return self.messages[first_msg].is_user_turn and self.messages[replacement].is_user_turn
-
-    def _rewind_marker(self, msgs: list[int], replacement: int) -> None:
+    def _rewind_marker(self, rewind: forks.Rewind) -> sp.Message:
+        msgs = rewind.abandoned
         first = self.messages[msgs[0]]
         last_line = max(self.messages[m].last_line for m in msgs)
-        quote = _one_line(first.text, 150)
-        target = self.messages[replacement]
+        quote = one_line(first.text, 150)
+        target = self.messages[rewind.replacement]
         marker = sp.Block(
             sp.TEXT,
             f"the user went back and replaced {len(msgs)} message(s) (L{first.line}-L{last_line}); "
             f"the abandoned branch began with the user saying: \"{quote}\"",
             first.line,
         )
-        self.rewinds.append((replacement, sp.Message(sp.REWIND, first.line, blocks=[marker],
-                                                     timestamp=target.timestamp, last_line=last_line)))
-
-
-class _Sidechain:
-    """Collapses one sidechain (in the main file or a subagent file) to an outcome."""
-
-    def __init__(self, key: str, source: str, first_line: int, timestamp):
-        self.key, self.source = key, source
-        self.first_line = self.last_line = first_line
-        self.timestamp = timestamp if isinstance(timestamp, str) else None
-        self.prompt: str | None = None
-        self.answer: str | None = None
-        self.records = self.tool_calls = self.tool_errors = 0
-        self.agent_type: str | None = None
-
-    def take(self, record: dict, number: int, stats: Counter) -> None:
-        self.records += 1
-        self.last_line = number
-        if self.timestamp is None and isinstance(record.get("timestamp"), str):
-            self.timestamp = record["timestamp"]
-        message = record.get("message")
-        if not isinstance(message, dict):
-            return
-        content = message.get("content")
-        if "toolUseResult" in record:
-            stats["tool_results_stripped"] += 1
-        items = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        if not isinstance(items, list):
-            return
-        for item in items:
-            if not isinstance(item, dict):
-                continue
-            t = item.get("type")
-            if t == "text" and isinstance(item.get("text"), str) and item["text"].strip():
-                if record.get("type") == "user" and self.prompt is None and not record.get("isMeta"):
-                    self.prompt = _one_line(_REMINDER_RE.sub("", item["text"]), 160)
-                elif record.get("type") == "assistant":
-                    self.answer = item["text"]
-            elif t == "tool_use":
-                self.tool_calls += 1
-            elif t == "tool_result":
-                if item.get("is_error") is True:
-                    self.tool_errors += 1
-                stats["tool_output_chars_stripped"] += len(_joined_text(item.get("content")))
-
-    def outcome(self) -> sp.Message | None:
-        if self.records == 0:
-            return None
-        name = self.source or f"sidechain {self.key}"
-        span = f"{self.source}:L{self.first_line}-L{self.last_line}" if self.source \
-            else f"L{self.first_line}-L{self.last_line}"
-        answer = f"\"{_one_line(self.answer, 220)}\"" if self.answer else "ended without a final answer"
-        asked = f"\"{self.prompt}\"" if self.prompt else "(no prompt recorded)"
-        extra = f", {self.tool_errors} tool error(s)" if self.tool_errors else ""
-        text = (f"{name} asked {asked} -> {answer} ({self.records} records, {self.tool_calls} tool "
-                f"call(s){extra}; {span})")
-        message = sp.Message(sp.SIDECHAIN, self.first_line, timestamp=self.timestamp,
-                             source=self.source, last_line=self.last_line)
-        message.blocks.append(sp.Block(sp.TEXT, text, self.first_line))
-        message.failed = self.answer is None
-        return message
-
-
-def _insert_by_time(messages: list[sp.Message], extra: list[sp.Message]) -> list[sp.Message]:
-    """Merge ``extra`` into ``messages`` (file order): each goes before the first
-    message written after it; without a timestamp, at the end."""
-    if not extra:
-        return messages
-    pending = sorted(extra, key=lambda m: (m.timestamp or "\uffff", m.source, m.line))
-    out: list[sp.Message] = []
-    j = 0
-    for message in messages:
-        while j < len(pending) and pending[j].timestamp and message.timestamp \
-                and pending[j].timestamp < message.timestamp:
-            out.append(pending[j])
-            j += 1
-        out.append(message)
-    out.extend(pending[j:])
-    return out
-
-
-def _joined_text(content) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
-    return ""
-
-
-def _user_text(text: str):
-    """(role, text) for a user text block, or None when it is client chatter."""
-    if "<system-reminder>" in text:
-        text = _REMINDER_RE.sub("", text)
-    stripped = text.strip()
-    if not stripped:
-        return None
-    if stripped.startswith(_INTERRUPTED):
-        return sp.INTERRUPT, "[the user interrupted the assistant]"
-    if stripped.startswith(_TOOL_OUTPUT_TAGS):
-        return None
-    name = _COMMAND_NAME_RE.search(stripped)
-    if name:
-        args = _COMMAND_ARGS_RE.search(stripped)
-        command = name.group(1).strip()
-        arg = args.group(1).strip() if args else ""
-        return sp.COMMAND, _one_line(f"{command} {arg}".strip(), 300)
-    bash = _BASH_INPUT_RE.search(stripped)
-    if bash:
-        return sp.COMMAND, "! " + _one_line(bash.group(1), 300)
-    return sp.USER, stripped
-
-
-def _tool_summary(name: str, data: dict, path: str | None) -> str:
-    if name == "Bash" and isinstance(data.get("command"), str):
-        desc = data.get("description")
-        return data["command"] + (f"  # {desc}" if isinstance(desc, str) and desc else "")
-    if path and name in _FILE_TOOLS:
-        return path
-    for key in ("description", "pattern", "url", "query", "prompt", "path", "skill", "plan"):
-        value = data.get(key)
-        if isinstance(value, str) and value:
-            extra = data.get("subagent_type")
-            return (f"{extra}: " if isinstance(extra, str) else "") + value
-    return ""
-
-
-def _read_subagent(path: str, stats: Counter) -> "_Sidechain | None":
-    label = os.path.basename(path)
-    chain = _Sidechain(label, label, 1, None)
-    seen: set = set()
-    try:
-        fh = open(path, "rb")
-    except OSError:
-        stats["unreadable_subagent_files"] += 1
-        return None
-    with fh:
-        for line in jsonl.read_lines(fh, prefilter=_prefilter):
-            if line.problem == "invalid-json":
-                stats["invalid_json_lines_subagents"] += 1
-            record = line.record
-            if not isinstance(record, dict) or record.get("type") not in CONVERSATION:
-                continue
-            uuid = record.get("uuid")
-            if isinstance(uuid, str):
-                if uuid in seen:
-                    stats["duplicate_records"] += 1
-                    continue
-                seen.add(uuid)
-            if chain.records == 0:
-                chain.first_line = line.number
-            chain.take(record, line.number, stats)
-    return chain if chain.records else None
+        return sp.Message(sp.REWIND, first.line, blocks=[marker], timestamp=target.timestamp, last_line=last_line)
 
 
 def prepare(source: TranscriptSource, *, direct_bound: int = DIRECT_BOUND,
@@ -769,13 +416,8 @@ def prepare(source: TranscriptSource, *, direct_bound: int = DIRECT_BOUND,
     """Read the transcript (and its subagent files) into a :class:`Plan`."""
     collector = _Collector(source)
     collector.read_main()
-    subagents = [c for c in (_read_subagent(p, collector.stats) for p in source.subagents) if c]
+    subagents = [c for c in (read_subagent(p, collector.stats) for p in source.subagents) if c]
     messages = collector.finish(subagents)
-    if collector.rewinds:
-        before: dict[int, list] = {}
-        for replacement, marker in collector.rewinds:
-            before.setdefault(id(collector.messages[replacement]), []).append(marker)
-        messages = [x for m in messages for x in (*before.get(id(m), ()), m)]
     stats = collector.stats
     if not messages:
         lines = stats["lines"]

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.handoff import jsonl, prepare as prep, spine as sp, transcript_paths
+from gitrefocus.handoff import jsonl, prepare as prep, records, spine as sp, transcript_paths
 from tests.handoff.conftest import RESULT_SECRET, TOOL_SECRET
 from tests.handoff.transcript import Session, new_uuid, project_dir, text, thinking, tool_use
 
@@ -392,15 +392,15 @@ def test_reader_reads_long_lines_in_pieces(monkeypatch):
 
 
 def test_prefilter_only_decides_what_it_can_prove():
-    assert prep._prefilter(b'{"type":"file-history-snapshot","snapshot":{}}') == ("skip", "file-history-snapshot")
-    assert prep._prefilter(b'{"type":"user","message":{}}') is None
-    link = prep._prefilter(b'{"parentUuid":"p","isSidechain":false,"type":"progress","data":{"x":{"uuid":"n"}},'
+    assert records.prefilter(b'{"type":"file-history-snapshot","snapshot":{}}') == ("skip", "file-history-snapshot")
+    assert records.prefilter(b'{"type":"user","message":{}}') is None
+    link = records.prefilter(b'{"parentUuid":"p","isSidechain":false,"type":"progress","data":{"x":{"uuid":"n"}},'
                            b'"uuid":"u1","timestamp":"t"}')
     assert link == ("link", "progress", "u1", "p")
     # a nested object before the type key: cannot be sure, so parse
-    assert prep._prefilter(b'{"message":{"type":"progress"},"type":"user"}') is None
+    assert records.prefilter(b'{"message":{"type":"progress"},"type":"user"}') is None
     # a string that merely mentions the type is escaped and never matches
-    assert prep._prefilter(b'{"parentUuid":null,"content":"\\"type\\":\\"progress\\"","type":"user"}') is None
+    assert records.prefilter(b'{"parentUuid":null,"content":"\\"type\\":\\"progress\\"","type":"user"}') is None
 
 
 # -- locating transcripts ---------------------------------------------------

@@ -1,0 +1,174 @@
+"""The parentUuid tree of a transcript: deduplication, and forks told apart.
+
+One small entry per record (an array slot and a 16-byte key for a canonical
+UUID), so a long session's graph stays small.
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+
+
+@dataclass
+class Rewind:
+    """A real rewind: ``abandoned`` messages replaced by the branch starting at ``replacement``."""
+
+    abandoned: list[int]
+    replacement: int
+
+
+def key(uuid: str):
+    """A compact dict key: 16 bytes for a canonical UUID, the string otherwise."""
+    if len(uuid) == 36 and uuid[8] == "-":
+        try:
+            return bytes.fromhex(uuid.replace("-", ""))
+        except ValueError:
+            pass
+    return uuid
+
+
+class Graph:
+    """The parentUuid tree, one small entry per record, for dedupe and forks."""
+
+    NONE = -1
+
+    def __init__(self):
+        self.index: dict = {}
+        self.parent = array("q")              # node id, or NONE; unresolved ones wait in `pending`
+        self.pending: dict[int, object] = {}  # node -> parent key not seen yet
+        self.timestamps: dict[int, str] = {}  # conversation nodes only
+        self.message = array("q")             # index into messages, or NONE
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def contains(self, uuid: str) -> bool:
+        return key(uuid) in self.index
+
+    def add(self, uuid: str, parent: str | None, timestamp: str | None) -> int:
+        node = len(self.parent)
+        self.index[key(uuid)] = node
+        target = self.NONE
+        if parent:
+            pkey = key(parent)
+            target = self.index.get(pkey, self.NONE)
+            if target == self.NONE:
+                self.pending[node] = pkey
+        self.parent.append(target)
+        self.message.append(self.NONE)
+        if timestamp is not None:
+            self.timestamps[node] = timestamp
+        return node
+
+    def resolve(self) -> None:
+        for node, pkey in self.pending.items():
+            self.parent[node] = self.index.get(pkey, self.NONE)
+        self.pending.clear()
+
+    def parent_of(self, node: int) -> int | None:
+        p = self.parent[node]
+        return None if p == self.NONE else p
+
+    def timestamp_of(self, node: int) -> str | None:
+        return self.timestamps.get(node)
+
+    def ancestors(self, node: int | None):
+        seen = set()
+        while node is not None and node not in seen:
+            seen.add(node)
+            yield node
+            node = self.parent_of(node)
+
+
+def linearize(g: Graph, leaf: int | None, message_count: int, is_user_turn, stats) -> tuple[list[bool], list[Rewind]]:
+    """Which messages stay in the spine, and the real rewinds found.
+
+    Off the leaf's path, a branch is a recording artifact (siblings written at the
+    same instant, parallel tool calls, tool results) and stays, linearized in file
+    order; it is a real rewind only when both the abandoned branch and the path's
+    replacement begin with a prompt the user typed. Then the abandoned messages go
+    and a marker takes their place. Messages not connected to the leaf are kept.
+    ``is_user_turn(message_index)`` says whether a message is a typed prompt.
+    """
+    keep: list[bool] = [True] * message_count
+    rewinds: list[Rewind] = []
+    if leaf is None:
+        return keep, rewinds
+    on_path = set(g.ancestors(leaf))
+    path_child: dict[int, int] = {}
+    for node in on_path:
+        parent = g.parent_of(node)
+        if parent is not None and parent in on_path:
+            path_child[parent] = node
+    nodes_of: dict[int, list[int]] = {}
+    for node, msg in enumerate(g.message):
+        if msg >= 0:
+            nodes_of.setdefault(msg, []).append(node)
+    fork: dict[int, tuple | None] = {}
+    groups: dict[tuple, list[int]] = {}
+    for node, msg in enumerate(g.message):
+        if msg < 0 or node in on_path:
+            continue
+        if any(n in on_path for n in nodes_of[msg]):
+            continue  # another line of the same merged message is on the path
+        result = _fork_of(g, node, on_path, fork)
+        if result is None:
+            continue  # not connected to the leaf's history: keep, cannot judge
+        groups.setdefault(result, []).append(msg)
+    for (fork_node, branch), msgs in groups.items():
+        child = path_child.get(fork_node)
+        replacement = _first_message_from(g, child, path_child)
+        if not _is_rewind(g, branch, child, is_user_turn(min(msgs)), replacement, is_user_turn):
+            stats["forks_linearized"] += 1
+            continue
+        abandoned = sorted(set(msgs))
+        stats["rewinds"] += 1
+        stats["rewound_messages"] += len(abandoned)
+        for m in abandoned:
+            keep[m] = False
+        rewinds.append(Rewind(abandoned, replacement))
+    return keep, rewinds
+
+
+def _fork_of(g: Graph, node: int, on_path: set, memo: dict):
+    """(fork node on the path, the child below it on this branch), or None."""
+    trail = []
+    current, below = node, None
+    result = None
+    steps = 0
+    while True:
+        steps += 1
+        if current is None or steps > len(g) + 1:
+            result = None
+            break
+        if current in on_path:
+            result = (current, below)
+            break
+        if current in memo:
+            result = memo[current]
+            break
+        trail.append(current)
+        below, current = current, g.parent_of(current)
+    for t in trail:
+        memo[t] = result
+    return result
+
+
+def _first_message_from(g: Graph, node, path_child) -> int | None:
+    """The first message at or below ``node`` along the leaf's path."""
+    steps = 0
+    while node is not None and steps <= len(g):
+        steps += 1
+        if g.message[node] >= 0:
+            return g.message[node]
+        node = path_child.get(node)
+    return None
+
+
+def _is_rewind(g: Graph, branch, child, branch_starts_with_prompt: bool, replacement, is_user_turn) -> bool:
+    if child is None or replacement is None:
+        return False
+    if g.timestamp_of(branch) is not None and g.timestamp_of(branch) == g.timestamp_of(child):
+        return False  # recording artifact: siblings written at the same instant
+    return branch_starts_with_prompt and is_user_turn(replacement)

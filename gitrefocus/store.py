@@ -115,13 +115,20 @@ def snapshot_oid(repo, oid):
         return None
 
 
+def is_merge_marker(commit) -> bool:
+    """A sync merge marker: a second parent keeps the remote's history reachable
+    (so pushes fast-forward); the tree repeats its first parent's, so it adds no event."""
+    return len(commit.parent_ids) > 1
+
+
 def chain(repo, tip_oid) -> list[tuple[object, Event]]:
-    """(commit oid, event), oldest first."""
+    """(commit oid, event), oldest first, along first parents (merge markers skipped)."""
     out = []
     oid = tip_oid
     while oid is not None:
         commit = repo[oid]
-        out.append((oid, Event.from_json(_blob(repo, commit, "event.json"))))
+        if not is_merge_marker(commit):
+            out.append((oid, Event.from_json(_blob(repo, commit, "event.json"))))
         oid = commit.parent_ids[0] if commit.parent_ids else None
     out.reverse()
     return out
@@ -201,7 +208,12 @@ def import_events(repo, refocus_id: str, theirs: list[tuple[Event, bytes | None]
         n = 0
         while n < len(ours) and merged[n].event_id == our_events[n].event_id:
             n += 1
-        parent = tip_at(repo, ours[n - 1][0]) if n else None
+        # build on the commit our first differing event sat on (it may be a merge marker)
+        if n == len(ours):
+            base = tip_oid
+        else:
+            base = repo[ours[n][0]].parent_ids[0] if repo[ours[n][0]].parent_ids else None
+        parent = tip_at(repo, base) if base is not None else None
         our_oids = {e.event_id: oid for oid, e in ours}
         for event in merged[n:]:
             brief = their_briefs.get(event.event_id)

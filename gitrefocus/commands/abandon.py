@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gitrefocus import catalog, events as ev, index, lifecycle, localstate, record
+from gitrefocus import catalog, events as ev, index, lifecycle, linkage, localstate, record
 from gitrefocus.commit import scoped_commit
 from gitrefocus.errors import RefocusError
 from gitrefocus.workspace import Workspace
@@ -27,6 +27,7 @@ def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".
     localstate.unmap_sessions(ws.git_dir, rid)
     role = "dest" if record.brief_file(ws, rid) else "source"
     record.note(ws, ws.head_oid(), rid, "abandoned", role=role, status="abandoned", reason=reason.strip())
+    linkage.on_finish(ws, rid, "abandoned")
     other = record.counterpart(ws, state)
     other_written = record.propagate(ws, other, rid)
     if other is not None and other_written:

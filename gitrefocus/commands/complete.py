@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from gitrefocus import catalog, clock, events as ev, index, lifecycle, localstate, promote, record, result as res
+from gitrefocus import catalog, clock, events as ev, index, lifecycle, linkage, localstate, promote, record, result as res
 from gitrefocus.brief import encode_project_dir
 from gitrefocus.commit import scoped_commit
 from gitrefocus.errors import RefocusError
@@ -165,6 +165,7 @@ def complete(
     localstate.unmap_sessions(ws.git_dir, rid)
     state = out.tip.state
     record.note(ws, ws.head_oid(), rid, "completed", role="dest", status=state["status"])
+    linkage.on_finish(ws, rid, state["status"])
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
     index.refresh(ws, other)

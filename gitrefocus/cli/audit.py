@@ -1,0 +1,124 @@
+"""CLI wiring for log, link, sync and doctor."""
+
+from __future__ import annotations
+
+import click
+
+from gitrefocus import output
+
+JSON_HELP = "Print a versioned JSON object instead of text."
+
+
+def _report_warnings(model: dict) -> None:
+    for w in model.get("warnings", []):
+        output.warn(w)
+
+
+@click.command()
+@click.argument("refocus_id", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def log(refocus_id, as_json):
+    """List the commits that belong to a refocus, oldest first.
+
+    A commit belongs to it when it carries the `Refocus-Id: ID` trailer (added
+    by the commit-msg hook) or a `linked` note (`git refocus link`). Branches,
+    tags, remote branches and HEAD are searched.
+    """
+    from gitrefocus.commands.log import log as run
+
+    model = run(refocus_id=refocus_id)
+    if as_json:
+        output.emit_json("log", model)
+        return
+    if not model["commits"]:
+        output.note(f"no commits are linked to {model['id']} yet.")
+        return
+    for c in model["commits"]:
+        output.echo(f"{c['abbrev']} {c['author_date'][:10]} {c['subject']}  ({', '.join(c['via'])})")
+
+
+@click.command()
+@click.argument("refocus_id", metavar="ID")
+@click.argument("revs", metavar="REV-RANGE...", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def link(refocus_id, revs, as_json):
+    """Link commits made without the hook to a refocus.
+
+    REV-RANGE is a commit (one commit) or a range such as main..HEAD. Each
+    commit gets a `linked` line in refs/notes/refocus and the refocus's event
+    log records the link; history is never rewritten.
+    """
+    from gitrefocus.commands.link import link as run
+
+    model = run(refocus_id=refocus_id, revs=list(revs))
+    _report_warnings(model)
+    if as_json:
+        output.emit_json("link", model)
+        return
+    n, already = len(model["linked"]), len(model["already_linked"])
+    output.echo(f"{model['id']}: linked {n} commit{'s' if n != 1 else ''}"
+                + (f" ({already} already linked)" if already else "") + ".")
+
+
+@click.command()
+@click.argument("remote", required=False)
+@click.option("--progress/--no-progress", default=None, help="Show progress on stderr (default: when stderr is a terminal).")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+def sync(remote, progress, as_json):
+    """Exchange refocus refs and notes with REMOTE (default: refocus.remote,
+    the current branch's remote, origin, or the only remote).
+
+    Fetches refs/refocus/* and refs/notes/refocus into tracking refs under
+    refs/refocus-remotes/REMOTE/, merges event logs (union of events, same
+    order and status on every clone) and notes (union of lines), then pushes
+    without force; a push rejected because the remote moved is retried.
+    Git runs without hooks.
+    """
+    from gitrefocus.commands.sync import sync as run
+
+    model = run(remote=remote, progress=progress)
+    _report_warnings(model)
+    if as_json:
+        output.emit_json("sync", model)
+        return
+    here = [f"{len(model[k])} {label}" for k, label in
+            (("created", "new"), ("fast_forwarded", "updated"), ("merged", "merged")) if model[k]]
+    notes = f"; notes {model['notes']}" if model["notes"] != "same" else ""
+    pushed = len(model["pushed"]) + (1 if model["notes_pushed"] else 0)
+    output.echo(f"synced with {model['remote']}: " + (", ".join(here) or "nothing new") + notes
+                + (f"; pushed {pushed} ref{'s' if pushed != 1 else ''}" if pushed else "; nothing to push") + ".")
+
+
+@click.command()
+@click.option("--repair", is_flag=True, help="Repair what can be repaired without losing anything.")
+@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.pass_context
+def doctor(ctx, repair, as_json):
+    """Check that brief files, refs, notes, the hook and local state agree.
+
+    Reports every divergence; with --repair fixes those whose fix loses
+    nothing (a missing file or ref rebuilt from the other, a file left behind
+    by an interrupted write brought forward, missing linkage notes, the hook
+    and notes config, stale temporary refs and session-map entries). Exits 1
+    while problems remain.
+    """
+    from gitrefocus.commands.doctor import doctor as run
+
+    model = run(repair=repair)
+    if as_json:
+        output.emit_json("doctor", model)
+    else:
+        for f in model["findings"]:
+            mark = "repaired" if f["repaired"] else ("info" if f["severity"] == "info" else "problem")
+            output.echo(f"{mark}: {f['message']}")
+            if f["repair_error"]:
+                output.echo(f"  repair failed: {f['repair_error']}")
+            elif f["repairable"] and not f["repaired"]:
+                output.echo(f"  --repair would {f['repair']}.")
+        if model["clean"]:
+            output.echo(f"{model['repo']}: consistent" + (f" ({model['repaired']} repaired)." if model["repaired"] else "."))
+        else:
+            output.echo(f"{model['problems']} problem(s)"
+                        + (f", {model['repairable']} repairable with --repair." if model["repairable"] else "."))
+    if not model["clean"]:
+        ctx.exit(1)

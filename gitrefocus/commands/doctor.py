@@ -1,0 +1,356 @@
+"""``git refocus doctor [--repair]``: do files, refs, notes, hooks and local state agree?
+
+Every check yields findings; a finding carries a repair only when the repair
+loses nothing (SPEC §5, §13):
+
+- brief file missing but the ref present (this repo is the destination):
+  re-create the file from the ref's snapshot;
+- ref missing but the file present: rebuild the event log from the file;
+- file equal to an older snapshot (a write was cut short): bring it forward;
+- frontmatter status edited by hand to a legal next status: import the edit;
+- the counterpart repository on this machine lacks events (or has events we
+  lack): carry them over;
+- finished refocus whose linked commits lack the final linkage note: add it;
+- commit-msg hook or notes config missing: install / set them;
+- temporary refs left by a killed process, session-map entries and the
+  ``active`` id pointing at finished or unknown refocuses: remove them.
+
+Everything else (an unreadable file, an illegal status edit, events that
+conflicted after a merge) is reported for a person to decide.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+
+from gitrefocus import (atomic, catalog, clock, events as ev, install, lifecycle, linkage, localstate,
+                        reconcile, record, store, syncing)
+from gitrefocus.brief import Brief
+from gitrefocus.errors import RefocusError
+from gitrefocus.events import Event
+from gitrefocus.notes import NOTES_REF
+from gitrefocus.workspace import Workspace
+
+PROBLEM, INFO = "problem", "info"
+TMP_REF_PREFIX = "refs/refocus-tmp/"
+_PID_RE = re.compile(r"-(\d+)-[0-9a-f]+$")
+FINISHED = linkage.FINISHED
+# rebuilding a log from a file: the legal path from reserved to the file's status
+_PATHS = {
+    lifecycle.RESERVED: [], lifecycle.BRIEF: [lifecycle.BRIEF], lifecycle.IN_PROGRESS: [lifecycle.IN_PROGRESS],
+    lifecycle.BLOCKED: [lifecycle.IN_PROGRESS, lifecycle.BLOCKED],
+    lifecycle.RESULT: [lifecycle.IN_PROGRESS, lifecycle.RESULT], lifecycle.ABANDONED: [lifecycle.ABANDONED],
+}
+
+
+@dataclass
+class Finding:
+    kind: str
+    message: str
+    id: str | None = None
+    severity: str = PROBLEM
+    fix: object = field(default=None, repr=False)  # a lossless repair, or None
+    repair: str | None = None  # what the repair does
+    repaired: bool = False
+    repair_error: str | None = None
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "id": self.id, "severity": self.severity, "message": self.message,
+                "repairable": self.fix is not None, "repair": self.repair, "repaired": self.repaired,
+                "repair_error": self.repair_error}
+
+
+# -- setup ------------------------------------------------------------------
+def check_setup(ws: Workspace) -> list[Finding]:
+    out = []
+    try:
+        step = install.hook_step(ws)
+        if step.needed:
+            out.append(Finding("hook", step.problem, fix=step.apply, repair=step.what))
+    except RefocusError as exc:
+        out.append(Finding("hook", str(exc)))
+    for step in install.config_steps(ws):
+        if step.needed:
+            out.append(Finding("config", step.problem, fix=step.apply, repair=f"run `{step.what}`"))
+    problem = install.rewrite_mode_problem(ws)
+    if problem:
+        out.append(Finding("config", problem))
+    return out
+
+
+# -- files and refs ----------------------------------------------------------
+def _digest(data: bytes) -> str:
+    import pygit2
+
+    return str(pygit2.hash(data))
+
+
+def _event_id(*parts: str) -> str:
+    """Deterministic, so two clones rebuilding the same file agree on the events."""
+    return hashlib.sha1("\0".join(parts).encode("utf-8")).hexdigest()[:32]
+
+
+def rebuild_ref(ws: Workspace, rid: str, path: str) -> None:
+    """Write an event log for a brief file whose ref is gone: spawned, then the
+    legal path of ``edited`` events to the file's status; every snapshot is the file."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    doc = Brief.parse(data, ws.rel(path))
+    meta, digest = doc.meta, _digest(data)
+    actor = {"name": "git-refocus doctor", "role": "doctor"}
+    events = [Event(refocus_id=rid, kind=ev.SPAWNED, at=meta.get("spawned_at") or clock.now_iso(), actor=actor,
+                    data={"meta": meta, "rebuilt_from": ws.rel(path)}, event_id=_event_id(rid, "spawned", digest))]
+    prev = lifecycle.RESERVED
+    for status in _PATHS.get(doc.status, []):
+        at = (meta.get("launched_at") if status == lifecycle.IN_PROGRESS else meta.get("completed_at")) or clock.now_iso()
+        events.append(Event(refocus_id=rid, kind=ev.EDITED, at=at, actor=actor,
+                            data={"from": prev, "to": status, "reason": meta.get("reason"), "rebuilt_from": ws.rel(path)},
+                            event_id=_event_id(rid, "edited", status, digest)))
+        prev = status
+    for i, event in enumerate(events):
+        def build(tip, event=event, first=(i == 0)):
+            if first and tip is not None:
+                raise RefocusError(f"refs/refocus/{rid} appeared meanwhile; nothing to rebuild.")
+            return event, data
+        store.append(ws.repo, rid, build)
+
+
+def recreate_file(ws: Workspace, rid: str, tip_oid) -> None:
+    data = store.snapshot(ws.repo, tip_oid)
+    path = ws.brief_path(rid)
+    if os.path.lexists(path):
+        raise RefocusError(f"{ws.rel(path)} appeared meanwhile; left as it is.")
+    atomic.write_bytes(path, data)
+
+
+def _classify_file(ws: Workspace, entry) -> Finding | None:
+    """A brief file that differs from its ref's snapshot."""
+    rid, rel = entry.id, ws.rel(entry.path)
+    with open(entry.path, "rb") as fh:
+        data = fh.read()
+    tip = store.read_tip(ws.repo, rid)
+    if tip is None:
+        return None
+    digest = _digest(data)
+    if digest == str(store.snapshot_oid(ws.repo, tip.oid)):
+        return None
+    older = {str(store.snapshot_oid(ws.repo, oid)) for oid, _ in store.chain(ws.repo, tip.oid)}
+    fix = lambda: reconcile.reconcile_one(ws, rid, strict=True)  # noqa: E731
+    if digest in older:
+        return Finding("file-behind", f"{rel} equals an older snapshot of refs/refocus/{rid} (a write was cut short).",
+                       rid, fix=fix, repair="bring the file forward from the ref")
+    try:
+        status = Brief.parse(data, rel).status
+    except RefocusError as exc:
+        return Finding("file-unreadable", str(exc), rid)
+    current = tip.state["status"]
+    if status == current:
+        return None  # body edits are the user's and are kept
+    if lifecycle.is_legal(current, status):
+        return Finding("status-edited", f"{rel} was edited to status {status} (the ref says {current}).", rid,
+                       fix=fix, repair=f"record the edit as an event ({current} → {status})")
+    return Finding("status-edited", f"{rel} says status {status} but {rid} is {current}, and {current} → {status} "
+                   f"is not a legal transition; fix the frontmatter status.", rid)
+
+
+def _ref_missing(ws: Workspace, rid: str, path: str) -> Finding:
+    """Take the log from the counterpart repository when it has one; rebuild it from the file otherwise."""
+    message = f"{ws.rel(path)} has no event log (refs/refocus/{rid} is missing)."
+    try:
+        with open(path, "rb") as fh:
+            meta = Brief.parse(fh.read(), ws.rel(path)).meta
+        other = record.counterpart(ws, meta)
+    except RefocusError:
+        other = None
+    if other is not None and store.resolve(other.repo, store.ref_name(rid)) is not None:
+        return Finding("ref-missing", message, rid, fix=lambda: record.propagate(other, ws, rid),
+                       repair=f"copy the event log from {other.workdir}")
+    return Finding("ref-missing", message, rid, fix=lambda: rebuild_ref(ws, rid, path),
+                   repair="rebuild the event log from the file")
+
+
+def check_entries(ws: Workspace, cat) -> list[Finding]:
+    out = []
+    for entry in sorted(cat.entries.values(), key=lambda e: e.id):
+        rid = entry.id
+        out += [Finding("ref-unreadable", p, rid) for p in entry.problems]
+        if entry.file_error:
+            out.append(Finding("file-unreadable", entry.file_error, rid))
+            continue
+        if entry.state is None and entry.path and not entry.problems:
+            out.append(_ref_missing(ws, rid, entry.path))
+        elif entry.state is not None and entry.path is None and entry.direction in ("incoming", "local"):
+            oid = store.resolve(ws.repo, store.ref_name(rid))
+            if store.snapshot(ws.repo, oid) is not None:
+                out.append(Finding("file-missing", f"docs/refocus/{rid}.md is missing but refs/refocus/{rid} holds it.", rid,
+                                   fix=lambda rid=rid, oid=oid: recreate_file(ws, rid, oid),
+                                   repair="re-create the file from the ref's snapshot"))
+        elif entry.state is not None and entry.path and not entry.file_matches_ref:
+            finding = _classify_file(ws, entry)
+            if finding:
+                out.append(finding)
+        if entry.state and entry.state.get("conflicts"):
+            n = len(entry.state["conflicts"])
+            out.append(Finding("event-conflicts", f"{n} event(s) of {rid} conflicted after a merge and were not applied "
+                               f"(`git refocus show {rid}` lists them).", rid, severity=INFO))
+    return out
+
+
+def check_counterparts(ws: Workspace, cat) -> list[Finding]:
+    out, cache = [], {}
+    for entry in sorted(cat.entries.values(), key=lambda e: e.id):
+        if not entry.state:
+            continue
+        key = (entry.state.get("source_dir"), entry.state.get("dest_dir"))
+        if key not in cache:
+            cache[key] = record.counterpart(ws, entry.state)
+        other = cache[key]
+        if other is None:
+            continue
+        theirs = store.resolve(other.repo, store.ref_name(entry.id))
+        if str(theirs) == entry.tip:
+            continue
+        ours = {e.event_id for _, e in store.chain(ws.repo, store.resolve(ws.repo, store.ref_name(entry.id)))}
+        their_ids = {e.event_id for _, e in store.chain(other.repo, theirs)} if theirs is not None else set()
+        if ours - their_ids:
+            out.append(Finding("counterpart-behind", f"{other.workdir} lacks {len(ours - their_ids)} event(s) of {entry.id}.",
+                               entry.id, fix=lambda rid=entry.id, other=other: record.propagate(ws, other, rid),
+                               repair=f"carry the events to {other.workdir}"))
+        if their_ids - ours:
+            out.append(Finding("behind-counterpart", f"{other.workdir} has {len(their_ids - ours)} event(s) of {entry.id} "
+                               f"this repository lacks.", entry.id,
+                               fix=lambda rid=entry.id, other=other: record.propagate(other, ws, rid),
+                               repair=f"carry the events over from {other.workdir}"))
+    return out
+
+
+# -- notes -------------------------------------------------------------------
+def check_notes(ws: Workspace, cat) -> list[Finding]:
+    out = []
+    oid = store.resolve(ws.repo, NOTES_REF)
+    if oid is not None:
+        import pygit2
+
+        if not isinstance(ws.repo.get(oid), pygit2.Commit):
+            return [Finding("notes", f"{NOTES_REF} does not point at a commit; notes cannot be read.")]
+    finished = {e.id: e.status for e in cat.entries.values() if e.state and e.status in FINISHED}
+    if not finished:
+        return out
+    by_id = linkage.all_linked(ws)
+    for rid, status in sorted(finished.items()):
+        missing = linkage.missing_final(ws, rid, status, by_id.get(rid, []))
+        if missing:
+            out.append(Finding("linkage-missing", f"{len(missing)} commit(s) linked to {rid} lack the note naming its "
+                               f"final status {status}.", rid,
+                               fix=lambda rid=rid, status=status, commits=missing: linkage.record_final(ws, rid, status, commits),
+                               repair="add the linkage notes"))
+    return out
+
+
+# -- local state ---------------------------------------------------------------
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _delete_ref(ws: Workspace, name: str) -> None:
+    ref = ws.repo.references.get(name)
+    if ref is not None:
+        ref.delete()
+
+
+def check_local(ws: Workspace, cat) -> list[Finding]:
+    out = []
+    for ref in ws.repo.references:
+        if ref.startswith(TMP_REF_PREFIX) or ref.startswith(syncing.TMP_NOTES_PREFIX):
+            m = _PID_RE.search(ref)
+            if m and _alive(int(m.group(1))):
+                continue
+            out.append(Finding("tmp-ref", f"{ref} was left by an interrupted write.", fix=lambda ref=ref: _delete_ref(ws, ref),
+                               repair="delete the temporary ref"))
+
+    def dangling(rid: str | None) -> str | None:
+        if not rid:
+            return "is empty or unreadable"
+        entry = cat.entries.get(rid)
+        if entry is None:
+            return f"names {rid}, which this repository does not know"
+        if entry.status in lifecycle.TERMINAL:
+            return f"names {rid}, which is {entry.status}"
+        return None
+
+    try:
+        sessions_dir = os.path.join(localstate.state_dir(ws.git_dir), "sessions")
+        names = sorted(os.listdir(sessions_dir)) if os.path.isdir(sessions_dir) else []
+        for sid in names:
+            why = dangling(localstate.session_id_for(ws.git_dir, sid))
+            if why:
+                out.append(Finding("session-map", f"session map entry {sid} {why}.",
+                                   fix=lambda sid=sid: localstate.remove(ws.git_dir, "sessions", sid),
+                                   repair="remove the entry"))
+        if localstate.read(ws.git_dir, "active") is not None:
+            why = dangling(localstate.active_id(ws.git_dir))
+            if why:
+                out.append(Finding("active", f"the active refocus of this worktree {why}; commits would be tagged with it.",
+                                   fix=lambda: localstate.remove(ws.git_dir, "active"), repair="clear the active id"))
+        errors = localstate.read_jsonl(ws.git_dir, "errors.jsonl")
+    except RefocusError as exc:
+        out.append(Finding("local-state", str(exc)))
+        errors = []
+    if errors:
+        out.append(Finding("errors", f"{len(errors)} hook error(s) logged in {os.path.join(localstate.state_dir(ws.git_dir), 'errors.jsonl')} "
+                           f"(last: {errors[-1].get('error')}).", severity=INFO))
+    return out
+
+
+def collect(ws: Workspace) -> list[Finding]:
+    cat = catalog.load(ws)
+    findings = check_setup(ws) + check_entries(ws, cat) + check_counterparts(ws, cat)
+    return findings + check_notes(ws, cat) + check_local(ws, cat)
+
+
+def _key(f: Finding) -> tuple:
+    return (f.kind, f.id, f.message)
+
+
+def doctor(*, repair: bool = False, cwd: str = ".", passes: int = 3) -> dict:
+    """Check; with ``repair``, fix and check again (a repair can reveal the next
+    step, e.g. a rebuilt ref that the counterpart lacks), at most ``passes`` times."""
+    ws = Workspace.open(cwd)
+    findings = collect(ws)
+    report = list(findings)
+    attempted: list[Finding] = []
+    for _ in range(passes if repair else 0):
+        todo = [f for f in findings if f.fix is not None]
+        if not todo:
+            break
+        for f in todo:
+            try:
+                f.fix()
+            except (RefocusError, OSError) as exc:
+                f.repair_error = str(exc)
+            attempted.append(f)
+        findings = collect(ws)
+        known = {_key(f) for f in report}
+        report += [f for f in findings if _key(f) not in known]
+    remaining = {_key(f) for f in findings}
+    for f in attempted:
+        f.repaired = f.repair_error is None and _key(f) not in remaining
+    if any(f.repaired for f in report) and os.path.isdir(ws.refocus_dir):
+        from gitrefocus import index
+
+        index.refresh(ws)
+    problems = [f for f in findings if f.severity == PROBLEM]
+    return {
+        "repo": ws.workdir, "repair": repair, "findings": [f.as_dict() for f in report],
+        "problems": len(problems), "repaired": sum(1 for f in report if f.repaired),
+        "repairable": sum(1 for f in problems if f.fix is not None), "clean": not problems,
+    }

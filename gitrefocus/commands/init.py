@@ -1,0 +1,77 @@
+"""``git refocus init``: make this repository take part (SPEC §3).
+
+Installs the commit-msg hook (chaining an existing one), sets the notes
+config so ``git log`` shows refocus notes and rewrites carry them, writes the
+.gitignore entry and CLAUDE.md link line, and optionally adds tracking
+refspecs for a remote and the Claude Code hooks. Idempotent; ``dry_run``
+reports the same steps without doing them.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from gitrefocus import atomic, bootstrap, install
+from gitrefocus.errors import RefocusError
+from gitrefocus.workspace import Workspace
+
+
+def _bootstrap_steps(ws: Workspace) -> list[install.Step]:
+    steps = []
+    for path, text in bootstrap.planned(ws.workdir):
+        rel = ws.rel(path)
+        what = ("add docs/refocus/INDEX.md to " if rel == ".gitignore" else "add the refocus INDEX link line to ") + rel
+        steps.append(install.Step(
+            "file", what, True, f"remove that line from {rel}",
+            lambda path=path, text=text: atomic.write_text(path, text),
+        ))
+    return steps
+
+
+def _claude_settings_module():
+    try:
+        return importlib.import_module("gitrefocus.claude.settings")
+    except ImportError:
+        raise RefocusError("--claude is not available in this installation (gitrefocus.claude.settings is missing).") from None
+
+
+def _claude_steps(ws: Workspace, settings, dry_run: bool) -> list[install.Step]:
+    changed = settings.install(workdir=ws.workdir, dry_run=dry_run)
+    if not changed:
+        return [install.Step("claude", "Claude Code hooks already in .claude/settings.json", False)]
+    return [install.Step("claude", f"merge the git-refocus hooks into {ws.rel(p)}", True,
+                         f"remove the `git refocus hook` entries from {ws.rel(p)}") for p in changed]
+
+
+def plan(ws: Workspace, *, remote: str | None = None) -> list[install.Step]:
+    steps = [install.hook_step(ws)]
+    steps += install.config_steps(ws)
+    if remote:
+        steps += install.remote_steps(ws, remote)
+    steps += _bootstrap_steps(ws)
+    return steps
+
+
+def init(*, remote: str | None = None, claude: bool = False, dry_run: bool = False, cwd: str = ".") -> dict:
+    ws = Workspace.open(cwd)
+    settings = _claude_settings_module() if claude else None
+    steps = plan(ws, remote=remote)  # everything is checked before anything changes
+    if not dry_run:
+        for step in steps:
+            if step.needed:
+                step.apply()
+    if settings is not None:
+        steps += _claude_steps(ws, settings, dry_run)
+    warnings = []
+    problem = install.rewrite_mode_problem(ws)
+    if problem:
+        warnings.append(problem)
+    hooks_path = ws.git("config", "--get", "core.hooksPath", check=False).stdout.strip()
+    return {
+        "repo": ws.workdir, "dry_run": dry_run,
+        "hooks_dir": install.hooks_dir(ws), "core_hooks_path": hooks_path or None,
+        "steps": [s.as_dict() for s in steps],
+        "changed": sum(1 for s in steps if s.needed),
+        "undo": [s.undo for s in steps if s.needed and s.undo],
+        "warnings": warnings,
+    }

@@ -1,0 +1,40 @@
+"""``git refocus link ID REV-RANGE...``: link commits made without the hook.
+
+History is never rewritten: each commit gets a ``linked`` note line, and the
+refocus's event log records a ``linked`` event listing them.
+"""
+
+from __future__ import annotations
+
+from gitrefocus import catalog, events as ev, linkage, record, store
+from gitrefocus.errors import RefocusError
+from gitrefocus.workspace import Workspace
+
+
+def link(*, refocus_id: str, revs: list[str], cwd: str = ".") -> dict:
+    if not revs:
+        raise RefocusError("name the commits to link: a revision or a range such as main..HEAD.")
+    ws = Workspace.open(cwd)
+    rid = catalog.resolve_id(ws, refocus_id)
+    store.require_tip(ws.repo, rid)
+    oids = linkage.resolve_revs(ws, revs)
+    new = [oid for oid in oids if not linkage.note_links(ws, oid, rid)]
+    warnings: list[str] = []
+    status = None
+    if new:
+        out = record.write_event(
+            ws, rid, lambda tip: record.new_event(ws, rid, ev.LINKED, "user", commits=new, via="link"),
+        )
+        warnings += out.warnings
+        status = out.tip.state["status"]
+        for oid in new:
+            record.note(ws, oid, rid, linkage.LINKED, status=status, via="link")
+        # a completion that landed meanwhile may have scanned before these notes existed
+        final = store.require_tip(ws.repo, rid).state["status"]
+        if final != status and final in linkage.FINISHED:
+            linkage.record_final(ws, rid, final, [c for c in linkage.linked(ws, rid) if c.oid in new])
+        record.propagate(ws, record.counterpart(ws, out.tip.state), rid)
+    return {
+        "id": rid, "status": status, "linked": new,
+        "already_linked": [oid for oid in oids if oid not in new], "warnings": warnings,
+    }

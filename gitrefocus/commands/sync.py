@@ -1,0 +1,254 @@
+"""``git refocus sync [REMOTE]``: exchange refocus refs and notes through a git remote (SPEC §11).
+
+1. fetch ``refs/refocus/*`` and ``refs/notes/refocus`` into tracking refs
+   under ``refs/refocus-remotes/<remote>/`` (never onto live refs, never under
+   ``refs/remotes/``);
+2. merge each event log and the notes into the live refs (:mod:`syncing`),
+   bring brief files and the counterpart repository on this machine up to date;
+3. push, without force, every ref the remote does not have yet; a rejection
+   (someone pushed in between) starts again at 1.
+
+Network operations use the git CLI (it carries the user's credentials) with
+hooks disabled.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+from gitrefocus import index, install, output, record, store, syncing
+from gitrefocus.errors import ConflictError, RefocusError
+from gitrefocus.ids import RefocusId
+from gitrefocus.notes import NOTES_REF
+from gitrefocus.workspace import Workspace
+
+MAX_ROUNDS = 8
+PROGRESS_EVERY = 250
+
+
+def _git(ws: Workspace, *args: str, input: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["git", "-c", "core.hooksPath=/dev/null", "-C", ws.workdir, *args],
+        capture_output=True, text=True, input=input,
+    )
+
+
+def _last_line(proc: subprocess.CompletedProcess) -> str:
+    lines = [ln for ln in (proc.stderr or proc.stdout).strip().splitlines() if ln.strip()]
+    return lines[-1].strip() if lines else f"exit {proc.returncode}"
+
+
+def choose_remote(ws: Workspace, name: str | None) -> str:
+    names = install.remotes(ws)
+    if name:
+        if name not in names:
+            raise RefocusError(f"no remote named {name!r}; add it with `git remote add {name} URL`.")
+        return name
+    for candidate in (
+        ws.git("config", "--get", "refocus.remote", check=False).stdout.strip(),
+        _upstream_remote(ws),
+        "origin",
+    ):
+        if candidate and candidate in names:
+            return candidate
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        raise RefocusError("this repository has no remote to sync with; add one with `git remote add NAME URL`.")
+    raise RefocusError(f"several remotes ({', '.join(names)}); name one: git refocus sync REMOTE.")
+
+
+def _upstream_remote(ws: Workspace) -> str:
+    try:
+        branch = ws.repo.head.shorthand
+    except Exception:
+        return ""
+    return ws.git("config", "--get", f"branch.{branch}.remote", check=False).stdout.strip()
+
+
+def tracking_prefix(remote: str) -> str:
+    return f"{install.TRACKING_PREFIX}{remote}/refocus/"
+
+
+def tracking_notes(remote: str) -> str:
+    return f"{install.TRACKING_PREFIX}{remote}/notes/refocus"
+
+
+@dataclass
+class Report:
+    remote: str
+    rounds: int = 0
+    by_kind: dict[str, list[str]] = field(default_factory=dict)
+    notes: str = syncing.SAME
+    pushed: list[str] = field(default_factory=list)
+    notes_pushed: bool = False
+    files_written: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def add(self, kind: str, rid: str) -> None:
+        bucket = self.by_kind.setdefault(kind, [])
+        if rid not in bucket:
+            bucket.append(rid)
+
+    def as_dict(self) -> dict:
+        get = lambda k: sorted(self.by_kind.get(k, []))  # noqa: E731
+        return {
+            "remote": self.remote, "rounds": self.rounds,
+            "created": get(syncing.CREATED), "fast_forwarded": get(syncing.FAST_FORWARD),
+            "merged": get(syncing.MERGED) + get(syncing.ADOPTED), "notes": self.notes,
+            "pushed": sorted(set(self.pushed)), "notes_pushed": self.notes_pushed,
+            "files_written": self.files_written, "warnings": self.warnings,
+        }
+
+
+class Sync:
+    def __init__(self, ws: Workspace, remote: str, progress: bool):
+        self.ws = ws
+        self.remote = remote
+        self.progress = progress
+        self.report = Report(remote)
+        self.touched: set[str] = set()  # ids whose live ref changed here
+        self.skipped: set[str] = set()  # ids whose remote ref could not be merged (warned)
+        self._counterparts: dict[str, Workspace | None] = {}
+
+    def say(self, message: str) -> None:
+        if self.progress:
+            output.note(message)
+
+    # -- network ------------------------------------------------------------
+    def fetch(self) -> None:
+        self.say(f"fetching refocus refs and notes from {self.remote}...")
+        proc = _git(self.ws, "fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head",
+                    self.remote, *install.tracking_refspecs(self.remote))
+        if proc.returncode != 0:
+            raise RefocusError(f"fetching from {self.remote} failed: {_last_line(proc)}")
+
+    def push(self, refs: list[str]) -> list[str]:
+        """Push, without force, every refocus ref (a pattern: git sends only what the
+        remote lacks) and the notes; return the refs the remote rejected."""
+        self.say(f"pushing {len(refs)} ref(s) to {self.remote}...")
+        specs = [f"{store.REF_PREFIX}*:{store.REF_PREFIX}*"] if any(r.startswith(store.REF_PREFIX) for r in refs) else []
+        if NOTES_REF in refs:
+            specs.append(f"{NOTES_REF}:{NOTES_REF}")
+        proc = _git(self.ws, "push", "--porcelain", "--no-verify", self.remote, *specs)
+        rejected, seen = [], 0
+        for line in proc.stdout.splitlines():
+            parts = line.split("\t")
+            if len(parts) < 2 or ":" not in parts[1]:
+                continue
+            seen += 1
+            if parts[0] == "!":
+                rejected.append(parts[1].split(":", 1)[1])
+        if (proc.returncode != 0 and not rejected) or not seen:
+            raise RefocusError(f"pushing to {self.remote} failed: {_last_line(proc)}")
+        return rejected
+
+    # -- merging ------------------------------------------------------------
+    def merge(self) -> dict[str, object]:
+        """Merge every tracking ref into the live refs; return the remote's state."""
+        repo = self.ws.repo
+        theirs = {rid: oid for rid, oid in store.iter_refs(repo, tracking_prefix(self.remote))}
+        total = len(theirs)
+        if total >= PROGRESS_EVERY:
+            self.say(f"merging {total} refocus event logs...")
+        for n, (rid, oid) in enumerate(sorted(theirs.items()), 1):
+            if not RefocusId.is_valid(rid):
+                self._warn(f"the remote has a ref refs/refocus/{rid} that is not a refocus id; ignored.")
+                self.skipped.add(rid)
+                continue
+            try:
+                result = syncing.merge_ref(repo, rid, oid, want_events=self._has_file(rid))
+            except RefocusError as exc:
+                self._warn(f"{exc} Skipped.")
+                self.skipped.add(rid)
+                continue
+            if result.changed_locally:
+                self.report.add(result.kind, rid)
+                self.touched.add(rid)
+                if result.new_events:
+                    self.report.files_written += record.materialize(self.ws, rid, result.new_events)
+            if total >= PROGRESS_EVERY and n % PROGRESS_EVERY == 0:
+                self.say(f"  {n}/{total}")
+        kind = syncing.merge_notes(self.ws, tracking_notes(self.remote))
+        if kind != syncing.SAME and kind != syncing.AHEAD:
+            self.report.notes = kind
+        return theirs
+
+    def _warn(self, message: str) -> None:
+        if message not in self.report.warnings:
+            self.report.warnings.append(message)
+
+    def _has_file(self, rid: str) -> bool:
+        return record.brief_file(self.ws, rid) is not None
+
+    def to_push(self, theirs: dict[str, object]) -> list[str]:
+        repo = self.ws.repo
+        refs = [store.ref_name(rid) for rid, oid in store.iter_refs(repo)
+                if RefocusId.is_valid(rid) and rid not in self.skipped and theirs.get(rid) != oid]
+        ours_notes = store.resolve(repo, NOTES_REF)
+        if ours_notes is not None and ours_notes != store.resolve(repo, tracking_notes(self.remote)):
+            refs.append(NOTES_REF)
+        return sorted(refs)
+
+    # -- this machine --------------------------------------------------------
+    def propagate(self) -> None:
+        """Carry what arrived to the counterpart repository when it is on this machine."""
+        others = []
+        for rid in sorted(self.touched):
+            tip = store.read_tip(self.ws.repo, rid)
+            if tip is None:
+                continue
+            other = self._counterpart(tip.state)
+            if other is not None:
+                try:
+                    self.report.files_written += record.propagate(self.ws, other, rid)
+                    others.append(other)
+                except RefocusError as exc:
+                    self._warn(f"could not update {other.workdir} for {rid}: {exc}")
+        if self.touched or others:
+            index.refresh(*[w for w in [self.ws, *others] if os.path.isdir(w.refocus_dir)])
+
+    def _counterpart(self, state: dict) -> Workspace | None:
+        key = f"{state.get('source_dir')}\0{state.get('dest_dir')}"
+        if key not in self._counterparts:
+            self._counterparts[key] = record.counterpart(self.ws, state)
+        return self._counterparts[key]
+
+    # -- the whole thing -----------------------------------------------------
+    def run(self) -> dict:
+        for round_ in range(1, MAX_ROUNDS + 1):
+            self.report.rounds = round_
+            self.fetch()
+            theirs = self.merge()
+            refs = self.to_push(theirs)
+            if not refs:
+                break
+            rejected = set(self.push(refs))
+            accepted = [r for r in refs if r not in rejected]
+            self.report.pushed += [r[len(store.REF_PREFIX):] for r in accepted if r.startswith(store.REF_PREFIX)]
+            self.report.notes_pushed = self.report.notes_pushed or NOTES_REF in accepted
+            rejected = {r for r in rejected if r[len(store.REF_PREFIX):] not in self.skipped}
+            if not rejected:
+                break
+            self.say(f"{len(rejected)} ref(s) rejected (the remote moved); fetching and merging again...")
+            time.sleep(0.05 * round_ * (0.5 + random.random()))
+        else:
+            raise ConflictError(
+                f"the remote {self.remote} kept moving; {MAX_ROUNDS} rounds of fetch, merge and push did not "
+                f"settle. Nothing was lost; run `git refocus sync` again."
+            )
+        self.propagate()
+        return self.report.as_dict()
+
+
+def sync(*, remote: str | None = None, progress: bool | None = None, cwd: str = ".") -> dict:
+    ws = Workspace.open(cwd)
+    name = choose_remote(ws, remote)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    return Sync(ws, name, progress).run()

@@ -1,0 +1,201 @@
+"""What makes a repository take part: the commit-msg hook, notes config, remote refspecs.
+
+``init`` applies these, ``doctor`` checks them; both work from one plan, a
+list of :class:`Step`, so a dry run, a report and a repair describe the same
+changes. Each step says how to undo it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from importlib import resources
+
+from gitrefocus import atomic
+from gitrefocus.errors import RefocusError
+from gitrefocus.notes import NOTES_REF
+
+HOOK_NAME = "commit-msg"
+CHAINED_NAME = "commit-msg.pre-refocus"
+HOOK_MARKER = "# git-refocus-hook-version:"
+REWRITE_MODE = "cat_sort_uniq"  # note lines are self-contained and timestamped
+LOSSY_REWRITE_MODES = ("overwrite", "ignore")
+TRACKING_PREFIX = "refs/refocus-remotes/"
+
+
+@dataclass
+class Step:
+    """One change a repository needs (or already has, when ``needed`` is false)."""
+
+    kind: str  # hook | config | remote
+    what: str  # one line, for people
+    needed: bool
+    undo: str | None = None
+    apply: object = field(default=None, repr=False)  # callable doing the change
+    problem: str | None = None  # how doctor reports the need
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "what": self.what, "changed": self.needed, "undo": self.undo}
+
+
+def hook_source() -> bytes:
+    """The commit-msg hook shipped with the package (gitrefocus/data/commit-msg)."""
+    return resources.files("gitrefocus").joinpath("data", HOOK_NAME).read_bytes()
+
+
+def is_ours(data: bytes | None) -> bool:
+    return data is not None and HOOK_MARKER.encode() in data
+
+
+def hook_version(data: bytes) -> int:
+    for line in data.decode("utf-8", "replace").splitlines():
+        if line.startswith(HOOK_MARKER):
+            try:
+                return int(line[len(HOOK_MARKER):].strip())
+            except ValueError:
+                return 0
+    return 0
+
+
+def hooks_dir(ws) -> str:
+    """The directory git runs hooks from (honours core.hooksPath and worktrees)."""
+    out = ws.git("rev-parse", "--git-path", "hooks").stdout.strip()
+    return os.path.normpath(os.path.join(ws.workdir, out))
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def _executable(path: str) -> bool:
+    try:
+        return bool(os.stat(path).st_mode & stat.S_IXUSR)
+    except OSError:
+        return False
+
+
+def _write_hook(path: str, data: bytes) -> None:
+    atomic.write_bytes(path, data)
+    os.chmod(path, 0o755)
+
+
+def hook_step(ws) -> Step:
+    directory = hooks_dir(ws)
+    hook = os.path.join(directory, HOOK_NAME)
+    chained = os.path.join(directory, CHAINED_NAME)
+    ours = hook_source()
+    current = _read(hook)
+    if current == ours and _executable(hook):
+        return Step("hook", f"commit-msg hook already installed ({hook})", False)
+    if is_ours(current):
+        if hook_version(current) > hook_version(ours) and _executable(hook):
+            return Step("hook", f"a newer git-refocus commit-msg hook is installed ({hook})", False)
+
+        def update():
+            _write_hook(hook, ours)
+        return Step("hook", f"update the commit-msg hook ({hook})", True, None, update,
+                    f"the commit-msg hook {hook} is an older version or not executable.")
+    if current is None:
+        if os.path.lexists(hook):
+            raise RefocusError(f"{hook} exists but cannot be read; move it away and run `git refocus init` again.")
+
+        def create():
+            os.makedirs(directory, exist_ok=True)
+            _write_hook(hook, ours)
+        return Step("hook", f"install the commit-msg hook ({hook})", True, f"rm {_q(hook)}", create,
+                    f"no commit-msg hook in {directory}: commits are not tagged with Refocus-Id.")
+    # a foreign hook: keep it, run it first
+    if os.path.lexists(chained):
+        raise RefocusError(
+            f"{hook} is not git-refocus's hook and {CHAINED_NAME} is taken; "
+            f"merge the two by hand, then run `git refocus init` again."
+        )
+
+    def chain():
+        os.rename(hook, chained)
+        _write_hook(hook, ours)
+    return Step(
+        "hook", f"install the commit-msg hook ({hook}); the existing hook is kept as {CHAINED_NAME} and runs first",
+        True, f"mv {_q(chained)} {_q(hook)}", chain,
+        f"{hook} is another commit-msg hook: commits are not tagged with Refocus-Id.",
+    )
+
+
+def _config_values(ws, key: str) -> list[str]:
+    proc = ws.git("config", "--get-all", key, check=False)
+    return proc.stdout.splitlines() if proc.returncode == 0 else []
+
+
+def config_steps(ws) -> list[Step]:
+    steps = []
+    for key in ("notes.displayRef", "notes.rewriteRef"):
+        if NOTES_REF in _config_values(ws, key):
+            steps.append(Step("config", f"{key} includes {NOTES_REF}", False))
+        else:
+            steps.append(Step(
+                "config", f"git config --add {key} {NOTES_REF}", True,
+                f"git config --fixed-value --unset {key} {NOTES_REF}",
+                lambda key=key: ws.git("config", "--local", "--add", key, NOTES_REF),
+                f"{key} does not include {NOTES_REF}" + (
+                    ": `git log` does not show refocus notes." if key == "notes.displayRef"
+                    else ": amend and rebase drop refocus notes."),
+            ))
+    mode = _config_values(ws, "notes.rewriteMode")
+    if not mode:
+        steps.append(Step(
+            "config", f"git config notes.rewriteMode {REWRITE_MODE}", True, "git config --unset notes.rewriteMode",
+            lambda: ws.git("config", "--local", "notes.rewriteMode", REWRITE_MODE),
+            f"notes.rewriteMode is not set (git's default concatenates; {REWRITE_MODE} keeps note lines sorted and unique).",
+        ))
+    else:
+        steps.append(Step("config", f"notes.rewriteMode is {mode[-1]}", False))
+    return steps
+
+
+def rewrite_mode_problem(ws) -> str | None:
+    mode = _config_values(ws, "notes.rewriteMode")
+    if mode and mode[-1] in LOSSY_REWRITE_MODES:
+        return (f"notes.rewriteMode is {mode[-1]}: rewriting a commit that already has refocus notes drops lines; "
+                f"`git config notes.rewriteMode {REWRITE_MODE}` keeps them all.")
+    return None
+
+
+def tracking_refspecs(remote: str) -> list[str]:
+    """Fetch refspecs into tracking refs outside refs/remotes/ (which `git branch -r` lists).
+
+    The notes refspec is a pattern so that a remote without notes yet is not an error.
+    """
+    base = f"{TRACKING_PREFIX}{remote}"
+    return [f"+refs/refocus/*:{base}/refocus/*", f"+{NOTES_REF}*:{base}/notes/refocus*"]
+
+
+def remotes(ws) -> list[str]:
+    return ws.git("remote").stdout.split()
+
+
+def remote_steps(ws, remote: str) -> list[Step]:
+    if remote not in remotes(ws):
+        raise RefocusError(f"no remote named {remote!r}; add it with `git remote add {remote} URL` first.")
+    have = _config_values(ws, f"remote.{remote}.fetch")
+    steps = []
+    for spec in tracking_refspecs(remote):
+        key = f"remote.{remote}.fetch"
+        if spec in have:
+            steps.append(Step("remote", f"{key} includes {spec}", False))
+        else:
+            steps.append(Step(
+                "remote", f"git config --add {key} '{spec}'", True, f"git config --fixed-value --unset {key} '{spec}'",
+                lambda key=key, spec=spec: ws.git("config", "--local", "--add", key, spec),
+            ))
+    return steps
+
+
+def _q(path: str) -> str:
+    import shlex
+
+    return shlex.quote(path)

@@ -1,0 +1,176 @@
+"""Which commits belong to a refocus, and the notes that say so (SPEC §4.3, §4.4).
+
+A commit is linked to a refocus by its ``Refocus-Id:`` trailer (added by the
+commit-msg hook) or by a ``linked`` note line (``git refocus link``). When a
+refocus completes, blocks or is abandoned, every linked commit gets a note
+line naming the id and that final status::
+
+    2026-04-26T19:23:00Z refocus 2026-04-26-mcp-standard-a3f91c linked status=result via=trailer
+
+Commits are found with one ``git log`` walk over branches, tags, remote
+branches and HEAD whose ``--grep`` also searches the refocus notes, so only
+commits that mention the id are ever parsed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gitrefocus import localstate, notes, record, store
+from gitrefocus.errors import RefocusError
+from gitrefocus.notes import NoteRecord
+
+TRAILER = "Refocus-Id"
+LINKED = "linked"
+FINISHED = ("result", "blocked", "abandoned")  # statuses a linkage note names as final
+MAX_LINK = 1000
+_FS, _RS, _VS = "\x1f", "\x1e", "\x1d"
+_FORMAT = _FS.join([
+    "%H", "%h", "%an", "%aI", "%cI", "%s",
+    f"%(trailers:key={TRAILER},valueonly,separator=%x1d)", "%N",
+]) + "%x1e"
+
+
+@dataclass
+class Commit:
+    oid: str
+    abbrev: str
+    author: str
+    author_date: str
+    committer_date: str
+    subject: str
+    trailer_ids: list[str] = field(default_factory=list)
+    records: list[NoteRecord] = field(default_factory=list)  # refocus note lines on this commit
+
+    def via(self, refocus_id: str) -> list[str]:
+        out = []
+        if refocus_id in self.trailer_ids:
+            out.append("trailer")
+        if any(r.refocus_id == refocus_id and r.event == LINKED for r in self.records):
+            out.append("note")
+        return out
+
+    def final_statuses(self, refocus_id: str) -> set[str]:
+        return {r.fields.get("status") for r in self.records if r.refocus_id == refocus_id and r.event == LINKED}
+
+    def as_dict(self, refocus_id: str) -> dict:
+        return {
+            "oid": self.oid, "abbrev": self.abbrev, "author": self.author,
+            "author_date": self.author_date, "committer_date": self.committer_date,
+            "subject": self.subject, "via": self.via(refocus_id),
+            "notes": [r.format() for r in self.records if r.refocus_id == refocus_id],
+        }
+
+
+def _revs(ws) -> list[str]:
+    revs = ["--branches", "--tags", "--remotes"]
+    if ws.head_oid() is not None:
+        revs.append("HEAD")
+    return revs
+
+
+def scan(ws, needle: str) -> list[Commit]:
+    """Reachable commits whose message or refocus note contains ``needle``, oldest first."""
+    proc = ws.git(
+        "log", *_revs(ws), "--reverse", "--no-notes", f"--notes={notes.NOTES_REF}",
+        "-F", "-i", f"--grep={needle}", f"--format={_FORMAT}", "--", check=False,
+    )
+    if proc.returncode != 0:
+        if ws.head_oid() is None and not proc.stdout:
+            return []  # no commits yet
+        last = proc.stderr.strip().splitlines()
+        raise RefocusError(f"git log failed in {ws.workdir}: {last[-1] if last else 'exit ' + str(proc.returncode)}.")
+    out = []
+    for chunk in proc.stdout.split(_RS):
+        chunk = chunk.lstrip("\n")
+        if not chunk:
+            continue
+        parts = chunk.split(_FS)
+        if len(parts) != 8:
+            continue
+        oid, abbrev, author, adate, cdate, subject, trailers, note_text = parts
+        ids = [v.strip() for v in trailers.split(_VS) if v.strip()]
+        out.append(Commit(oid, abbrev, author, adate, cdate, subject, ids, notes.parse(note_text)))
+    return out
+
+
+def linked(ws, refocus_id: str) -> list[Commit]:
+    """Commits linked to ``refocus_id`` by trailer or ``linked`` note, oldest first."""
+    return [c for c in scan(ws, refocus_id) if c.via(refocus_id)]
+
+
+def all_linked(ws) -> dict[str, list[Commit]]:
+    """{refocus id: linked commits} for every refocus (one walk; for doctor)."""
+    out: dict[str, list[Commit]] = {}
+    for commit in scan(ws, "refocus"):
+        ids = set(commit.trailer_ids) | {r.refocus_id for r in commit.records if r.event == LINKED}
+        for rid in ids:
+            out.setdefault(rid, []).append(commit)
+    return out
+
+
+def missing_final(ws, refocus_id: str, status: str, commits: list[Commit] | None = None) -> list[Commit]:
+    """Linked commits that do not yet carry a note with the final ``status``."""
+    commits = linked(ws, refocus_id) if commits is None else commits
+    return [c for c in commits if c.via(refocus_id) and status not in c.final_statuses(refocus_id)]
+
+
+def record_final(ws, refocus_id: str, status: str, commits: list[Commit] | None = None) -> int:
+    """Add the final-status linkage note to every linked commit that lacks it."""
+    todo = missing_final(ws, refocus_id, status, commits)
+    for commit in todo:
+        via = "trailer" if refocus_id in commit.trailer_ids else "link"
+        record.note(ws, commit.oid, refocus_id, LINKED, status=status, via=via)
+    return len(todo)
+
+
+def on_finish(ws, refocus_id: str, status: str) -> int:
+    """Called when a refocus completes, blocks or is abandoned; never raises.
+
+    Links commits here and in the counterpart repository (when it is on this
+    machine): the work usually sits in the destination, while abandon may run
+    at the source.
+    """
+    total = 0
+    try:
+        places = [ws]
+        tip = store.read_tip(ws.repo, refocus_id)
+        other = record.counterpart(ws, tip.state) if tip is not None else None
+        if other is not None:
+            places.append(other)
+        for place in places:
+            total += record_final(place, refocus_id, status)
+    except Exception as exc:  # the status change is recorded; linkage can be redone by doctor --repair
+        localstate.log_error(ws.git_dir, "linkage", exc)
+        from gitrefocus import output
+
+        output.warn(f"could not add linkage notes for {refocus_id} ({exc}); `git refocus doctor --repair` adds them.")
+    return total
+
+
+def resolve_revs(ws, revs: list[str]) -> list[str]:
+    """Commit ids named by revisions and ranges (``A..B``, ``^A B``), oldest first, once each."""
+    seen: dict[str, None] = {}
+    for rev in revs:
+        if not rev or rev.startswith("-"):
+            raise RefocusError(f"{rev!r} is not a revision or range.")
+        if ".." in rev or rev.startswith("^"):
+            proc = ws.git("rev-list", "--reverse", "--end-of-options", rev, "--", check=False)
+            if proc.returncode != 0:
+                raise RefocusError(f"unknown revision range {rev!r}.")
+            oids = proc.stdout.split()
+        else:
+            proc = ws.git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False)
+            if proc.returncode != 0:
+                raise RefocusError(f"unknown revision {rev!r}.")
+            oids = [proc.stdout.strip()]
+        for oid in oids:
+            seen.setdefault(oid, None)
+            if len(seen) > MAX_LINK:
+                raise RefocusError(f"those revisions select more than {MAX_LINK} commits; link a narrower range (A..B).")
+    return list(seen)
+
+
+def note_links(ws, oid: str, refocus_id: str) -> bool:
+    """Does commit ``oid`` already carry a ``linked`` note for ``refocus_id``?"""
+    return any(r.refocus_id == refocus_id and r.event == LINKED for r in notes.parse(store.read_note(ws.repo, oid)))

@@ -107,7 +107,6 @@ class _Collector:
         self.sidechain_of: dict[str, str] = {}   # uuid -> group, for sidechains without agentId
         self.sidechain_seen: set = set()
         self.text_budget = TEXT_BUDGET
-        self.meta = Counter()
         self.cwd = self.git_branch = self.version = self.session_id = self.title = None
         self.first_ts = self.last_ts = None
         self.files_written: list[tuple[str, int]] = []
@@ -148,12 +147,12 @@ class _Collector:
         self.record(record, line.number)
 
     def record(self, record: dict, number: int) -> None:
-        kind = record.get("type")
+        kind = record.get("type") if isinstance(record.get("type"), str) else None
         uuid = record.get("uuid")
         if not isinstance(uuid, str) or not uuid:
             uuid = None
         if kind not in CONVERSATION:
-            self.stats["skipped_" + (kind if isinstance(kind, str) else "untyped").replace("-", "_")] += 1
+            self.stats["skipped_" + (kind or "untyped").replace("-", "_")[:40]] += 1
             if kind == "summary" and isinstance(record.get("summary"), str):
                 self.title = one_line(record["summary"], 160)
             if uuid and not record.get("isSidechain") and not self.graph.contains(uuid):
@@ -273,7 +272,8 @@ class _Collector:
     def _tool_result(self, item: dict, number: int) -> sp.Block | None:
         text = joined_text(item.get("content"))
         self.stats["tool_output_chars_stripped"] += len(text)
-        tool = self.tool_names.get(item.get("tool_use_id") or "", None)
+        tool_use_id = item.get("tool_use_id")
+        tool = self.tool_names.get(tool_use_id) if isinstance(tool_use_id, str) else None
         if text.startswith((REJECTED, REJECTED_ALT)):
             said = text.find(USER_SAID)
             feedback = text[said + len(USER_SAID):].strip() if said >= 0 else ""

@@ -102,7 +102,8 @@ def read_subagent(path: str, stats: Counter) -> "Sidechain | None":
             if line.problem == "invalid-json":
                 stats["invalid_json_lines_subagents"] += 1
             record = line.record
-            if not isinstance(record, dict) or record.get("type") not in CONVERSATION:
+            if not isinstance(record, dict) or not isinstance(record.get("type"), str) \
+                    or record["type"] not in CONVERSATION:
                 continue
             uuid = record.get("uuid")
             if isinstance(uuid, str):

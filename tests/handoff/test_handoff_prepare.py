@@ -526,3 +526,46 @@ def test_both_record_layouts_give_the_same_spine(tmp_path):
     assert new.spine_text().split("\n", 3)[3] == old.spine_text().split("\n", 3)[3]
     assert new.stats["skipped_attachment"] == old.stats["skipped_attachment"] == 1
     assert new.stats["skipped_progress"] == old.stats["skipped_progress"] == 1
+
+
+# -- hostile records: any JSON in any known field --------------------------------
+any_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=6), c, max_size=3), max_leaves=6)
+field_values = {
+    "type": st.sampled_from(["user", "assistant", "progress", "attachment", "system", "summary"]) | any_json,
+    "uuid": st.sampled_from(["u1", "u2", "u3"]) | any_json,
+    "parentUuid": st.sampled_from(["u1", "u2", "u3", None]) | any_json,
+    "logicalParentUuid": any_json, "isSidechain": st.booleans() | any_json, "isMeta": any_json,
+    "isCompactSummary": any_json, "timestamp": st.sampled_from(["2026-01-01T00:00:00Z"]) | any_json,
+    "agentId": any_json, "cwd": any_json, "sessionId": any_json, "gitBranch": any_json, "version": any_json,
+    "toolUseResult": any_json, "summary": any_json, "isApiErrorMessage": any_json,
+}
+blocks = st.fixed_dictionaries({"type": st.sampled_from(["text", "thinking", "tool_use", "tool_result",
+                                                         "image", "redacted_thinking"]) | any_json},
+                               optional={"text": any_json, "thinking": any_json, "name": any_json, "id": any_json,
+                                         "input": st.fixed_dictionaries({}, optional={
+                                             "file_path": any_json, "command": any_json, "todos": any_json,
+                                             "description": any_json, "subagent_type": any_json}) | any_json,
+                                         "tool_use_id": any_json, "content": any_json, "is_error": any_json})
+messages = st.fixed_dictionaries({}, optional={"role": any_json, "id": any_json, "model": any_json,
+                                               "content": st.lists(blocks, max_size=3) | any_json}) | any_json
+records_st = st.fixed_dictionaries({}, optional={**field_values, "message": messages})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(records_st, min_size=1, max_size=8))
+def test_hostile_records_never_crash_the_pipeline(tmp_path_factory, records_list):
+    from gitrefocus.handoff import extract, gitstate
+    from gitrefocus.handoff.finalize import finalize
+
+    path = tmp_path_factory.mktemp("fuzz") / "t.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records_list) + "\n")
+    try:
+        plan = plan_of(path)
+    except RefocusError:
+        return
+    state = gitstate.snapshot([str(path.parent)])
+    brief = finalize(extract.builtin_sections(plan, state), plan, state)
+    assert brief.text.count("\n## ") == 5
+    brief.text.encode("utf-8")

@@ -28,6 +28,7 @@ MAX_DECISIONS = 4
 MAX_FLAGS = 8
 MAX_CHANGES = 25
 _OMITTED = "[instruction-like text omitted]"
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\x85]")
 
 
 class _Draft:
@@ -40,7 +41,7 @@ class _Draft:
     def add(self, text: str, *pointers: Pointer) -> None:
         """Add a line; ``{ptr0}``, ``{ptr1}``… place each pointer inline, ``{ptr}``
         places all of them, and without a placeholder they go at the end."""
-        refs = [f"(`{p.locator()}`)" for p in pointers]
+        refs = [f"(`{_CONTROL_RE.sub('?', p.locator()).replace('`', chr(39))}`)" for p in pointers]
         if "{ptr" in text:
             for i, ref in enumerate(refs):
                 text = text.replace("{ptr%d}" % i, ref)
@@ -191,7 +192,8 @@ def code_state(git: GitState, plan: Plan) -> Section:
         counts = f", +{change.added}/-{change.removed}" if change.added is not None else ""
         state = change.state if change.state == "untracked" else \
             f"{change.state}, {'staged' if change.staged else 'unstaged'}"
-        d.add(f"- `{_plain(change.path, 200)}` — {state}{counts}", Pointer("file", change.path, state))
+        shown = _plain(change.path, 300)  # a file name may hold newlines or directives
+        d.add(f"- `{shown}` — {state}{counts}", Pointer("file", shown, state))
     if git.changes_total > MAX_CHANGES:
         d.add(f"- … and {git.changes_total - MAX_CHANGES} more changed path(s).")
     d.add("")

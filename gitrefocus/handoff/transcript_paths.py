@@ -20,6 +20,7 @@ from gitrefocus.errors import RefocusError
 
 _SESSION_ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]{7,127}$")
 _NON_ALNUM_RE = re.compile(r"[^A-Za-z0-9]")
+_AGENT_FILE_RE = re.compile(r"^agent-[A-Za-z0-9._-]{1,200}\.jsonl$")  # the name becomes a pointer label
 _LEGACY_AGENT_PROBE = 64 * 1024  # bytes read from a legacy agent file to learn its session
 
 
@@ -136,8 +137,7 @@ def _agent_files(directory: str) -> list[str]:
     out = []
     for name in names:
         path = os.path.join(directory, name)
-        if name.startswith("agent-") and name.endswith(".jsonl") and os.path.isfile(path) \
-                and not os.path.islink(path):
+        if _AGENT_FILE_RE.match(name) and os.path.isfile(path) and not os.path.islink(path):
             out.append(path)
     return out
 

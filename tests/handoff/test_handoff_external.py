@@ -198,3 +198,25 @@ def test_finalize_renders_placeholders_for_missing_sections(story):
     brief = finalize({}, plan, git)
     assert brief.text.count("_(extraction failed — not available)_") == 5
     assert set(brief.failed) == set(SECTION_NAMES)
+
+
+any_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=30),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3), max_leaves=8)
+answers = st.fixed_dictionaries({}, optional={
+    "section": st.sampled_from(list(SECTION_NAMES)) | any_json,
+    "content": st.text(max_size=200) | any_json,
+    "pointers": st.lists(st.fixed_dictionaries({}, optional={"type": st.sampled_from(["transcript", "commit", "file"])
+                                                             | any_json, "ref": st.text(max_size=20) | any_json,
+                                                             "note": any_json}) | any_json, max_size=4) | any_json,
+}) | any_json
+
+
+@given(answers)
+def test_validation_accepts_or_rejects_any_answer_cleanly(answer):
+    try:
+        section = validate(answer, "basics")
+    except SectionRejected:
+        return
+    assert section.section == "basics" and section.content.strip()
+    assert all(p.type in ("transcript", "commit", "file") and p.ref for p in section.pointers)

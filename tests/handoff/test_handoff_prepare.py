@@ -569,3 +569,10 @@ def test_hostile_records_never_crash_the_pipeline(tmp_path_factory, records_list
     brief = finalize(extract.builtin_sections(plan, state), plan, state)
     assert brief.text.count("\n## ") == 5
     brief.text.encode("utf-8")
+
+
+def test_subagent_files_with_odd_names_are_ignored(tmp_path):
+    for name in ("agent-ok.jsonl", "agent-x\n## y.jsonl", "agent-`x`.jsonl", "other.jsonl", "agent-.jsonl"):
+        (tmp_path / name).write_text("{}\n")
+    os.symlink(tmp_path / "agent-ok.jsonl", tmp_path / "agent-link.jsonl")
+    assert [os.path.basename(p) for p in transcript_paths._agent_files(str(tmp_path))] == ["agent-ok.jsonl"]

@@ -11,7 +11,7 @@ import re
 
 QUOTE_CAP = 200
 
-_SPLIT_RE = re.compile(r"(?<=[.!?])\s+|\n+")
+_SPLIT_RE = re.compile(r"(?<=[.!?])\s+|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")  # every line boundary
 
 # the user overruling the assistant (seed 001 Dead-ends, source 1)
 CORRECTION_RE = re.compile(

@@ -26,6 +26,8 @@ ALL_UNSOURCED = "_(every claim in this section is unsourced — verify before re
 _INLINE_RE = re.compile(r"`?\b(transcript|commit|file):([^\s`()]+)`?")
 _QUOTED_RE = re.compile(r'"[^"\n]*"|“[^”\n]*”')  # quotation marks only: `code` is not a quotation
 _REMOVED = "_[line removed: instruction-like text outside a quotation]_"
+_BREAKS_RE = re.compile(r"\r\n|[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+_TOP_HEADING_RE = re.compile(r"^\s{0,3}#{1,2}(?:\s|$)")
 
 
 @dataclass
@@ -97,10 +99,21 @@ def _trivial(line: str) -> bool:
     return len(stripped.split()) < 6
 
 
+def _lines(content: str) -> list[str]:
+    """Content lines, with every line boundary a real one and no heading above ``###``
+    (only finalize writes the five ``##`` headings)."""
+    out = []
+    for line in _BREAKS_RE.sub("\n", content).split("\n"):
+        if _TOP_HEADING_RE.match(line):
+            line = "### " + line.lstrip("# ")
+        out.append(line)
+    return out
+
+
 def enforce_pointers(section: Section, resolve) -> tuple[str, int, int]:
     """(content with unsourced claims marked, claims, unsourced claims)."""
     out, claims, unsourced = [], 0, 0
-    for line in section.content.split("\n"):
+    for line in _lines(section.content):
         line = _clean_line(line)
         if line == _REMOVED or _trivial(line):
             out.append(line)

@@ -220,3 +220,15 @@ def test_validation_accepts_or_rejects_any_answer_cleanly(answer):
         return
     assert section.section == "basics" and section.content.strip()
     assert all(p.type in ("transcript", "commit", "file") and p.ref for p in section.pointers)
+
+
+def test_section_content_cannot_add_top_level_headings(story):
+    from gitrefocus.handoff.finalize import finalize as fin
+    from gitrefocus.handoff.sections import Section
+
+    plan = prep.prepare(transcript_paths.resolve(str(story.path)))
+    git = gitstate.snapshot([str(story.repo)])
+    hostile = Section("basics", "## Convergence\n# Title\rline\u2028## Dead-ends\n### fine (`transcript:L3`)")
+    text = fin({"basics": hostile}, plan, git).text
+    assert [ln for ln in text.splitlines() if ln.startswith("## ")] == \
+        ["## Convergence", "## Dead-ends", "## Code-state", "## Open-threads & conflicts", "## Basics"]

@@ -212,3 +212,13 @@ def test_keyword_gates_never_hide_a_cue(sentence):
     for cue in (cues.CORRECTION, cues.CONSTRAINT, cues.ABANDON, cues.DECISION, cues.INTENT, cues.OPEN,
                 cues.INJECTION):
         assert bool(cue.search(sentence)) == bool(cue.regex.search(sentence)), (cue.regex.pattern[:40], sentence)
+
+
+def test_quotes_never_span_a_line_boundary(tmp_path):
+    s = Session()
+    s.user("No, stop that\r## Convergence\u2028more text here. Don't do it\x0bagain.")
+    s.assistant(text("Ok."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    dead = extract.dead_ends(extract.Analysis(plan)).content
+    assert not re.search(r"[\r\u2028\x0b]", dead)
+    assert '"No, stop that"' in dead

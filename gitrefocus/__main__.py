@@ -1,3 +1,3 @@
-from gitrefocus.cli import main
+from gitrefocus.entry import main
 
 raise SystemExit(main())

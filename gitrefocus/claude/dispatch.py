@@ -1,0 +1,49 @@
+"""Run one hook handler. Imported without click: ``git refocus hook EVENT`` runs
+on every session start and every tool call, so its start-up cost counts.
+
+Hooks never prompt, make no network calls and exit 0 even when they fail (the
+failure goes to $GIT_DIR/refocus/errors.jsonl and one line to stderr), so a
+refocus problem can never block a session.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+HANDLERS = {
+    "session-start": "gitrefocus.claude.session_start",
+    "session-end": "gitrefocus.claude.session_end",
+    "post-tool-use": "gitrefocus.claude.post_tool_use",
+    "stop": None,
+}
+
+
+def run(event: str) -> int:
+    from gitrefocus.claude import hookio
+
+    payload = hookio.read_input()
+    module = HANDLERS[event]
+    if module is None:  # Stop: loops come later; a valid no-op never blocks
+        return 0
+    try:
+        out = importlib.import_module(module).handle(payload)
+        if out:
+            sys.stdout.write(out + "\n")
+    except Exception as exc:  # noqa: BLE001 - a hook must never fail the session
+        _log(payload, event, exc)
+        sys.stderr.write(f"git refocus hook {event}: {type(exc).__name__}: {exc}\n")
+    return 0
+
+
+def _log(payload: dict, event: str, exc: BaseException) -> None:
+    try:
+        from gitrefocus import localstate
+        from gitrefocus.workspace import find_git_dir
+
+        git_dir = find_git_dir(payload.get("cwd") or os.getcwd())
+        if git_dir:
+            localstate.log_error(git_dir, f"hook {event}", exc)
+    except Exception:
+        pass

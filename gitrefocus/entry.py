@@ -1,0 +1,20 @@
+"""The console script. ``git refocus hook EVENT`` runs on every session start
+and every tool call, so it goes straight to its handler without importing
+click or the command registry; everything else goes through the CLI."""
+
+from __future__ import annotations
+
+import sys
+
+HOOK_EVENTS = ("session-start", "session-end", "post-tool-use", "stop")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) == 2 and args[0] == "hook" and args[1] in HOOK_EVENTS:
+        from gitrefocus.claude.dispatch import run
+
+        return run(args[1])
+    from gitrefocus.cli import main as cli_main
+
+    return cli_main(argv)

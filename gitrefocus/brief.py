@@ -11,6 +11,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from gitrefocus import frontmatter, lifecycle
+from gitrefocus.claude.transcripts import encode_project_dir
 from gitrefocus.errors import RefocusError
 from gitrefocus.ids import RefocusId, is_session_id
 
@@ -173,11 +174,6 @@ class Brief:
 def _find_result(body: str) -> int | None:
     m = re.search(rf"^{re.escape(RESULT_HEADING)}[ \t]*$", body, re.M)
     return m.start() if m else None
-
-
-def encode_project_dir(path: str) -> str:
-    """How Claude Code names a project's transcript folder under ~/.claude/projects."""
-    return re.sub(r"[^A-Za-z0-9]", "-", path)
 
 
 def _bullets(items: list[str], empty: str) -> str:

@@ -1,14 +1,25 @@
-"""Where Claude Code keeps a session's transcript."""
+"""Where Claude Code keeps a session's transcript (the one place that knows)."""
 
 from __future__ import annotations
 
 import os
+import re
 
-from gitrefocus.brief import encode_project_dir
+_NON_ALNUM_RE = re.compile(r"[^A-Za-z0-9]")
 
 
 def config_dir() -> str:
-    return os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+    """``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    if configured:
+        return os.path.expanduser(configured)
+    return os.path.join(os.path.expanduser("~"), ".claude")
+
+
+def encode_project_dir(path: str) -> str:
+    """The folder name Claude Code gives a working directory under projects/:
+    every non-alphanumeric character becomes ``-``."""
+    return _NON_ALNUM_RE.sub("-", path)
 
 
 def transcript_path(project_dir: str, session_id: str) -> str:

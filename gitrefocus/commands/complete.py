@@ -6,7 +6,7 @@ import json
 import os
 
 from gitrefocus import catalog, clock, events as ev, index, lifecycle, linkage, localstate, promote, record, result as res
-from gitrefocus.brief import encode_project_dir
+from gitrefocus.claude.transcripts import encode_project_dir
 from gitrefocus.commit import scoped_commit
 from gitrefocus.errors import RefocusError
 from gitrefocus.workspace import Workspace

@@ -16,10 +16,11 @@ import re
 import stat
 from dataclasses import dataclass, field
 
+from gitrefocus.claude.transcripts import config_dir as claude_config_dir
+from gitrefocus.claude.transcripts import encode_project_dir as encode_cwd
 from gitrefocus.errors import RefocusError
 
 _SESSION_ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]{7,127}$")
-_NON_ALNUM_RE = re.compile(r"[^A-Za-z0-9]")
 _AGENT_FILE_RE = re.compile(r"^agent-[A-Za-z0-9._-]{1,200}\.jsonl$")  # the name becomes a pointer label
 _LEGACY_AGENT_PROBE = 64 * 1024  # bytes read from a legacy agent file to learn its session
 
@@ -35,18 +36,6 @@ class TranscriptSource:
     @property
     def files(self) -> tuple[str, ...]:
         return (self.main, *self.subagents)
-
-
-def claude_config_dir() -> str:
-    configured = os.environ.get("CLAUDE_CONFIG_DIR")
-    if configured:
-        return os.path.expanduser(configured)
-    return os.path.join(os.path.expanduser("~"), ".claude")
-
-
-def encode_cwd(cwd: str) -> str:
-    """The project directory name Claude Code uses for a working directory."""
-    return _NON_ALNUM_RE.sub("-", cwd)
 
 
 def looks_like_session_id(text: str) -> bool:

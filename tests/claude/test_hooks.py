@@ -171,7 +171,7 @@ def test_claude_settings_merge_is_idempotent_and_keeps_other_hooks(tmp_path):
 def test_save_transcript_scrubs_and_marks_lfs(spawned, hermetic):
     src, dest, out = spawned
     sid = out["child_session_id"]
-    from gitrefocus.brief import encode_project_dir
+    from gitrefocus.claude.transcripts import encode_project_dir
 
     refocus("start", out["id"], "--session-id", sid, cwd=dest)
     r = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", cwd=dest, check=False)

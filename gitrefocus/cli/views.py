@@ -59,11 +59,12 @@ def show(refocus_id, as_json):
         output.echo(f"{e['at']}  {e['kind']:<13} {who}  {e['commit'][:10]}")
 
 
-def _section(title: str, rows: list[str]) -> None:
+def _section(title: str, rows: list[str]) -> bool:
     if rows:
         output.echo(title)
         for r in rows:
             output.echo("  " + r)
+    return bool(rows)
 
 
 @click.command()
@@ -78,20 +79,22 @@ def status(as_json):
         output.emit_json("status", model)
         return
     inc, out = model["incoming"], model["outgoing"]
-    _section("Incoming, waiting for launch:", [f"{r['id']}  {_where(r)}" for r in inc["pending_launch"]])
-    _section("Incoming, in progress:", [
+    said = _section("Incoming, waiting for launch:", [f"{r['id']}  {_where(r)}" for r in inc["pending_launch"]])
+    said |= _section("Incoming, in progress:", [
         f"{r['id']}  launched {r['launched_at']}" + ("  (quiet: no event for %s h)" % r["quiet_hours"] if r.get("quiet") else "")
         for r in inc["in_progress"]])
-    _section("Incoming, blocked:", [r["id"] for r in inc["blocked"]])
-    _section("Outgoing, results waiting (git refocus receive):", [
+    said |= _section("Incoming, blocked:", [r["id"] for r in inc["blocked"]])
+    said |= _section("Outgoing, results waiting (git refocus receive):", [
         f"{r['id']}  {r['status']}: {((r.get('result') or {}).get('summary') or '').strip()[:100]}" for r in out["results_waiting"]])
-    _section("Outgoing, still un-launched (continue waiting, or abandon):", [
+    said |= _section("Outgoing, still un-launched (continue waiting, or abandon):", [
         f"{r['id']}  {_where(r)}  {int(r['age_hours'])} h" for r in out["unlaunched"]])
-    _section("Outgoing, in flight:", [f"{r['id']}  {r['status']}  {_where(r)}" for r in out["in_flight"]])
-    _section("Divergences:", [f"{d['id']}: {d['problem']}" for d in model["divergences"]])
+    said |= _section("Outgoing, in flight:", [f"{r['id']}  {r['status']}  {_where(r)}" for r in out["in_flight"]])
+    said |= _section("Divergences:", [f"{d['id']}: {d['problem']}" for d in model["divergences"]])
     for key in ("stale_context", "changes_since_last_session"):
         if model.get(key):
-            _section(key.replace("_", " ").capitalize() + ":", [str(x) for x in model[key]])
+            said |= _section(key.replace("_", " ").capitalize() + ":", [str(x) for x in model[key]])
+    if not said:
+        output.echo("nothing needs attention here.")
 
 
 @click.command()

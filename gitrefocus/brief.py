@@ -48,13 +48,6 @@ _DEFAULTS = {LIST: [], BOOL: False, OPT_STR: None, OPT_TS: None}
 SPAWN_MODES = ("manual", "oneshot")
 _TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")
 
-SECTIONS = (
-    "Why this branch exists",
-    "Inherited context",
-    "Open questions / desired deliverables",
-    "Hard rule for child",
-    "Pointer back",
-)
 RESULT_HEADING = "## Result"
 RESULT_PLACEHOLDER = "<empty until the child runs `git refocus complete`>"
 HARD_RULE = (

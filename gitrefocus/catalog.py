@@ -217,16 +217,20 @@ def known_ids(ws) -> set[str]:
     return ids
 
 
-def resolve_id(ws, text: str) -> str:
-    """Resolve a full id, unique prefix, 6-hex suffix or unique slug."""
-    ids = known_ids(ws)
+def match_ids(ids, text: str) -> list[str]:
+    """Ids ``text`` names: itself, or as a prefix, the 6-hex suffix or the slug."""
     text = (text or "").strip()
     if text in ids:
-        return text
-    matches = sorted(
+        return [text]
+    return sorted(
         rid for rid in ids
         if rid.startswith(text) or rid.endswith("-" + text) or rid[11:-7] == text
     ) if text else []
+
+
+def resolve_id(ws, text: str) -> str:
+    """Resolve a full id, unique prefix, 6-hex suffix or unique slug."""
+    matches = match_ids(known_ids(ws), text)
     if len(matches) == 1:
         return matches[0]
     if not matches:

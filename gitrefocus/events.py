@@ -131,13 +131,6 @@ def apply(state: dict | None, event: Event) -> tuple[dict, bool]:
     return state, applied
 
 
-def fold(events: list[Event]) -> dict | None:
-    state = None
-    for event in events:
-        state, _ = apply(state, event)
-    return state
-
-
 def merge(ours: list[Event], theirs: list[Event]) -> list[Event]:
     """Union of two event logs in a deterministic, symmetric order.
 

@@ -18,7 +18,7 @@ def child_refocus_of_session(ws, session_id: str | None) -> str | None:
     """The non-terminal refocus whose child session is ``session_id``, if any."""
     if not session_id:
         return None
-    mapped = localstate.session_id_for(ws.git_dir, session_id)
+    mapped = localstate.refocus_for_session(ws.git_dir, session_id)
     if mapped:
         tip = store.read_tip(ws.repo, mapped)
         if tip is None or tip.state["status"] not in lifecycle.TERMINAL:

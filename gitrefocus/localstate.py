@@ -106,11 +106,23 @@ def clear_active(git_dir: str, refocus_id: str | None = None) -> None:
         remove(git_dir, "active")
 
 
-def session_id_for(git_dir: str, session_id: str) -> str | None:
+def refocus_for_session(git_dir: str, session_id: str) -> str | None:
     if not _NAME_RE.match(session_id or ""):
         return None
     text = read(git_dir, "sessions", session_id)
     return text.strip().splitlines()[0] if text and text.strip() else None
+
+
+def active_refocus(git_dir: str, env, session_id: str | None = None, *, worktree: bool = True) -> str | None:
+    """The refocus a session works on, in the commit-msg hook's order (SPEC §4.4):
+    ``$SESSION_REFOCUS_ID``, the session map, then (with ``worktree``) ``active``."""
+    if env.get("SESSION_REFOCUS_ID"):
+        return env["SESSION_REFOCUS_ID"]
+    session_id = session_id or env.get("CLAUDE_CODE_SESSION_ID")
+    mapped = refocus_for_session(git_dir, session_id) if session_id else None
+    if mapped or not worktree:
+        return mapped
+    return active_id(git_dir)
 
 
 def map_session(git_dir: str, session_id: str, refocus_id: str) -> None:
@@ -124,7 +136,7 @@ def unmap_sessions(git_dir: str, refocus_id: str) -> None:
     except FileNotFoundError:
         return
     for name in names:
-        if session_id_for(git_dir, name) == refocus_id:
+        if refocus_for_session(git_dir, name) == refocus_id:
             remove(git_dir, "sessions", name)
 
 

@@ -13,7 +13,7 @@ import os
 import socket
 from dataclasses import dataclass, field
 
-from gitrefocus import atomic, clock, events as ev, localstate, store
+from gitrefocus import atomic, clock, events as ev, store
 from gitrefocus.brief import Brief
 from gitrefocus.errors import RefocusError
 from gitrefocus.events import Event
@@ -188,7 +188,3 @@ def counterpart(ws: Workspace, state: dict) -> Workspace | None:
             return other
     return None
 
-
-def log_hook_error(ws: Workspace | None, where: str, exc: BaseException) -> None:
-    if ws is not None:
-        localstate.log_error(ws.git_dir, where, exc)

@@ -53,12 +53,6 @@ class Result:
     def to_dict(self) -> dict:
         return asdict(self)
 
-    @classmethod
-    def from_dict(cls, data: dict) -> "Result":
-        data = dict(data)
-        data["material_changes"] = [MaterialChange(**m) for m in data.get("material_changes", [])]
-        return cls(**data)
-
     def render(self) -> str:
         out = ["## Result", "", "### Status", f"- {self.status}"]
         if self.return_status and self.return_status != self.status:

@@ -47,7 +47,7 @@ def handle(payload: dict, env=os.environ) -> None:
     if git_dir is None:
         return
     session_id = payload.get("session_id") or env.get("CLAUDE_CODE_SESSION_ID")
-    rid = env.get("SESSION_REFOCUS_ID") or (session_id and localstate.session_id_for(git_dir, session_id))
+    rid = localstate.active_refocus(git_dir, env, session_id, worktree=False)
     if not rid or not RefocusId.is_valid(rid):
         return
     tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}

@@ -14,20 +14,12 @@ from gitrefocus.workspace import Workspace
 WARNING = "Refocus child exiting without `git refocus complete`: material work may not be surfaced"
 
 
-def active_for(ws: Workspace, session_id: str | None, env) -> str | None:
-    if env.get("SESSION_REFOCUS_ID"):
-        return env["SESSION_REFOCUS_ID"]
-    if session_id:
-        return localstate.session_id_for(ws.git_dir, session_id)
-    return None
-
-
 def handle(payload: dict, env=os.environ) -> None:
     ws = Workspace.try_open(payload.get("cwd") or os.getcwd())
     if ws is None:
         return
     session_id = payload.get("session_id") or env.get("CLAUDE_CODE_SESSION_ID")
-    rid = active_for(ws, session_id, env)
+    rid = localstate.active_refocus(ws.git_dir, env, session_id, worktree=False)
     if not rid:
         return
     tip = store.read_tip(ws.repo, rid)

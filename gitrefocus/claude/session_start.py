@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from gitrefocus import catalog, clock, lifecycle, localstate, record, store
+from gitrefocus import catalog, clock, lifecycle, localstate, record
 from gitrefocus.brief import Brief
 from gitrefocus.claude import hookio
 from gitrefocus.claude.transcripts import find_transcript

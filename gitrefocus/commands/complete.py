@@ -12,18 +12,6 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.workspace import Workspace
 
 
-def active_refocus(ws: Workspace, env=os.environ) -> str | None:
-    """The id this session works on: env, then the session map, then ``active``."""
-    if env.get("SESSION_REFOCUS_ID"):
-        return env["SESSION_REFOCUS_ID"]
-    sid = env.get("CLAUDE_CODE_SESSION_ID")
-    if sid:
-        mapped = localstate.session_id_for(ws.git_dir, sid)
-        if mapped:
-            return mapped
-    return localstate.active_id(ws.git_dir)
-
-
 def _match_criterion(done_when: list[str], spec: str) -> int:
     spec = spec.strip()
     if spec.isdigit() and 1 <= int(spec) <= len(done_when):
@@ -87,7 +75,7 @@ def complete(
     cwd: str = ".", env=os.environ,
 ) -> dict:
     ws = Workspace.open(cwd)
-    rid = refocus_id and catalog.resolve_id(ws, refocus_id) or active_refocus(ws, env)
+    rid = refocus_id or localstate.active_refocus(ws.git_dir, env)
     if not rid:
         raise RefocusError("no active refocus in this session; name one: git refocus complete ID.")
     rid = catalog.resolve_id(ws, rid)

@@ -291,7 +291,7 @@ def check_local(ws: Workspace, cat) -> list[Finding]:
         sessions_dir = os.path.join(localstate.state_dir(ws.git_dir), "sessions")
         names = sorted(os.listdir(sessions_dir)) if os.path.isdir(sessions_dir) else []
         for sid in names:
-            why = dangling(localstate.session_id_for(ws.git_dir, sid))
+            why = dangling(localstate.refocus_for_session(ws.git_dir, sid))
             if why:
                 out.append(Finding("session-map", f"session map entry {sid} {why}.",
                                    fix=lambda sid=sid: localstate.remove(ws.git_dir, "sessions", sid),

@@ -81,7 +81,7 @@ def spawn(
         states.update({rid: e.state for rid, e in catalog.load(dest_ws).entries.items() if e.state and rid not in states})
     parent_id = None
     if parent:
-        matches = [rid for rid in states if rid == parent or rid.endswith("-" + parent) or rid.startswith(parent)]
+        matches = catalog.match_ids(states, parent)
         if len(matches) != 1:
             raise RefocusError(f"unknown parent refocus {parent!r}." if not matches else f"ambiguous parent refocus {parent!r}.")
         parent_id = matches[0]

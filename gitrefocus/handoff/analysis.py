@@ -108,15 +108,11 @@ class Analysis:
                 self.corrections.append(self._quote(block.text, a, b, m, label, index, "user"))
                 per_message += 1
                 continue
-            m = cues.CONSTRAINT.search(sentence, low)
-            if m:
-                self.constraints.append(self._quote(block.text, a, b, m, label, index, "user"))
-            m = cues.DECISION.search(sentence, low)
-            if m:
-                self.decisions.append(self._quote(block.text, a, b, m, label, index, "user"))
-            m = cues.INTENT.search(sentence, low)
-            if m:
-                self.intents.append(self._quote(block.text, a, b, m, label, index, "user"))
+            for cue, found in ((cues.CONSTRAINT, self.constraints), (cues.DECISION, self.decisions),
+                               (cues.INTENT, self.intents)):
+                m = cue.search(sentence, low)
+                if m:
+                    found.append(self._quote(block.text, a, b, m, label, index, "user"))
 
     def _assistant_sentences(self, index, message, block, thinking=False) -> None:
         for a, b, sentence, low, label in self._sentences(index, message, block, thinking):
@@ -127,15 +123,11 @@ class Analysis:
                 self.abandons.append(self._quote(block.text, a, b, m, label, index, "assistant", thinking))
             if thinking:
                 continue
-            m = cues.DECISION.search(sentence, low)
-            if m:
-                self.decisions.append(self._quote(block.text, a, b, m, label, index, "assistant"))
-            m = cues.INTENT.search(sentence, low)
-            if m:
-                self.intents.append(self._quote(block.text, a, b, m, label, index, "assistant"))
-            m = cues.OPEN.search(sentence, low)
-            if m:
-                self.open_items.append(self._quote(block.text, a, b, m, label, index, "assistant"))
+            for cue, found in ((cues.DECISION, self.decisions), (cues.INTENT, self.intents),
+                               (cues.OPEN, self.open_items)):
+                m = cue.search(sentence, low)
+                if m:
+                    found.append(self._quote(block.text, a, b, m, label, index, "assistant"))
 
     # -- shared lookups -----------------------------------------------------
     def last_assistant_text(self, before: int | None = None) -> tuple[int, sp.Message] | None:

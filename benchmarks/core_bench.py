@@ -34,11 +34,13 @@ def sh(*args, cwd=None):
 
 
 def generate(root: str, n: int, *, dest_exists: bool = False) -> tuple[str, str]:
-    from gitrefocus import events as ev, lifecycle, store
-    from gitrefocus.brief import Brief, BriefContent, render_body, validate_meta
-    from gitrefocus.events import Event
-    from gitrefocus.record import apply_to_doc
-    from gitrefocus.workspace import Workspace
+    from gitrefocus.model import events as ev
+    from gitrefocus.model import lifecycle
+    from gitrefocus.model.brief import Brief, BriefContent, render_body, validate_meta
+    from gitrefocus.model.events import Event
+    from gitrefocus.ops.record import apply_to_doc
+    from gitrefocus.store import eventlog, refs
+    from gitrefocus.store.workspace import Workspace
 
     src, dest = os.path.join(root, "src"), os.path.join(root, "dest")
     for repo in (src, dest):
@@ -72,8 +74,8 @@ def generate(root: str, n: int, *, dest_exists: bool = False) -> tuple[str, str]
         tip = None
         for e in evs:
             doc = apply_to_doc(doc, e) if e.kind != ev.SPAWNED else doc
-            tip = store.build_commit(ws.repo, tip, e, doc.render().encode())
-        ws.repo.references.create(store.ref_name(rid), tip.oid)
+            tip = eventlog.build_commit(ws.repo, tip, e, doc.render().encode())
+        ws.repo.references.create(refs.ref_name(rid), tip.oid)
         with open(ws.brief_path(rid), "w", encoding="utf-8") as fh:
             fh.write(doc.render())
     sh("git", "-C", dest, "gc", "-q")  # packs objects and refs, as any long-lived repo is

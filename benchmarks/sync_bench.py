@@ -69,12 +69,12 @@ def plain(cwd, *, live: bool):
 
 def add_notes(path: str, n: int) -> None:
     """One audit line per refocus on HEAD-like commits: a notes tree with n entries, via fast-import."""
-    from gitrefocus import store
-    from gitrefocus.workspace import Workspace
+    from gitrefocus.store import refs
+    from gitrefocus.store.workspace import Workspace
 
     ws = Workspace.open(path)
     lines = []
-    for i, (rid, oid) in enumerate(sorted(store.iter_refs(ws.repo))):
+    for i, (rid, oid) in enumerate(sorted(refs.iter_refs(ws.repo))):
         lines.append((str(oid), f"2026-01-01T00:00:00Z refocus {rid} spawned role=dest status=reserved\n"))
     stream = ["commit refs/notes/refocus\ncommitter Bench <b@example.com> 1600000000 +0000\ndata 6\nnotes\n"]
     for oid, text in lines:
@@ -84,13 +84,14 @@ def add_notes(path: str, n: int) -> None:
 
 
 def append_event(path: str, rids: list[str], who: str, at: str) -> None:
-    from gitrefocus import events as ev, store
-    from gitrefocus.events import Event
-    from gitrefocus.workspace import Workspace
+    from gitrefocus.model import events as ev
+    from gitrefocus.model.events import Event
+    from gitrefocus.store import eventlog
+    from gitrefocus.store.workspace import Workspace
 
     ws = Workspace.open(path)
     for rid in rids:
-        store.append(ws.repo, rid, lambda tip, rid=rid: (Event(rid, ev.LINKED, at, {"name": who}, {"commits": []}), None))
+        eventlog.append(ws.repo, rid, lambda tip, rid=rid: (Event(rid, ev.LINKED, at, {"name": who}, {"commits": []}), None))
 
 
 def main() -> int:
@@ -109,10 +110,10 @@ def main() -> int:
         os.rename(generated, a_template)
         shutil.rmtree(os.path.join(root, "gen"))
         print(f"generated {args.entries} refocus refs (+ {args.entries} notes) in {time.perf_counter() - t0:.1f} s")
-        from gitrefocus import store
-        from gitrefocus.workspace import Workspace
+        from gitrefocus.store import eventlog, refs
+        from gitrefocus.store.workspace import Workspace
 
-        all_ids = sorted(rid for rid, _ in store.iter_refs(Workspace.open(a_template).repo))
+        all_ids = sorted(rid for rid, _ in refs.iter_refs(Workspace.open(a_template).repo))
         diverged = all_ids[: args.diverged]
 
         def fresh(run_dir: str, kind: str) -> tuple[str, str]:
@@ -156,7 +157,7 @@ def main() -> int:
                         times[(kind, "diverged")] = timed(transfer)
                 # every diverged ref now holds both events in the sync world
                 ws = Workspace.open(sb)
-                chain = store.chain(ws.repo, store.resolve(ws.repo, store.ref_name(diverged[0])))
+                chain = eventlog.chain(ws.repo, refs.resolve(ws.repo, refs.ref_name(diverged[0])))
                 assert {e.actor.get("name") for _, e in chain} >= {"A", "B"}, "diverged events were not merged"
             for step in ("publish", "receive", "no-op", "diverged"):
                 if ("sync", step) in times:

@@ -11,8 +11,7 @@ from pathlib import Path
 import click
 import pytest
 
-from gitrefocus import manpage
-from gitrefocus.cli import cli
+from gitrefocus.cli import cli, manpage
 
 ROOT = Path(__file__).resolve().parent.parent
 MAN = ROOT / "man" / "git-refocus.1"

@@ -39,8 +39,8 @@ def run(event: str) -> int:
 
 def _log(payload: dict, event: str, exc: BaseException) -> None:
     try:
-        from gitrefocus import localstate
-        from gitrefocus.workspace import find_git_dir
+        from gitrefocus.store import localstate
+        from gitrefocus.store.workspace import find_git_dir
 
         git_dir = find_git_dir(payload.get("cwd") or os.getcwd())
         if git_dir:

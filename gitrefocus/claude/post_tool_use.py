@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 import shlex
 
-from gitrefocus import clock, localstate
-from gitrefocus.ids import RefocusId
-from gitrefocus.workspace import find_git_dir
+from gitrefocus.model import clock
+from gitrefocus.model.ids import RefocusId
+from gitrefocus.store import localstate
+from gitrefocus.store.workspace import find_git_dir
 
 WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
 GIT_PATH_VERBS = {"add", "mv", "rm"}

@@ -8,8 +8,11 @@ import os
 import subprocess
 import sys
 
-from gitrefocus import events as ev, lifecycle, localstate, record, store
-from gitrefocus.workspace import Workspace
+from gitrefocus.model import events as ev
+from gitrefocus.model import lifecycle
+from gitrefocus.ops import record
+from gitrefocus.store import eventlog, localstate
+from gitrefocus.store.workspace import Workspace
 
 WARNING = "Refocus child exiting without `git refocus complete`: material work may not be surfaced"
 
@@ -22,7 +25,7 @@ def handle(payload: dict, env=os.environ) -> None:
     rid = localstate.active_refocus(ws.git_dir, env, session_id, worktree=False)
     if not rid:
         return
-    tip = store.read_tip(ws.repo, rid)
+    tip = eventlog.read_tip(ws.repo, rid)
     if tip is None or tip.state["status"] != lifecycle.IN_PROGRESS:
         return
 

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import os
 
-from gitrefocus import catalog, clock, lifecycle, localstate, record
-from gitrefocus.brief import Brief
 from gitrefocus.claude import hookio
 from gitrefocus.claude.transcripts import find_transcript
-from gitrefocus.config import BUDGETS
-from gitrefocus.workspace import Workspace
+from gitrefocus.model import clock, lifecycle
+from gitrefocus.model.brief import Brief
+from gitrefocus.ops import record
+from gitrefocus.store import catalog, localstate
+from gitrefocus.store.config import BUDGETS
+from gitrefocus.store.workspace import Workspace
 
 # per budget: (max advisories, max chars of the child's brief summary, commit lines)
 BUDGET_LIMITS = {"economy": (0, 800, 0), "light": (3, 2000, 3), "standard": (8, 5000, 5), "detailed": (20, 8000, 10)}
@@ -158,9 +160,9 @@ def handle(payload: dict, env=os.environ) -> str | None:
     if back:
         received = [receive_one(ws, e.id, session_id) for e in back]
         parts.append(results_context(ws, received))
-        from gitrefocus import index
+        from gitrefocus.ops import index_md
 
-        index.refresh(ws, *[record.counterpart(ws, r) for r in received])
+        index_md.refresh(ws, *[record.counterpart(ws, r) for r in received])
 
     if max_adv:
         lines = advisories(ws, cat, session_id) + extra_advisories(ws, budget, commit_lines)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import os
 
-from gitrefocus import atomic
 from gitrefocus.errors import RefocusError
+from gitrefocus.store import atomic
 
 COMMAND = "git refocus hook {}"
 HOOKS = {

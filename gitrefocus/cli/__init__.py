@@ -20,12 +20,12 @@ from gitrefocus.errors import EXIT_INTERNAL, RefocusError
 # command name -> (module, attribute). A module that is not there yet is simply
 # not offered; adding a command means adding its module and one line here.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "init": ("gitrefocus.cli.setup", "init"),
-    "spawn": ("gitrefocus.cli.lifecycle", "spawn"),
-    "start": ("gitrefocus.cli.lifecycle", "start"),
-    "complete": ("gitrefocus.cli.lifecycle", "complete"),
-    "abandon": ("gitrefocus.cli.lifecycle", "abandon"),
-    "receive": ("gitrefocus.cli.lifecycle", "receive"),
+    "init": ("gitrefocus.cli.init", "init"),
+    "spawn": ("gitrefocus.cli.workflow", "spawn"),
+    "start": ("gitrefocus.cli.workflow", "start"),
+    "complete": ("gitrefocus.cli.workflow", "complete"),
+    "abandon": ("gitrefocus.cli.workflow", "abandon"),
+    "receive": ("gitrefocus.cli.workflow", "receive"),
     "list": ("gitrefocus.cli.views", "list_"),
     "show": ("gitrefocus.cli.views", "show"),
     "status": ("gitrefocus.cli.views", "status"),
@@ -116,12 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return cli.main(args=argv, prog_name="git refocus", standalone_mode=False) or 0
     except RefocusError as exc:
-        from gitrefocus.output import error
+        from gitrefocus.cli.render import error
 
         error(str(exc))
         return exc.exit_code
     except click.exceptions.Abort:
-        from gitrefocus.output import error
+        from gitrefocus.cli.render import error
 
         error("aborted.")
         return 1
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a bug: one line unless --debug
         if debug:
             raise
-        from gitrefocus.output import error
+        from gitrefocus.cli.render import error
 
         error(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback).")
         return EXIT_INTERNAL

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import click
 
-from gitrefocus import output
+from gitrefocus.cli import render
 
 JSON_HELP = "Print a versioned JSON object instead of text."
 
 
 def _report_warnings(model: dict) -> None:
     for w in model.get("warnings", []):
-        output.warn(w)
+        render.warn(w)
 
 
 @click.command()
@@ -28,13 +28,13 @@ def log(refocus_id, as_json):
 
     model = run(refocus_id=refocus_id)
     if as_json:
-        output.emit_json("log", model)
+        render.emit_json("log", model)
         return
     if not model["commits"]:
-        output.note(f"no commits are linked to {model['id']} yet.")
+        render.note(f"no commits are linked to {model['id']} yet.")
         return
     for c in model["commits"]:
-        output.echo(f"{c['abbrev']} {c['author_date'][:10]} {c['subject']}  ({', '.join(c['via'])})")
+        render.echo(f"{c['abbrev']} {c['author_date'][:10]} {c['subject']}  ({', '.join(c['via'])})")
 
 
 @click.command()
@@ -53,10 +53,10 @@ def link(refocus_id, revs, as_json):
     model = run(refocus_id=refocus_id, revs=list(revs))
     _report_warnings(model)
     if as_json:
-        output.emit_json("link", model)
+        render.emit_json("link", model)
         return
     n, already = len(model["linked"]), len(model["already_linked"])
-    output.echo(f"{model['id']}: linked {n} commit{'s' if n != 1 else ''}"
+    render.echo(f"{model['id']}: linked {n} commit{'s' if n != 1 else ''}"
                 + (f" ({already} already linked)" if already else "") + ".")
 
 
@@ -79,13 +79,13 @@ def sync(remote, progress, as_json):
     model = run(remote=remote, progress=progress)
     _report_warnings(model)
     if as_json:
-        output.emit_json("sync", model)
+        render.emit_json("sync", model)
         return
     here = [f"{len(model[k])} {label}" for k, label in
             (("created", "new"), ("fast_forwarded", "updated"), ("merged", "merged")) if model[k]]
     notes = f"; notes {model['notes']}" if model["notes"] != "same" else ""
     pushed = len(model["pushed"]) + (1 if model["notes_pushed"] else 0)
-    output.echo(f"synced with {model['remote']}: " + (", ".join(here) or "nothing new") + notes
+    render.echo(f"synced with {model['remote']}: " + (", ".join(here) or "nothing new") + notes
                 + (f"; pushed {pushed} ref{'s' if pushed != 1 else ''}" if pushed else "; nothing to push") + ".")
 
 
@@ -106,19 +106,19 @@ def doctor(ctx, repair, as_json):
 
     model = run(repair=repair)
     if as_json:
-        output.emit_json("doctor", model)
+        render.emit_json("doctor", model)
     else:
         for f in model["findings"]:
             mark = "repaired" if f["repaired"] else ("info" if f["severity"] == "info" else "problem")
-            output.echo(f"{mark}: {f['message']}")
+            render.echo(f"{mark}: {f['message']}")
             if f["repair_error"]:
-                output.echo(f"  repair failed: {f['repair_error']}")
+                render.echo(f"  repair failed: {f['repair_error']}")
             elif f["repairable"] and not f["repaired"]:
-                output.echo(f"  --repair would {f['repair']}.")
+                render.echo(f"  --repair would {f['repair']}.")
         if model["clean"]:
-            output.echo(f"{model['repo']}: consistent" + (f" ({model['repaired']} repaired)." if model["repaired"] else "."))
+            render.echo(f"{model['repo']}: consistent" + (f" ({model['repaired']} repaired)." if model["repaired"] else "."))
         else:
-            output.echo(f"{model['problems']} problem(s)"
+            render.echo(f"{model['problems']} problem(s)"
                         + (f", {model['repairable']} repairable with --repair." if model["repairable"] else "."))
     if not model["clean"]:
         ctx.exit(1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitrefocus import output
+from gitrefocus.cli import render
 
 
 @click.command()
@@ -16,8 +16,8 @@ def demo(directory, keep, as_json):
     throwaway repositories, and say what happened at each step."""
     from gitrefocus.commands.demo import demo as run
 
-    model = run(directory=directory, keep=keep, say=(lambda s: None) if as_json else output.echo)
+    model = run(directory=directory, keep=keep, say=(lambda s: None) if as_json else render.echo)
     if as_json:
-        output.emit_json("demo", model)
+        render.emit_json("demo", model)
     elif model["kept"] or directory:
-        output.echo(f"repositories kept in {model['root']}")
+        render.echo(f"repositories kept in {model['root']}")

@@ -50,7 +50,7 @@ def handoff(transcript, out, as_json, extractor_cmd, extractor_timeout, no_cache
       git refocus handoff <session-id> --json
       git refocus handoff <session-id> --extractor-cmd 'my-model --json'
     """
-    from gitrefocus import output
+    from gitrefocus.cli import render
     from gitrefocus.handoff import pipeline
 
     if out and os.path.isdir(out):
@@ -61,24 +61,25 @@ def handoff(transcript, out, as_json, extractor_cmd, extractor_timeout, no_cache
     result = pipeline.handoff(transcript, extractor_cmd=extractor_cmd, use_cache=not no_cache,
                               timeout=extractor_timeout)
     for message in result.warnings:
-        output.warn(message)
+        render.warn(message)
     if as_json:
         if out:
             import json
 
-            from gitrefocus.output import JSON_VERSION
+            from gitrefocus.cli.render import JSON_VERSION
 
             doc = {"version": JSON_VERSION, "kind": "handoff", **result.to_json()}
             _emit(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", out)
         else:
-            output.emit_json("handoff", result.to_json())
+            render.emit_json("handoff", result.to_json())
         return 0
     _emit(result.brief.text, out)
     return 0
 
 
 def _emit(text: str, out: str | None) -> None:
-    from gitrefocus import atomic, output
+    from gitrefocus.cli import render
+    from gitrefocus.store import atomic
 
     if not out:
         import sys
@@ -89,4 +90,4 @@ def _emit(text: str, out: str | None) -> None:
         atomic.write_text(out, text)
     except OSError as exc:
         raise RefocusError(f"cannot write {out!r}: {exc.strerror}.") from None
-    output.note(f"wrote {out}")
+    render.note(f"wrote {out}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitrefocus import output
+from gitrefocus.cli import render
 
 JSON_HELP = "Print a versioned JSON object instead of text."
 
@@ -21,25 +21,26 @@ def health(all_, as_json):
     its Refocus-Id trailer. Outgoing briefs still un-launched past
     refocus.staleReservedHours. Prints nothing when everything is healthy.
     """
-    from gitrefocus.health.staleness import describe, health as run
+    from gitrefocus.health.staleness import describe
+    from gitrefocus.health.staleness import health as run
 
     model = run()
     if as_json:
-        output.emit_json("health", model)
+        render.emit_json("health", model)
         return
     files = model["context"] if all_ else [f for f in model["context"] if f["stale"]]
     if files:
         title = f"Context files (stale past {model['threshold']} commits):"
-        output.echo(title)
+        render.echo(title)
         for f in files:
-            output.echo("  " + describe(f) + ("  stale" if f["stale"] and all_ else ""))
+            render.echo("  " + describe(f) + ("  stale" if f["stale"] and all_ else ""))
     work = model["refocus"] if all_ else [w for w in model["refocus"] if w["flagged"]]
     if work:
-        output.echo("In-progress refocus work:")
+        render.echo("In-progress refocus work:")
         for w in work:
             n = w["commits_since_launch"]
             if n is None:
-                output.echo(f"  {w['id']}  (no launch time recorded)")
+                render.echo(f"  {w['id']}  (no launch time recorded)")
                 continue
             linked = w["with_trailer"] + w["linked_by_note"]
             line = (f"  {w['id']}  {n}{'+' if w['truncated'] else ''} commit(s) since launch, "
@@ -48,13 +49,13 @@ def health(all_, as_json):
                 line += f", {w['linked_by_note']} linked by note"
             if n and not linked:
                 line += "  (check the commit-msg hook, or: git refocus link ID REV-RANGE)"
-            output.echo(line)
+            render.echo(line)
     if model["unlaunched"]:
-        output.echo("Outgoing, still un-launched (continue waiting, or abandon):")
+        render.echo("Outgoing, still un-launched (continue waiting, or abandon):")
         for u in model["unlaunched"]:
-            output.echo(f"  {u['id']}  {int(u['age_hours'])} h  to {u['dest_dir']}")
+            render.echo(f"  {u['id']}  {int(u['age_hours'])} h  to {u['dest_dir']}")
     if all_ and model["healthy"]:
-        output.echo("healthy.")
+        render.echo("healthy.")
 
 
 @click.command()
@@ -72,24 +73,24 @@ def check(refocus_id, as_json):
 
     model = run(refocus_id=refocus_id)
     if as_json:
-        output.emit_json("check", model)
+        render.emit_json("check", model)
         return
-    output.echo(f"{model['id']} ({model['status']}): {len(model['linked_commits'])} linked commit(s) "
+    render.echo(f"{model['id']} ({model['status']}): {len(model['linked_commits'])} linked commit(s) "
                 f"since spawn, {model['commits_since_spawn']} commit(s) in all.")
     for section, title in (("done_when", "Done when"), ("artifacts", "Artifacts"),
                            ("material_changes", "Material changes")):
         items = model[section]
         if not items:
             continue
-        output.echo(f"{title}:")
+        render.echo(f"{title}:")
         for item in items:
-            output.echo(f"  {'⚑' if item['flags'] else '-'} {item['label']}")
+            render.echo(f"  {'⚑' if item['flags'] else '-'} {item['label']}")
             for flag in item["flags"]:
-                output.echo(f"      {flag}")
+                render.echo(f"      {flag}")
             for fact in item["facts"]:
-                output.echo(f"      {fact}")
+                render.echo(f"      {fact}")
     if not model["flag_count"]:
-        output.echo("no flags: nothing in git contradicts the stated intent (still worth a look).")
+        render.echo("no flags: nothing in git contradicts the stated intent (still worth a look).")
 
 
 @click.command()
@@ -107,15 +108,15 @@ def decisions(dry_run, as_json):
 
     model = run(write=not dry_run)
     for err in model["errors"]:
-        output.warn(f"{err['file']}: {err['error']}")
+        render.warn(f"{err['file']}: {err['error']}")
     if as_json:
-        output.emit_json("decisions", model)
+        render.emit_json("decisions", model)
         return
     if dry_run:
-        output.echo(model["text"].rstrip("\n"))
+        render.echo(model["text"].rstrip("\n"))
         return
     verb = "wrote" if model["changed"] else "unchanged:"
-    output.echo(f"{verb} {model['path']} ({len(model['entries']) - len(model['errors'])} decision(s), "
+    render.echo(f"{verb} {model['path']} ({len(model['entries']) - len(model['errors'])} decision(s), "
                 f"{model['private_skipped']} private skipped, {len(model['errors'])} unreadable).")
 
 
@@ -137,15 +138,15 @@ def search(text, cross_project, kind, limit, as_json):
 
     model = run(text=text, cross_project=cross_project, kinds=list(kind), limit=limit)
     for r in model["refused"]:
-        output.warn(f"refused {r['path']}: {r['reason']}")
+        render.warn(f"refused {r['path']}: {r['reason']}")
     for n in model["notices"]:
-        output.note(n)
+        render.note(n)
     if as_json:
-        output.emit_json("search", model)
+        render.emit_json("search", model)
         return
     for m in model["results"]:
-        output.echo(f"[{m['project']}] {m['path']}:{m['line']} — \"{m['text']}\"")
+        render.echo(f"[{m['project']}] {m['path']}:{m['line']} — \"{m['text']}\"")
     if model["truncated"]:
-        output.note(f"stopped after {limit} matches (--limit).")
+        render.note(f"stopped after {limit} matches (--limit).")
     if not model["results"]:
-        output.note(f"no matches for {text!r}.")
+        render.note(f"no matches for {text!r}.")

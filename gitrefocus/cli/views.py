@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import click
 
-from gitrefocus import output
+from gitrefocus.cli import render
 
 JSON_HELP = "Print a versioned JSON object instead of text."
 
 
 def _notices(model: dict) -> None:
     for n in model.get("notices", []):
-        output.note(n)
+        render.note(n)
 
 
 def _where(r: dict) -> str:
@@ -25,16 +25,16 @@ def _where(r: dict) -> str:
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 def list_(all_, as_json):
     """List refocuses here: active ones and those finished recently."""
-    from gitrefocus.commands.listing import list_ as run
+    from gitrefocus.commands.list import list_ as run
 
     model = run(all=all_)
     _notices(model)
     if as_json:
-        output.emit_json("list", model)
+        render.emit_json("list", model)
         return
     rows = [[r["id"], r["status"], r["direction"], _where(r)] for r in model["entries"]]
     if rows:
-        output.table(None, ["ID", "STATUS", "DIRECTION", "COUNTERPART"], rows)
+        render.table(None, ["ID", "STATUS", "DIRECTION", "COUNTERPART"], rows)
 
 
 @click.command()
@@ -42,28 +42,28 @@ def list_(all_, as_json):
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 def show(refocus_id, as_json):
     """Show one refocus in full: the brief document and its event log."""
-    from gitrefocus.commands.listing import show as run
+    from gitrefocus.commands.show import show as run
 
     model = run(refocus_id=refocus_id)
     if as_json:
-        output.emit_json("show", model)
+        render.emit_json("show", model)
         return
     for p in model["problems"]:
-        output.warn(p)
+        render.warn(p)
     if model["brief"]:
-        output.echo(model["brief"].rstrip("\n"))
-        output.echo()
-    output.echo(f"# Events ({model['direction']}, refs/refocus/{model['id']})")
+        render.echo(model["brief"].rstrip("\n"))
+        render.echo()
+    render.echo(f"# Events ({model['direction']}, refs/refocus/{model['id']})")
     for e in model["events"]:
         who = e["actor"].get("name") or ""
-        output.echo(f"{e['at']}  {e['kind']:<13} {who}  {e['commit'][:10]}")
+        render.echo(f"{e['at']}  {e['kind']:<13} {who}  {e['commit'][:10]}")
 
 
 def _section(title: str, rows: list[str]) -> bool:
     if rows:
-        output.echo(title)
+        render.echo(title)
         for r in rows:
-            output.echo("  " + r)
+            render.echo("  " + r)
     return bool(rows)
 
 
@@ -76,7 +76,7 @@ def status(as_json):
     model = run()
     _notices(model)
     if as_json:
-        output.emit_json("status", model)
+        render.emit_json("status", model)
         return
     inc, out = model["incoming"], model["outgoing"]
     said = _section("Incoming, waiting for launch:", [f"{r['id']}  {_where(r)}" for r in inc["pending_launch"]])
@@ -94,21 +94,21 @@ def status(as_json):
         if model.get(key):
             said |= _section(key.replace("_", " ").capitalize() + ":", [str(x) for x in model[key]])
     if not said:
-        output.echo("nothing needs attention here.")
+        render.echo("nothing needs attention here.")
 
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 def index(as_json):
     """Regenerate docs/refocus/INDEX.md (every writing command also does)."""
-    from gitrefocus.commands.listing import index as run
+    from gitrefocus.commands.index import index as run
 
     model = run()
     _notices(model)
     if as_json:
-        output.emit_json("index", model)
+        render.emit_json("index", model)
     else:
-        output.echo(f"{model['path']}: {model['active']} active, {model['recent']} recent, {model['archived']} archived.")
+        render.echo(f"{model['path']}: {model['active']} active, {model['recent']} recent, {model['archived']} archived.")
 
 
 @click.command()
@@ -134,10 +134,10 @@ def gc(dry_run, days, as_json):
 
     model = run(dry_run=dry_run, days=days)
     if as_json:
-        output.emit_json("gc", model)
+        render.emit_json("gc", model)
         return
     verb = "would move" if dry_run else "moved"
     for m in model["archived"]:
-        output.echo(f"{verb} {m['from']} -> {m['to']}")
+        render.echo(f"{verb} {m['from']} -> {m['to']}")
     if not model["archived"]:
-        output.echo(f"nothing finished more than {model['days']} days ago.")
+        render.echo(f"nothing finished more than {model['days']} days ago.")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from gitrefocus import catalog, events as ev, index, lifecycle, linkage, localstate, record
-from gitrefocus.commit import scoped_commit
 from gitrefocus.errors import RefocusError
-from gitrefocus.workspace import Workspace
+from gitrefocus.model import events as ev
+from gitrefocus.model import lifecycle
+from gitrefocus.ops import index_md, linkage, record
+from gitrefocus.store import catalog, localstate
+from gitrefocus.store.scoped_commit import scoped_commit
+from gitrefocus.store.workspace import Workspace
 
 
 def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".") -> dict:
@@ -32,7 +35,7 @@ def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".
     other_written = record.propagate(ws, other, rid)
     if other is not None and other_written:
         record.note(other, other.head_oid(), rid, "abandoned", role="dest", status="abandoned", reason=reason.strip())
-    index.refresh(ws, other)
+    index_md.refresh(ws, other)
     commit_oid = scoped_commit(ws, out.written, f"refocus({rid}): abandoned") if commit else None
     return {"id": rid, "status": state["status"], "reason": reason.strip(),
             "files_written": out.written + other_written, "commit": commit_oid, "warnings": out.warnings}

@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 import os
 
-from gitrefocus import catalog, clock, events as ev, index, lifecycle, linkage, localstate, promote, record, result as res
 from gitrefocus.claude.transcripts import encode_project_dir
-from gitrefocus.commit import scoped_commit
 from gitrefocus.errors import RefocusError
-from gitrefocus.workspace import Workspace
+from gitrefocus.model import clock, lifecycle
+from gitrefocus.model import events as ev
+from gitrefocus.model import result as res
+from gitrefocus.ops import index_md, linkage, promote, record
+from gitrefocus.store import catalog, localstate
+from gitrefocus.store.scoped_commit import scoped_commit
+from gitrefocus.store.workspace import Workspace
 
 
 def _match_criterion(done_when: list[str], spec: str) -> int:
@@ -95,10 +99,10 @@ def complete(
     kwargs["follow_ups"] = list(kwargs.get("follow_ups") or [])
     prepared = None
     if save_transcript:  # locate and scrub first: a missing transcript refuses before any write
-        from gitrefocus import store
-        from gitrefocus.commands import transcript
+        from gitrefocus.ops import transcript
+        from gitrefocus.store import eventlog
 
-        prepared = transcript.prepare(ws, store.require_tip(ws.repo, rid).state)
+        prepared = transcript.prepare(ws, eventlog.require_tip(ws.repo, rid).state)
     warnings: list[str] = []
     now = clock.now_iso()
     written: list[str] = []
@@ -145,7 +149,7 @@ def complete(
     if problem:
         warnings.append(problem + " (the result is recorded)")
     if prepared is not None:
-        from gitrefocus.commands import transcript
+        from gitrefocus.ops import transcript
 
         written += transcript.write(ws, rid, prepared)
         outcome["redactions"] = prepared.redactions
@@ -156,7 +160,7 @@ def complete(
     linkage.on_finish(ws, rid, state["status"])
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
-    index.refresh(ws, other)
+    index_md.refresh(ws, other)
     commit_oid = scoped_commit(ws, written, f"refocus({rid}): {state['status']}") if commit else None
     return {
         "id": rid, "status": state["status"], "completed_at": state["completed_at"],

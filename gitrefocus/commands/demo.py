@@ -9,8 +9,8 @@ import subprocess
 import tempfile
 
 from gitrefocus.commands.complete import complete
-from gitrefocus.commands.listing import show
 from gitrefocus.commands.receive import receive
+from gitrefocus.commands.show import show
 from gitrefocus.commands.spawn import spawn
 from gitrefocus.commands.start import start
 from gitrefocus.commands.status import status

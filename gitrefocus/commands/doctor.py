@@ -26,16 +26,18 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from gitrefocus import (atomic, catalog, clock, events as ev, install, lifecycle, linkage, localstate,
-                        reconcile, record, store, syncing)
-from gitrefocus.brief import Brief
 from gitrefocus.errors import RefocusError
-from gitrefocus.events import Event
-from gitrefocus.notes import NOTES_REF
-from gitrefocus.workspace import Workspace
+from gitrefocus.model import clock, lifecycle
+from gitrefocus.model import events as ev
+from gitrefocus.model.brief import Brief
+from gitrefocus.model.events import Event
+from gitrefocus.ops import linkage, reconcile, record, setup
+from gitrefocus.store import atomic, catalog, eventlog, localstate, refs
+from gitrefocus.store.notes import NOTES_REF
+from gitrefocus.store.workspace import Workspace
 
 PROBLEM, INFO = "problem", "info"
-TMP_REF_PREFIX = "refs/refocus-tmp/"
+TMP_REF_PREFIXES = (refs.TMP_PREFIX, *refs.LEGACY_TMP_PREFIXES)
 _PID_RE = re.compile(r"-(\d+)-[0-9a-f]+$")
 FINISHED = linkage.FINISHED
 # rebuilding a log from a file: the legal path from reserved to the file's status
@@ -67,15 +69,15 @@ class Finding:
 def check_setup(ws: Workspace) -> list[Finding]:
     out = []
     try:
-        step = install.hook_step(ws)
+        step = setup.hook_step(ws)
         if step.needed:
             out.append(Finding("hook", step.problem, fix=step.apply, repair=step.what))
     except RefocusError as exc:
         out.append(Finding("hook", str(exc)))
-    for step in install.config_steps(ws):
+    for step in setup.config_steps(ws):
         if step.needed:
             out.append(Finding("config", step.problem, fix=step.apply, repair=f"run `{step.what}`"))
-    problem = install.rewrite_mode_problem(ws)
+    problem = setup.rewrite_mode_problem(ws)
     if problem:
         out.append(Finding("config", problem))
     return out
@@ -115,11 +117,11 @@ def rebuild_ref(ws: Workspace, rid: str, path: str) -> None:
             if first and tip is not None:
                 raise RefocusError(f"refs/refocus/{rid} appeared meanwhile; nothing to rebuild.")
             return event, data
-        store.append(ws.repo, rid, build)
+        eventlog.append(ws.repo, rid, build)
 
 
 def recreate_file(ws: Workspace, rid: str, tip_oid) -> None:
-    data = store.snapshot(ws.repo, tip_oid)
+    data = eventlog.snapshot(ws.repo, tip_oid)
     path = ws.brief_path(rid)
     if os.path.lexists(path):
         raise RefocusError(f"{ws.rel(path)} appeared meanwhile; left as it is.")
@@ -131,13 +133,13 @@ def _classify_file(ws: Workspace, entry) -> Finding | None:
     rid, rel = entry.id, ws.rel(entry.path)
     with open(entry.path, "rb") as fh:
         data = fh.read()
-    tip = store.read_tip(ws.repo, rid)
+    tip = eventlog.read_tip(ws.repo, rid)
     if tip is None:
         return None
     digest = _digest(data)
-    if digest == str(store.snapshot_oid(ws.repo, tip.oid)):
+    if digest == str(eventlog.snapshot_oid(ws.repo, tip.oid)):
         return None
-    older = {str(store.snapshot_oid(ws.repo, oid)) for oid, _ in store.chain(ws.repo, tip.oid)}
+    older = {str(eventlog.snapshot_oid(ws.repo, oid)) for oid, _ in eventlog.chain(ws.repo, tip.oid)}
     fix = lambda: reconcile.reconcile_one(ws, rid, strict=True)  # noqa: E731
     if digest in older:
         return Finding("file-behind", f"{rel} equals an older snapshot of refs/refocus/{rid} (a write was cut short).",
@@ -165,7 +167,7 @@ def _ref_missing(ws: Workspace, rid: str, path: str) -> Finding:
         other = record.counterpart(ws, meta)
     except RefocusError:
         other = None
-    if other is not None and store.resolve(other.repo, store.ref_name(rid)) is not None:
+    if other is not None and refs.resolve(other.repo, refs.ref_name(rid)) is not None:
         return Finding("ref-missing", message, rid, fix=lambda: record.propagate(other, ws, rid),
                        repair=f"copy the event log from {other.workdir}")
     return Finding("ref-missing", message, rid, fix=lambda: rebuild_ref(ws, rid, path),
@@ -183,8 +185,8 @@ def check_entries(ws: Workspace, cat) -> list[Finding]:
         if entry.state is None and entry.path and not entry.problems:
             out.append(_ref_missing(ws, rid, entry.path))
         elif entry.state is not None and entry.path is None and entry.direction in ("incoming", "local"):
-            oid = store.resolve(ws.repo, store.ref_name(rid))
-            if store.snapshot(ws.repo, oid) is not None:
+            oid = refs.resolve(ws.repo, refs.ref_name(rid))
+            if eventlog.snapshot(ws.repo, oid) is not None:
                 out.append(Finding("file-missing", f"docs/refocus/{rid}.md is missing but refs/refocus/{rid} holds it.", rid,
                                    fix=lambda rid=rid, oid=oid: recreate_file(ws, rid, oid),
                                    repair="re-create the file from the ref's snapshot"))
@@ -210,11 +212,11 @@ def check_counterparts(ws: Workspace, cat) -> list[Finding]:
         other = cache[key]
         if other is None:
             continue
-        theirs = store.resolve(other.repo, store.ref_name(entry.id))
+        theirs = refs.resolve(other.repo, refs.ref_name(entry.id))
         if str(theirs) == entry.tip:
             continue
-        ours = {e.event_id for _, e in store.chain(ws.repo, store.resolve(ws.repo, store.ref_name(entry.id)))}
-        their_ids = {e.event_id for _, e in store.chain(other.repo, theirs)} if theirs is not None else set()
+        ours = {e.event_id for _, e in eventlog.chain(ws.repo, refs.resolve(ws.repo, refs.ref_name(entry.id)))}
+        their_ids = {e.event_id for _, e in eventlog.chain(other.repo, theirs)} if theirs is not None else set()
         if ours - their_ids:
             out.append(Finding("counterpart-behind", f"{other.workdir} lacks {len(ours - their_ids)} event(s) of {entry.id}.",
                                entry.id, fix=lambda rid=entry.id, other=other: record.propagate(ws, other, rid),
@@ -230,7 +232,7 @@ def check_counterparts(ws: Workspace, cat) -> list[Finding]:
 # -- notes -------------------------------------------------------------------
 def check_notes(ws: Workspace, cat) -> list[Finding]:
     out = []
-    oid = store.resolve(ws.repo, NOTES_REF)
+    oid = refs.resolve(ws.repo, NOTES_REF)
     if oid is not None:
         import pygit2
 
@@ -270,7 +272,7 @@ def _delete_ref(ws: Workspace, name: str) -> None:
 def check_local(ws: Workspace, cat) -> list[Finding]:
     out = []
     for ref in ws.repo.references:
-        if ref.startswith(TMP_REF_PREFIX) or ref.startswith(syncing.TMP_NOTES_PREFIX):
+        if ref.startswith(TMP_REF_PREFIXES):
             m = _PID_RE.search(ref)
             if m and _alive(int(m.group(1))):
                 continue
@@ -345,9 +347,9 @@ def doctor(*, repair: bool = False, cwd: str = ".", passes: int = 3) -> dict:
     for f in attempted:
         f.repaired = f.repair_error is None and _key(f) not in remaining
     if any(f.repaired for f in report) and os.path.isdir(ws.refocus_dir):
-        from gitrefocus import index
+        from gitrefocus.ops import index_md
 
-        index.refresh(ws)
+        index_md.refresh(ws)
     problems = [f for f in findings if f.severity == PROBLEM]
     return {
         "repo": ws.workdir, "repair": repair, "findings": [f.as_dict() for f in report],

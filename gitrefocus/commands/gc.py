@@ -5,8 +5,10 @@ from __future__ import annotations
 import datetime as _dt
 import os
 
-from gitrefocus import catalog, clock, index, lifecycle
-from gitrefocus.workspace import Workspace
+from gitrefocus.model import clock, lifecycle
+from gitrefocus.ops import index_md
+from gitrefocus.store import catalog
+from gitrefocus.store.workspace import Workspace
 
 
 def quarter(ts: str) -> str:
@@ -40,5 +42,5 @@ def gc(*, dry_run: bool = False, days: int | None = None, cwd: str = ".") -> dic
             os.makedirs(os.path.dirname(target), exist_ok=True)
             _move(ws, entry.path, target)
     if moves and not dry_run:
-        index.refresh(ws)
+        index_md.refresh(ws)
     return {"archived": moves, "dry_run": dry_run, "days": days}

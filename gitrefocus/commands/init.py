@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import importlib
 
-from gitrefocus import atomic, bootstrap, install
 from gitrefocus.errors import RefocusError
-from gitrefocus.workspace import Workspace
+from gitrefocus.ops import setup
+from gitrefocus.store import atomic
+from gitrefocus.store.workspace import Workspace
 
 
-def _bootstrap_steps(ws: Workspace) -> list[install.Step]:
+def _bootstrap_steps(ws: Workspace) -> list[setup.Step]:
     steps = []
-    for path, text in bootstrap.planned(ws.workdir):
+    for path, text in setup.planned(ws.workdir):
         rel = ws.rel(path)
         what = ("add docs/refocus/INDEX.md to " if rel == ".gitignore" else "add the refocus INDEX link line to ") + rel
-        steps.append(install.Step(
+        steps.append(setup.Step(
             "file", what, True, f"remove that line from {rel}",
             lambda path=path, text=text: atomic.write_text(path, text),
         ))
@@ -35,19 +36,19 @@ def _claude_settings_module():
         raise RefocusError("--claude is not available in this installation (gitrefocus.claude.settings is missing).") from None
 
 
-def _claude_steps(ws: Workspace, settings, dry_run: bool) -> list[install.Step]:
+def _claude_steps(ws: Workspace, settings, dry_run: bool) -> list[setup.Step]:
     changed = settings.install(workdir=ws.workdir, dry_run=dry_run)
     if not changed:
-        return [install.Step("claude", "Claude Code hooks already in .claude/settings.json", False)]
-    return [install.Step("claude", f"merge the git-refocus hooks into {ws.rel(p)}", True,
+        return [setup.Step("claude", "Claude Code hooks already in .claude/settings.json", False)]
+    return [setup.Step("claude", f"merge the git-refocus hooks into {ws.rel(p)}", True,
                          f"remove the `git refocus hook` entries from {ws.rel(p)}") for p in changed]
 
 
-def plan(ws: Workspace, *, remote: str | None = None) -> list[install.Step]:
-    steps = [install.hook_step(ws)]
-    steps += install.config_steps(ws)
+def plan(ws: Workspace, *, remote: str | None = None) -> list[setup.Step]:
+    steps = [setup.hook_step(ws)]
+    steps += setup.config_steps(ws)
     if remote:
-        steps += install.remote_steps(ws, remote)
+        steps += setup.remote_steps(ws, remote)
     steps += _bootstrap_steps(ws)
     return steps
 
@@ -63,13 +64,13 @@ def init(*, remote: str | None = None, claude: bool = False, dry_run: bool = Fal
     if settings is not None:
         steps += _claude_steps(ws, settings, dry_run)
     warnings = []
-    problem = install.rewrite_mode_problem(ws)
+    problem = setup.rewrite_mode_problem(ws)
     if problem:
         warnings.append(problem)
     hooks_path = ws.git("config", "--get", "core.hooksPath", check=False).stdout.strip()
     return {
         "repo": ws.workdir, "dry_run": dry_run,
-        "hooks_dir": install.hooks_dir(ws), "core_hooks_path": hooks_path or None,
+        "hooks_dir": setup.hooks_dir(ws), "core_hooks_path": hooks_path or None,
         "steps": [s.as_dict() for s in steps],
         "changed": sum(1 for s in steps if s.needed),
         "undo": [s.undo for s in steps if s.needed and s.undo],

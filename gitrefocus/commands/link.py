@@ -6,9 +6,11 @@ refocus's event log records a ``linked`` event listing them.
 
 from __future__ import annotations
 
-from gitrefocus import catalog, events as ev, linkage, record, store
 from gitrefocus.errors import RefocusError
-from gitrefocus.workspace import Workspace
+from gitrefocus.model import events as ev
+from gitrefocus.ops import linkage, record
+from gitrefocus.store import catalog, eventlog
+from gitrefocus.store.workspace import Workspace
 
 
 def link(*, refocus_id: str, revs: list[str], cwd: str = ".") -> dict:
@@ -16,7 +18,7 @@ def link(*, refocus_id: str, revs: list[str], cwd: str = ".") -> dict:
         raise RefocusError("name the commits to link: a revision or a range such as main..HEAD.")
     ws = Workspace.open(cwd)
     rid = catalog.resolve_id(ws, refocus_id)
-    store.require_tip(ws.repo, rid)
+    eventlog.require_tip(ws.repo, rid)
     oids = linkage.resolve_revs(ws, revs)
     new = [oid for oid in oids if not linkage.note_links(ws, oid, rid)]
     warnings: list[str] = []
@@ -30,7 +32,7 @@ def link(*, refocus_id: str, revs: list[str], cwd: str = ".") -> dict:
         for oid in new:
             record.note(ws, oid, rid, linkage.LINKED, status=status, via="link")
         # a completion that landed meanwhile may have scanned before these notes existed
-        final = store.require_tip(ws.repo, rid).state["status"]
+        final = eventlog.require_tip(ws.repo, rid).state["status"]
         if final != status and final in linkage.FINISHED:
             linkage.record_final(ws, rid, final, [c for c in linkage.linked(ws, rid) if c.oid in new])
         record.propagate(ws, record.counterpart(ws, out.tip.state), rid)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from gitrefocus import catalog, linkage
 from gitrefocus.errors import RefocusError
-from gitrefocus.ids import RefocusId
-from gitrefocus.workspace import Workspace
+from gitrefocus.model.ids import RefocusId
+from gitrefocus.ops import linkage
+from gitrefocus.store import catalog
+from gitrefocus.store.workspace import Workspace
 
 
 def resolve_any(ws: Workspace, text: str) -> str:

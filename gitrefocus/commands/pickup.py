@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from gitrefocus import catalog, record, store
-from gitrefocus.brief import Brief
 from gitrefocus.errors import RefocusError
-from gitrefocus.workspace import Workspace
+from gitrefocus.model.brief import Brief
+from gitrefocus.ops import record
+from gitrefocus.store import catalog, eventlog
+from gitrefocus.store.workspace import Workspace
 
 LEAF_RULE = (
     "You are the child session of this refocus. Work only on what the brief asks, in this "
@@ -42,8 +43,8 @@ def pickup(*, refocus_id: str, cwd: str = ".") -> dict:
         with open(path, "rb") as fh:
             doc = Brief.parse(fh.read(), ws.rel(path))
     else:
-        tip = store.read_tip(ws.repo, rid)
-        snap = store.snapshot(ws.repo, tip.oid) if tip else None
+        tip = eventlog.read_tip(ws.repo, rid)
+        snap = eventlog.snapshot(ws.repo, tip.oid) if tip else None
         if snap is None:
             raise RefocusError(f"{rid} has no brief here.")
         doc = Brief.parse(snap, f"refs/refocus/{rid}:brief.md")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from gitrefocus import catalog, events as ev, index, lifecycle, record
 from gitrefocus.errors import RefocusError
-from gitrefocus.workspace import Workspace
+from gitrefocus.model import events as ev
+from gitrefocus.model import lifecycle
+from gitrefocus.ops import index_md, record
+from gitrefocus.store import catalog
+from gitrefocus.store.workspace import Workspace
 
 
 def waiting(cat: catalog.Catalog) -> list[catalog.Entry]:
@@ -43,5 +46,5 @@ def receive(*, refocus_id: str | None = None, cwd: str = ".", session_id: str | 
         ids = [e.id for e in waiting(catalog.load(ws))]
     received = [receive_one(ws, rid, session_id) for rid in ids]
     others = [record.counterpart(ws, r) for r in received] if received else []
-    index.refresh(ws, *others)
+    index_md.refresh(ws, *others)
     return {"received": received}

@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import shlex
 
-from gitrefocus import bootstrap, catalog, clock, events as ev, guards, index, lifecycle, record
-from gitrefocus.brief import Brief, BriefContent, render_body, validate_meta
-from gitrefocus.commit import scoped_commit
 from gitrefocus.errors import RefocusError
-from gitrefocus.ids import RefocusId, derive_slug, new_session_id, validate_slug
-from gitrefocus.workspace import Workspace
+from gitrefocus.model import clock, lifecycle
+from gitrefocus.model import events as ev
+from gitrefocus.model.brief import Brief, BriefContent, render_body, validate_meta
+from gitrefocus.model.ids import RefocusId, derive_slug, new_session_id, validate_slug
+from gitrefocus.ops import guards, index_md, record, setup
+from gitrefocus.store import catalog
+from gitrefocus.store.scoped_commit import scoped_commit
+from gitrefocus.store.workspace import Workspace
 
 INHERITED_WORD_CAP = 300
 
@@ -124,18 +127,18 @@ def spawn(
         event = record.new_event(source, rid, ev.SPAWNED, "source", meta=meta)
         return event, snapshot
 
-    from gitrefocus import atomic, store
+    from gitrefocus.store import atomic, eventlog
 
-    store.append(dest_ws.repo, rid, build)
+    eventlog.append(dest_ws.repo, rid, build)
     brief_path = dest_ws.brief_path(rid)
     atomic.write_text(brief_path, doc.render())
     record.propagate(dest_ws, source, rid)
     record.note(source, source.head_oid(), rid, "spawned", role="source", status="reserved", dest=dest_dir)
     record.note(dest_ws, dest_ws.head_oid(), rid, "spawned", role="dest", status="reserved", source=source_dir)
 
-    dest_written = [brief_path] + bootstrap.ensure(dest_ws.workdir)
-    source_written = bootstrap.ensure(source.workdir) if not dest_ws.same_repo(source) else []
-    index.refresh(source, dest_ws)
+    dest_written = [brief_path] + setup.ensure(dest_ws.workdir)
+    source_written = setup.ensure(source.workdir) if not dest_ws.same_repo(source) else []
+    index_md.refresh(source, dest_ws)
     warnings += stale_outgoing(catalog.load(source), source.setting("staleReservedHours"))
 
     commits = {}

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 
-from gitrefocus import catalog, clock, events as ev, index, lifecycle, localstate, record
 from gitrefocus.errors import RefocusError
-from gitrefocus.workspace import Workspace
+from gitrefocus.model import clock, lifecycle
+from gitrefocus.model import events as ev
+from gitrefocus.ops import index_md, record
+from gitrefocus.store import catalog, localstate
+from gitrefocus.store.workspace import Workspace
 
 
 def pending_for_session(ws: Workspace, session_id: str | None) -> str | None:
@@ -66,7 +69,7 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
     record.note(ws, ws.head_oid(), rid, "started", role="dest", status=state["status"], session=session_id)
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
-    index.refresh(ws, other)
+    index_md.refresh(ws, other)
     return {
         "id": rid, "status": state["status"], "launched_at": state["launched_at"],
         "session_id": session_id, "brief_path": record.brief_file(ws, rid),

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from gitrefocus import clock, lifecycle
-from gitrefocus.commands.listing import _fresh_catalog
 from gitrefocus.commands.receive import waiting
-from gitrefocus.index import row
-from gitrefocus.workspace import Workspace
+from gitrefocus.model import clock, lifecycle
+from gitrefocus.ops.index_md import row
+from gitrefocus.ops.reconcile import fresh_catalog
+from gitrefocus.store.workspace import Workspace
 
 
 def dashboard(ws: Workspace, cat) -> dict:
@@ -43,10 +43,12 @@ def dashboard(ws: Workspace, cat) -> dict:
 
 def status(*, cwd: str = ".") -> dict:
     ws = Workspace.open(cwd)
-    cat, notices = _fresh_catalog(ws)
+    cat, notices = fresh_catalog(ws)
     model = dashboard(ws, cat)
     model["notices"] = notices
-    from gitrefocus.health import for_status  # stale context, changes since the last session (read-only)
+    from gitrefocus.health import (
+        for_status,  # stale context, changes since the last session (read-only)
+    )
 
     model.update(for_status(ws))
     return model

@@ -21,11 +21,13 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from gitrefocus import index, install, output, record, store, syncing
+from gitrefocus.cli import render
 from gitrefocus.errors import ConflictError, RefocusError
-from gitrefocus.ids import RefocusId
-from gitrefocus.notes import NOTES_REF
-from gitrefocus.workspace import Workspace
+from gitrefocus.model.ids import RefocusId
+from gitrefocus.ops import index_md, record, setup
+from gitrefocus.store import eventlog, eventmerge, notes, refs
+from gitrefocus.store.notes import NOTES_REF
+from gitrefocus.store.workspace import Workspace
 
 MAX_ROUNDS = 8
 PROGRESS_EVERY = 250
@@ -44,7 +46,7 @@ def _last_line(proc: subprocess.CompletedProcess) -> str:
 
 
 def choose_remote(ws: Workspace, name: str | None) -> str:
-    names = install.remotes(ws)
+    names = setup.remotes(ws)
     if name:
         if name not in names:
             raise RefocusError(f"no remote named {name!r}; add it with `git remote add {name} URL`.")
@@ -72,11 +74,11 @@ def _upstream_remote(ws: Workspace) -> str:
 
 
 def tracking_prefix(remote: str) -> str:
-    return f"{install.TRACKING_PREFIX}{remote}/refocus/"
+    return f"{setup.TRACKING_PREFIX}{remote}/refocus/"
 
 
 def tracking_notes(remote: str) -> str:
-    return f"{install.TRACKING_PREFIX}{remote}/notes/refocus"
+    return f"{setup.TRACKING_PREFIX}{remote}/notes/refocus"
 
 
 @dataclass
@@ -84,7 +86,7 @@ class Report:
     remote: str
     rounds: int = 0
     by_kind: dict[str, list[str]] = field(default_factory=dict)
-    notes: str = syncing.SAME
+    notes: str = refs.SAME
     pushed: list[str] = field(default_factory=list)
     notes_pushed: bool = False
     files_written: list[str] = field(default_factory=list)
@@ -99,8 +101,8 @@ class Report:
         get = lambda k: sorted(self.by_kind.get(k, []))  # noqa: E731
         return {
             "remote": self.remote, "rounds": self.rounds,
-            "created": get(syncing.CREATED), "fast_forwarded": get(syncing.FAST_FORWARD),
-            "merged": get(syncing.MERGED) + get(syncing.ADOPTED), "notes": self.notes,
+            "created": get(refs.CREATED), "fast_forwarded": get(refs.FAST_FORWARD),
+            "merged": get(refs.MERGED) + get(refs.ADOPTED), "notes": self.notes,
             "pushed": sorted(set(self.pushed)), "notes_pushed": self.notes_pushed,
             "files_written": self.files_written, "warnings": self.warnings,
         }
@@ -118,22 +120,22 @@ class Sync:
 
     def say(self, message: str) -> None:
         if self.progress:
-            output.note(message)
+            render.note(message)
 
     # -- network ------------------------------------------------------------
     def fetch(self) -> None:
         self.say(f"fetching refocus refs and notes from {self.remote}...")
         proc = _git(self.ws, "fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head",
-                    self.remote, *install.tracking_refspecs(self.remote))
+                    self.remote, *setup.tracking_refspecs(self.remote))
         if proc.returncode != 0:
             raise RefocusError(f"fetching from {self.remote} failed: {_last_line(proc)}")
 
-    def push(self, refs: list[str]) -> list[str]:
+    def push(self, names: list[str]) -> list[str]:
         """Push, without force, every refocus ref (a pattern: git sends only what the
         remote lacks) and the notes; return the refs the remote rejected."""
-        self.say(f"pushing {len(refs)} ref(s) to {self.remote}...")
-        specs = [f"{store.REF_PREFIX}*:{store.REF_PREFIX}*"] if any(r.startswith(store.REF_PREFIX) for r in refs) else []
-        if NOTES_REF in refs:
+        self.say(f"pushing {len(names)} ref(s) to {self.remote}...")
+        specs = [f"{refs.REF_PREFIX}*:{refs.REF_PREFIX}*"] if any(r.startswith(refs.REF_PREFIX) for r in names) else []
+        if NOTES_REF in names:
             specs.append(f"{NOTES_REF}:{NOTES_REF}")
         proc = _git(self.ws, "push", "--porcelain", "--no-verify", self.remote, *specs)
         rejected, seen = [], 0
@@ -152,7 +154,7 @@ class Sync:
     def merge(self) -> dict[str, object]:
         """Merge every tracking ref into the live refs; return the remote's state."""
         repo = self.ws.repo
-        theirs = {rid: oid for rid, oid in store.iter_refs(repo, tracking_prefix(self.remote))}
+        theirs = {rid: oid for rid, oid in refs.iter_refs(repo, tracking_prefix(self.remote))}
         total = len(theirs)
         if total >= PROGRESS_EVERY:
             self.say(f"merging {total} refocus event logs...")
@@ -162,7 +164,7 @@ class Sync:
                 self.skipped.add(rid)
                 continue
             try:
-                result = syncing.merge_ref(repo, rid, oid, want_events=self._has_file(rid))
+                result = eventmerge.merge_ref(repo, rid, oid, want_events=self._has_file(rid))
             except RefocusError as exc:
                 self._warn(f"{exc} Skipped.")
                 self.skipped.add(rid)
@@ -174,8 +176,8 @@ class Sync:
                     self.report.files_written += record.materialize(self.ws, rid, result.new_events)
             if total >= PROGRESS_EVERY and n % PROGRESS_EVERY == 0:
                 self.say(f"  {n}/{total}")
-        kind = syncing.merge_notes(self.ws, tracking_notes(self.remote))
-        if kind != syncing.SAME and kind != syncing.AHEAD:
+        kind = notes.merge_notes(self.ws, tracking_notes(self.remote))
+        if kind != refs.SAME and kind != refs.AHEAD:
             self.report.notes = kind
         return theirs
 
@@ -188,19 +190,19 @@ class Sync:
 
     def to_push(self, theirs: dict[str, object]) -> list[str]:
         repo = self.ws.repo
-        refs = [store.ref_name(rid) for rid, oid in store.iter_refs(repo)
-                if RefocusId.is_valid(rid) and rid not in self.skipped and theirs.get(rid) != oid]
-        ours_notes = store.resolve(repo, NOTES_REF)
-        if ours_notes is not None and ours_notes != store.resolve(repo, tracking_notes(self.remote)):
-            refs.append(NOTES_REF)
-        return sorted(refs)
+        names = [refs.ref_name(rid) for rid, oid in refs.iter_refs(repo)
+                 if RefocusId.is_valid(rid) and rid not in self.skipped and theirs.get(rid) != oid]
+        ours_notes = refs.resolve(repo, NOTES_REF)
+        if ours_notes is not None and ours_notes != refs.resolve(repo, tracking_notes(self.remote)):
+            names.append(NOTES_REF)
+        return sorted(names)
 
     # -- this machine --------------------------------------------------------
     def propagate(self) -> None:
         """Carry what arrived to the counterpart repository when it is on this machine."""
         others = []
         for rid in sorted(self.touched):
-            tip = store.read_tip(self.ws.repo, rid)
+            tip = eventlog.read_tip(self.ws.repo, rid)
             if tip is None:
                 continue
             other = self._counterpart(tip.state)
@@ -211,7 +213,7 @@ class Sync:
                 except RefocusError as exc:
                     self._warn(f"could not update {other.workdir} for {rid}: {exc}")
         if self.touched or others:
-            index.refresh(*[w for w in [self.ws, *others] if os.path.isdir(w.refocus_dir)])
+            index_md.refresh(*[w for w in [self.ws, *others] if os.path.isdir(w.refocus_dir)])
 
     def _counterpart(self, state: dict) -> Workspace | None:
         key = f"{state.get('source_dir')}\0{state.get('dest_dir')}"
@@ -225,14 +227,14 @@ class Sync:
             self.report.rounds = round_
             self.fetch()
             theirs = self.merge()
-            refs = self.to_push(theirs)
-            if not refs:
+            names = self.to_push(theirs)
+            if not names:
                 break
-            rejected = set(self.push(refs))
-            accepted = [r for r in refs if r not in rejected]
-            self.report.pushed += [r[len(store.REF_PREFIX):] for r in accepted if r.startswith(store.REF_PREFIX)]
+            rejected = set(self.push(names))
+            accepted = [r for r in names if r not in rejected]
+            self.report.pushed += [r[len(refs.REF_PREFIX):] for r in accepted if r.startswith(refs.REF_PREFIX)]
             self.report.notes_pushed = self.report.notes_pushed or NOTES_REF in accepted
-            rejected = {r for r in rejected if r[len(store.REF_PREFIX):] not in self.skipped}
+            rejected = {r for r in rejected if r[len(refs.REF_PREFIX):] not in self.skipped}
             if not rejected:
                 break
             self.say(f"{len(rejected)} ref(s) rejected (the remote moved); fetching and merging again...")

@@ -13,10 +13,10 @@ import json
 import os
 import re
 
-from gitrefocus import localstate
 from gitrefocus.errors import RefocusError
 from gitrefocus.handoff.gitstate import GitState
 from gitrefocus.handoff.transcript_paths import TranscriptSource
+from gitrefocus.store import localstate
 
 FORMAT = 1
 TAIL_BYTES = 256 * 1024

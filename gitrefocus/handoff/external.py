@@ -24,8 +24,14 @@ from dataclasses import dataclass, field
 
 from gitrefocus.handoff import prompts
 from gitrefocus.handoff.prepare import Plan
-from gitrefocus.handoff.sections import (FILES, SECTION_NAMES, Section, SectionRejected, parse_answer,
-                                         validate)
+from gitrefocus.handoff.sections import (
+    FILES,
+    SECTION_NAMES,
+    Section,
+    SectionRejected,
+    parse_answer,
+    validate,
+)
 
 ANSWER_CAP = 4 << 20        # bytes of an answer read at most
 DEFAULT_TIMEOUT = 600.0     # seconds per call

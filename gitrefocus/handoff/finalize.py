@@ -17,8 +17,14 @@ from dataclasses import dataclass, field
 from gitrefocus.handoff import cues, scrub
 from gitrefocus.handoff.gitstate import GitState
 from gitrefocus.handoff.prepare import Plan
-from gitrefocus.handoff.sections import (HEADINGS, PLACEHOLDER, SECTION_NAMES, Pointer, Section,
-                                         transcript_ref_lines)
+from gitrefocus.handoff.sections import (
+    HEADINGS,
+    PLACEHOLDER,
+    SECTION_NAMES,
+    Pointer,
+    Section,
+    transcript_ref_lines,
+)
 
 MAX_LINES = 400
 UNSOURCED = "[unsourced]"

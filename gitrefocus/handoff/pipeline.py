@@ -36,7 +36,7 @@ def _git_candidates(transcript_cwd: str | None, cwd: str) -> list[str | None]:
 
 
 def _cache_dir(cwd: str) -> str | None:
-    from gitrefocus.workspace import Workspace
+    from gitrefocus.store.workspace import Workspace
 
     ws = Workspace.try_open(cwd)
     return ws.git_dir if ws else None

@@ -27,8 +27,20 @@ from dataclasses import dataclass, field
 from gitrefocus.errors import RefocusError
 from gitrefocus.handoff import forks, jsonl
 from gitrefocus.handoff import spine as sp
-from gitrefocus.handoff.records import (CONVERSATION, INTERRUPTED, REJECTED, REJECTED_ALT, USER_SAID, WRITE_TOOLS,
-                                        cap, joined_text, one_line, prefilter, tool_summary, user_text)
+from gitrefocus.handoff.records import (
+    CONVERSATION,
+    INTERRUPTED,
+    REJECTED,
+    REJECTED_ALT,
+    USER_SAID,
+    WRITE_TOOLS,
+    cap,
+    joined_text,
+    one_line,
+    prefilter,
+    tool_summary,
+    user_text,
+)
 from gitrefocus.handoff.sidechains import Sidechain, insert_by_time, read_subagent
 from gitrefocus.handoff.transcript_paths import TranscriptSource
 

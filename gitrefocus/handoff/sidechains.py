@@ -7,7 +7,13 @@ from collections import Counter
 
 from gitrefocus.handoff import jsonl
 from gitrefocus.handoff import spine as sp
-from gitrefocus.handoff.records import CONVERSATION, REMINDER_RE, joined_text, one_line, prefilter
+from gitrefocus.handoff.records import (
+    CONVERSATION,
+    REMINDER_RE,
+    joined_text,
+    one_line,
+    prefilter,
+)
 
 
 class Sidechain:

@@ -13,11 +13,13 @@ import os
 import posixpath
 import re
 
-from gitrefocus import catalog, clock, record, store
 from gitrefocus.errors import RefocusError
 from gitrefocus.health import history
 from gitrefocus.health.staleness import context_dir
-from gitrefocus.workspace import Workspace
+from gitrefocus.model import clock
+from gitrefocus.ops import record
+from gitrefocus.store import catalog, eventlog
+from gitrefocus.store.workspace import Workspace
 
 SPAWN_WALK_LIMIT = 20_000
 # path-like words in a criterion: a/b, name.ext (not a version number like 1.2)
@@ -243,7 +245,7 @@ def check(*, refocus_id: str, cwd: str = ".") -> dict:
     if entry is None or entry.state is None:
         raise RefocusError(f"{rid} has no event log here (refs/refocus/{rid}); run git refocus doctor --repair.")
     dest = _target(ws, entry)
-    tip = store.read_tip(dest.repo, rid) or store.read_tip(ws.repo, rid)
+    tip = eventlog.read_tip(dest.repo, rid) or eventlog.read_tip(ws.repo, rid)
     state = tip.state if tip else entry.state
     doc = record.current_doc(dest, rid, tip)
     done_when = list(doc.meta.get("done_when") or []) if doc else []

@@ -21,9 +21,10 @@ from __future__ import annotations
 import os
 import re
 
-from gitrefocus import atomic, frontmatter
 from gitrefocus.errors import RefocusError
 from gitrefocus.health.staleness import context_dir
+from gitrefocus.model import frontmatter
+from gitrefocus.store import atomic
 
 INDEX_NAME = "INDEX.md"
 MAX_BYTES = 1 << 20
@@ -140,7 +141,7 @@ def _read(path: str, name: str, root: str) -> str:
 
 
 def decisions(*, cwd: str = ".", write: bool = True) -> dict:
-    from gitrefocus.workspace import Workspace
+    from gitrefocus.store.workspace import Workspace
 
     ws = Workspace.open(cwd)
     rel_dir = f"{context_dir(ws)}/decisions"

@@ -323,14 +323,15 @@ def info(commit) -> CommitInfo:
 
 def note_records(ws, oid) -> list:
     """Parsed refocus note records on one commit (none when there is no note)."""
-    from gitrefocus import notes, store
+    from gitrefocus.model import note_line
+    from gitrefocus.store import notes
 
-    text = store.read_note(ws.repo, oid)
-    return [r for r in (notes.parse_line(ln) for ln in text.splitlines()) if r is not None]
+    text = notes.read_note(ws.repo, oid)
+    return [r for r in (note_line.parse_line(ln) for ln in text.splitlines()) if r is not None]
 
 
 def has_notes(ws) -> bool:
-    from gitrefocus.notes import NOTES_REF
+    from gitrefocus.store.notes import NOTES_REF
 
     return ws.repo.references.get(NOTES_REF) is not None
 

@@ -19,10 +19,11 @@ import json
 import os
 import re
 
-from gitrefocus import clock, localstate
-from gitrefocus.config import BUDGETS
 from gitrefocus.health import history
 from gitrefocus.health.staleness import context_dir
+from gitrefocus.model import clock
+from gitrefocus.store import localstate
+from gitrefocus.store.config import BUDGETS
 
 MARKER_DIR = "last-session"
 MARKER_VERSION = 1

@@ -16,7 +16,7 @@ import os
 import re
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.workspace import REFOCUS_DIR, Workspace
+from gitrefocus.store.workspace import REFOCUS_DIR, Workspace
 
 MAX_FILE_BYTES = 2 << 20
 SNIPPET = 200

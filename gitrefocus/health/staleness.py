@@ -16,9 +16,10 @@ import json
 import os
 import posixpath
 
-from gitrefocus import clock, lifecycle, localstate
 from gitrefocus.errors import RefocusError
 from gitrefocus.health import history
+from gitrefocus.model import clock, lifecycle
+from gitrefocus.store import localstate
 
 CACHE = ("cache", "health.json")
 CACHE_VERSION = 1
@@ -228,8 +229,8 @@ def unlaunched(*, ws, cat) -> list[dict]:
 
 def health(*, cwd: str = ".") -> dict:
     """The ``git refocus health`` model."""
-    from gitrefocus import catalog
-    from gitrefocus.workspace import Workspace
+    from gitrefocus.store import catalog
+    from gitrefocus.store.workspace import Workspace
 
     ws = Workspace.open(cwd)
     head = ws.head_oid()

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from tests.helpers import ROOT, git, make_repo, refocus, spawn_args
+from tests.helpers import ROOT, git, make_repo, refocus
 
 
 def hook(event, payload, cwd, env=None, stdin_open=False):

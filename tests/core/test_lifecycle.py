@@ -104,9 +104,9 @@ def test_promotion_never_duplicates(spawned):
     src, dest, out = spawned
     (dest / "docs/context").mkdir(parents=True)
     (dest / "docs/context/gotchas.md").write_text("# Gotchas\n- old\n")
-    from gitrefocus import promote
-    from gitrefocus.result import MaterialChange
-    from gitrefocus.workspace import Workspace
+    from gitrefocus.model.result import MaterialChange
+    from gitrefocus.ops import promote
+    from gitrefocus.store.workspace import Workspace
 
     ws = Workspace.open(str(dest))
     change = [MaterialChange("gotchas.md", "webhooks arrive out of order")]
@@ -330,7 +330,7 @@ def test_reason_and_summary_with_quotes_and_unicode_round_trip(repos):
     out = refocus("spawn", dest, "--slug", "quotes", "--reason", reason, "--done-when", "ünïcode: yes", "--json", cwd=src).json
     shown = refocus("show", out["id"], "--json", cwd=dest).json
     assert reason in shown["brief"]
-    from gitrefocus.brief import Brief
+    from gitrefocus.model.brief import Brief
 
     doc = Brief.parse((dest / "docs/refocus" / f"{out['id']}.md").read_bytes(), "t")
     assert doc.meta["done_when"] == ["ünïcode: yes"]

@@ -6,12 +6,14 @@ import datetime as dt
 import uuid
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from gitrefocus import events as ev, frontmatter, lifecycle, notes
-from gitrefocus.brief import Brief, BriefContent, render_body, validate_meta
 from gitrefocus.errors import RefocusError
-from gitrefocus.ids import RefocusId, derive_slug, slug_problem
+from gitrefocus.model import events as ev
+from gitrefocus.model import frontmatter, lifecycle, note_line
+from gitrefocus.model.brief import Brief, BriefContent, render_body, validate_meta
+from gitrefocus.model.ids import RefocusId, derive_slug, slug_problem
 
 slug_words = st.from_regex(r"[a-z0-9]{1,8}", fullmatch=True)
 slugs = st.lists(slug_words, min_size=1, max_size=4).map("-".join).filter(lambda s: len(s) <= 48)
@@ -123,10 +125,10 @@ note_values = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_
 
 @given(st.dictionaries(st.from_regex(r"[a-z_-]{1,8}", fullmatch=True), note_values, max_size=4))
 def test_note_line_round_trip(fields):
-    rec = notes.NoteRecord(at="2026-04-26T19:23:00Z", refocus_id="2026-04-26-x-abcdef", event="spawned", fields=fields)
+    rec = note_line.NoteRecord(at="2026-04-26T19:23:00Z", refocus_id="2026-04-26-x-abcdef", event="spawned", fields=fields)
     line = rec.format()
     assert "\n" not in line
-    assert notes.parse_line(line) == rec
+    assert note_line.parse_line(line) == rec
 
 
 def test_status_machine_matches_spec():

@@ -11,8 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.claude_mock import (Bash, MockAnthropic, Text, describe, project_dir_name,
-                                   read_jsonl, tool_result_text, tool_results)
+from tests.e2e.claude_mock import (
+    Bash,
+    MockAnthropic,
+    Text,
+    describe,
+    project_dir_name,
+    read_jsonl,
+    tool_result_text,
+    tool_results,
+)
 
 claude = pytest.mark.claude
 

@@ -265,9 +265,9 @@ def test_it_is_posix_sh_and_passes_dash_n():
 
 
 def test_package_data_carries_the_same_hook():
-    from gitrefocus import install
+    from gitrefocus.ops import setup
 
-    assert install.hook_source() == HOOK.read_bytes()
+    assert setup.hook_source() == HOOK.read_bytes()
 
 
 def test_pre_commit_manifest():

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gitrefocus import notes
+from gitrefocus.model import note_line
 from tests.git.gitutil import commit
 from tests.helpers import git, refocus, spawn_args
 
@@ -45,8 +45,8 @@ WORKER = textwrap.dedent("""
             assert out["linked"] == [oid], out
             done.append(oid)
     elif role == "notes":
-        from gitrefocus import record
-        from gitrefocus.workspace import Workspace
+        from gitrefocus.ops import record
+        from gitrefocus.store.workspace import Workspace
         ws = Workspace.open(dest)
         targets = arg.split(",")
         for i in range({lines}):
@@ -94,7 +94,7 @@ def test_32_parallel_writers_lose_nothing(initialized, tmp_path):
     all_notes = {}
     listing = git(dest, "notes", "--ref=refocus", "list").split()
     for blob, target in zip(listing[0::2], listing[1::2]):
-        all_notes[target] = notes.parse(git(dest, "cat-file", "blob", blob))
+        all_notes[target] = note_line.parse(git(dest, "cat-file", "blob", blob))
 
     for rid in rids:
         kinds = chain_kinds(dest, rid)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from gitrefocus import notes
+from gitrefocus.model import note_line
 from tests.git.gitutil import commit, note, trailers
 from tests.helpers import git, refocus
 
 
 def records(repo, rev="HEAD"):
-    return notes.parse(note(repo, rev))
+    return note_line.parse(note(repo, rev))
 
 
 def test_git_log_shows_spawn_start_complete_and_linkage(started):

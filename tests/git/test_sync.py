@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gitrefocus import notes
+from gitrefocus.model import note_line
 from tests.git.gitutil import commit, refs
 from tests.helpers import git, make_repo, refocus, spawn_args
 
@@ -30,7 +30,7 @@ def note_lines(repo) -> set[str]:
     blobs = listing[0::2]
     out = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], input="\n".join(blobs) + "\n",
                          capture_output=True, text=True, check=True).stdout
-    return {r.format() for r in notes.parse(out)}
+    return {r.format() for r in note_line.parse(out)}
 
 
 def kinds(repo, rid) -> list[str]:

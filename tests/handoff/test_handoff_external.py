@@ -9,11 +9,18 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from gitrefocus.handoff import external, gitstate, prepare as prep, prompts, transcript_paths
+from gitrefocus.handoff import external, gitstate, prompts, transcript_paths
+from gitrefocus.handoff import prepare as prep
 from gitrefocus.handoff.finalize import ALL_UNSOURCED, UNSOURCED, finalize, resolver
-from gitrefocus.handoff.sections import SECTION_NAMES, SectionRejected, parse_answer, validate
+from gitrefocus.handoff.sections import (
+    SECTION_NAMES,
+    SectionRejected,
+    parse_answer,
+    validate,
+)
 from tests.handoff.transcript import Session, text
 from tests.helpers import refocus
 

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from gitrefocus.handoff import extract, gitstate, prepare as prep, transcript_paths
+from gitrefocus.handoff import extract, gitstate, transcript_paths
+from gitrefocus.handoff import prepare as prep
 from gitrefocus.handoff.finalize import finalize
 from gitrefocus.handoff.sections import SECTION_NAMES
 from tests.handoff.conftest import CONSTRAINT, CORRECTION, INJECTION, TOOL_SECRET
@@ -175,7 +176,8 @@ def test_correction_cues(tmp_path, sentence):
 
 
 # -- the keyword gates in front of the cue regexes --------------------------
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 from gitrefocus.handoff import cues  # noqa: E402
 

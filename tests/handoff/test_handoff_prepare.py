@@ -8,12 +8,22 @@ import os
 import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.handoff import jsonl, prepare as prep, records, spine as sp, transcript_paths
+from gitrefocus.handoff import jsonl, records, transcript_paths
+from gitrefocus.handoff import prepare as prep
+from gitrefocus.handoff import spine as sp
 from tests.handoff.conftest import RESULT_SECRET, TOOL_SECRET
-from tests.handoff.transcript import Session, new_uuid, project_dir, text, thinking, tool_use
+from tests.handoff.transcript import (
+    Session,
+    new_uuid,
+    project_dir,
+    text,
+    thinking,
+    tool_use,
+)
 
 LABEL_RE = re.compile(r"^(?:(?P<file>[\w.-]+\.jsonl):)?L(?P<n>\d+) ")
 

@@ -6,7 +6,8 @@ import json
 import string
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitrefocus.handoff import scrub_transcript
 from gitrefocus.handoff.scrub import scrub_transcript as direct

@@ -6,10 +6,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gitrefocus.health import history, staleness
-from gitrefocus.workspace import Workspace
+from gitrefocus.store.workspace import Workspace
 from tests.health.gitrepo import cli_count, commit
 from tests.helpers import git, make_repo
 

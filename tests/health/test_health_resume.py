@@ -8,7 +8,7 @@ import pytest
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.health import resume
-from gitrefocus.workspace import Workspace
+from gitrefocus.store.workspace import Workspace
 from tests.health.gitrepo import commit
 from tests.helpers import git, make_repo, refocus
 

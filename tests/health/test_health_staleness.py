@@ -142,7 +142,7 @@ def test_uncommitted_context_file_is_listed_but_not_scored(layered):
 
 def test_quick_walk_is_bounded_and_says_at_least(layered):
     from gitrefocus.health import staleness
-    from gitrefocus.workspace import Workspace
+    from gitrefocus.store.workspace import Workspace
 
     ws = Workspace.open(str(layered))
     quick = staleness.context_staleness(ws=ws, walk_limit=6)  # raised to threshold + 1 = 6
@@ -156,7 +156,7 @@ def test_quick_walk_is_bounded_and_says_at_least(layered):
 
 def test_quick_walk_past_a_merge_is_exact_or_a_lower_bound(layered):
     from gitrefocus.health import staleness
-    from gitrefocus.workspace import Workspace
+    from gitrefocus.store.workspace import Workspace
 
     repo = layered
     git(repo, "checkout", "-q", "-b", "topic", "HEAD~1")

@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from gitrefocus import atomic
 from gitrefocus.claude.transcripts import find_transcript
 from gitrefocus.errors import RefocusError
+from gitrefocus.store import atomic
 
 LFS_LINE = "docs/refocus/transcripts/*.jsonl filter=lfs diff=lfs merge=lfs -text"
 MAX_BYTES = 512 * 1024 * 1024

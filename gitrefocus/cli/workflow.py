@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import click
 
-from gitrefocus import output
+from gitrefocus.cli import render
 
 JSON_HELP = "Print a versioned JSON object instead of text."
 
 
 def _report_warnings(model: dict) -> None:
     for w in model.get("warnings", []):
-        output.warn(w)
+        render.warn(w)
 
 
 @click.command()
@@ -53,12 +53,12 @@ def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, rel
                 from_transcript=from_transcript, oneshot=oneshot, commit=commit)
     _report_warnings(model)
     if as_json:
-        output.emit_json("spawn", model)
+        render.emit_json("spawn", model)
         return
-    output.echo(model["marker"])
-    output.echo(f"brief:   {model['brief_path']}")
-    output.echo("launch the child with:")
-    output.echo(f"  {model['relaunch_command']}")
+    render.echo(model["marker"])
+    render.echo(f"brief:   {model['brief_path']}")
+    render.echo("launch the child with:")
+    render.echo(f"  {model['relaunch_command']}")
 
 
 @click.command()
@@ -76,9 +76,9 @@ def start(refocus_id, session_id, as_json):
     model = run(refocus_id=refocus_id, session_id=session_id)
     _report_warnings(model)
     if as_json:
-        output.emit_json("start", model)
+        render.emit_json("start", model)
     else:
-        output.echo(f"{model['id']}: {model['status']} (launched {model['launched_at']}); commits here now carry Refocus-Id.")
+        render.echo(f"{model['id']}: {model['status']} (launched {model['launched_at']}); commits here now carry Refocus-Id.")
 
 
 @click.command()
@@ -113,18 +113,18 @@ def complete(refocus_id, status, summary, dod, dod_unmet, artifact, follow_up, m
                 commit=commit)
     _report_warnings(model)
     if as_json:
-        output.emit_json("complete", model)
+        render.emit_json("complete", model)
         return
-    output.echo(f"{model['id']}: {model['status']} at {model['completed_at']}.")
+    render.echo(f"{model['id']}: {model['status']} at {model['completed_at']}.")
     if model["suggested_files"]:
-        output.note("files this session wrote that are not listed as artifacts (kept as suggested_files): "
+        render.note("files this session wrote that are not listed as artifacts (kept as suggested_files): "
                     + ", ".join(model["suggested_files"]))
     for r in model["redactions"]:
-        output.echo(f"redacted {r.get('kind')} on line {r.get('line')}: {r.get('preview')}")
+        render.echo(f"redacted {r.get('kind')} on line {r.get('line')}: {r.get('preview')}")
     if model["source_updated"]:
-        output.echo(f"the source ({model['source_dir']}) now shows the result waiting.")
+        render.echo(f"the source ({model['source_dir']}) now shows the result waiting.")
     else:
-        output.echo("the source repository is not reachable here; `git refocus sync` carries the result.")
+        render.echo("the source repository is not reachable here; `git refocus sync` carries the result.")
 
 
 @click.command()
@@ -143,9 +143,9 @@ def abandon(refocus_id, reason, commit, as_json):
     model = run(refocus_id=refocus_id, reason=reason, commit=commit)
     _report_warnings(model)
     if as_json:
-        output.emit_json("abandon", model)
+        render.emit_json("abandon", model)
     else:
-        output.echo(f"{model['id']}: abandoned ({model['reason']}).")
+        render.echo(f"{model['id']}: abandoned ({model['reason']}).")
 
 
 @click.command()
@@ -161,12 +161,12 @@ def receive(refocus_id, as_json):
 
     model = run(refocus_id=refocus_id)
     if as_json:
-        output.emit_json("receive", model)
+        render.emit_json("receive", model)
         return
     if not model["received"]:
-        output.echo("no results waiting.")
+        render.echo("no results waiting.")
     for r in model["received"]:
         res = r.get("result") or {}
-        output.echo(f"{r['id']}: {r['status']} — {res.get('summary', '').strip()}")
+        render.echo(f"{r['id']}: {r['status']} — {res.get('summary', '').strip()}")
         for f in res.get("follow_ups", []):
-            output.echo(f"  follow-up: {f['dir']} {f['slug']}: {f['reason']}")
+            render.echo(f"  follow-up: {f['dir']} {f['slug']}: {f['reason']}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitrefocus import output
+from gitrefocus.cli import render
 
 JSON_HELP = "Print a versioned JSON object instead of text."
 
@@ -34,20 +34,20 @@ def init(remote, claude, dry_run, as_json):
 
     model = run(remote=remote, claude=claude, dry_run=dry_run)
     for w in model["warnings"]:
-        output.warn(w)
+        render.warn(w)
     if as_json:
-        output.emit_json("init", model)
+        render.emit_json("init", model)
         return
     changes = [s for s in model["steps"] if s["changed"]]
     if not changes:
-        output.echo(f"{model['repo']} already takes part in refocus; nothing to change.")
+        render.echo(f"{model['repo']} already takes part in refocus; nothing to change.")
         return
-    output.echo(("would change (dry run):" if dry_run else "changed:"))
+    render.echo(("would change (dry run):" if dry_run else "changed:"))
     for s in changes:
-        output.echo(f"  - {s['what']}")
+        render.echo(f"  - {s['what']}")
     if model["core_hooks_path"]:
-        output.echo(f"core.hooksPath is set: the hook lives in {model['hooks_dir']}.")
+        render.echo(f"core.hooksPath is set: the hook lives in {model['hooks_dir']}.")
     if model["undo"] and not dry_run:
-        output.echo("to undo:")
+        render.echo("to undo:")
         for u in model["undo"]:
-            output.echo(f"  {u}")
+            render.echo(f"  {u}")

@@ -13,19 +13,21 @@ import os
 import socket
 from dataclasses import dataclass, field
 
-from gitrefocus import atomic, clock, events as ev, store
-from gitrefocus.brief import Brief
 from gitrefocus.errors import RefocusError
-from gitrefocus.events import Event
-from gitrefocus.notes import NoteRecord
-from gitrefocus.workspace import Workspace
+from gitrefocus.model import clock
+from gitrefocus.model import events as ev
+from gitrefocus.model.brief import Brief
+from gitrefocus.model.events import Event
+from gitrefocus.model.note_line import NoteRecord
+from gitrefocus.store import atomic, eventlog, eventmerge, notes, refs
+from gitrefocus.store.workspace import Workspace
 
 
 @dataclass
 class Outcome:
     """What a write did, for the command's report and ``--commit``."""
 
-    tip: store.Tip | None = None
+    tip: eventlog.Tip | None = None
     written: list[str] = field(default_factory=list)  # files we wrote, absolute
     warnings: list[str] = field(default_factory=list)
     counterpart: str | None = None  # work tree of the other repo we updated
@@ -61,7 +63,7 @@ def apply_to_doc(doc: Brief, event: Event) -> Brief:
     return doc
 
 
-def current_doc(ws: Workspace, refocus_id: str, tip: store.Tip | None) -> Brief | None:
+def current_doc(ws: Workspace, refocus_id: str, tip: eventlog.Tip | None) -> Brief | None:
     """The document to build on: the file on disk (keeps the user's body edits),
     else the ref's snapshot."""
     path = ws.brief_path(refocus_id)
@@ -69,7 +71,7 @@ def current_doc(ws: Workspace, refocus_id: str, tip: store.Tip | None) -> Brief 
         with open(path, "rb") as fh:
             return Brief.parse(fh.read(), ws.rel(path))
     if tip is not None:
-        data = store.snapshot(ws.repo, tip.oid)
+        data = eventlog.snapshot(ws.repo, tip.oid)
         if data is not None:
             return Brief.parse(data, f"refs/refocus/{refocus_id}:brief.md")
     return None
@@ -101,7 +103,7 @@ def write_event(ws: Workspace, refocus_id: str, make_event, *, write_file: bool 
     out = Outcome()
     docs: dict[str, Brief] = {}
     if reconcile:  # a hand edit of the file is recorded before anything builds on it
-        from gitrefocus.reconcile import reconcile_one
+        from gitrefocus.ops.reconcile import reconcile_one
 
         out.warnings += reconcile_one(ws, refocus_id, strict=True)
 
@@ -116,7 +118,7 @@ def write_event(ws: Workspace, refocus_id: str, make_event, *, write_file: bool 
         docs["new"] = new_doc
         return event, new_doc.render().encode("utf-8")
 
-    out.tip = store.append(ws.repo, refocus_id, build)
+    out.tip = eventlog.append(ws.repo, refocus_id, build)
     path = brief_file(ws, refocus_id)
     if write_file is None:
         write_file = path is not None
@@ -136,13 +138,13 @@ def propagate(from_ws: Workspace, to_ws: Workspace | None, refocus_id: str) -> l
     """
     if to_ws is None or to_ws.same_repo(from_ws):
         return []
-    tip_oid = store.resolve(from_ws.repo, store.ref_name(refocus_id))
+    tip_oid = refs.resolve(from_ws.repo, refs.ref_name(refocus_id))
     if tip_oid is None:
         return []
-    before = store.resolve(to_ws.repo, store.ref_name(refocus_id))
-    known = {e.event_id for _, e in store.chain(to_ws.repo, before)} if before else set()
-    theirs = store.export_events(from_ws.repo, tip_oid)
-    tip = store.import_events(to_ws.repo, refocus_id, theirs)
+    before = refs.resolve(to_ws.repo, refs.ref_name(refocus_id))
+    known = {e.event_id for _, e in eventlog.chain(to_ws.repo, before)} if before else set()
+    theirs = eventmerge.export_events(from_ws.repo, tip_oid)
+    tip = eventmerge.import_events(to_ws.repo, refocus_id, theirs)
     if tip is None:
         return []
     return materialize(to_ws, refocus_id, [e for e, _ in theirs if e.event_id not in known])
@@ -158,7 +160,7 @@ def materialize(ws: Workspace, refocus_id: str, new_events: list[Event]) -> list
             doc = Brief.parse(fh.read(), ws.rel(path))
     except (RefocusError, OSError):
         return []  # doctor reports files it cannot read; never overwrite them blindly
-    tip = store.read_tip(ws.repo, refocus_id)
+    tip = eventlog.read_tip(ws.repo, refocus_id)
     new = doc
     for event in new_events:
         if event.kind in ev.DOC_KINDS and event.kind != ev.SPAWNED:
@@ -177,7 +179,7 @@ def note(ws: Workspace, oid, refocus_id: str, event: str, **fields) -> None:
         return
     clean = {k: str(v) for k, v in fields.items() if v not in (None, "")}
     line = NoteRecord(at=clock.now_iso(), refocus_id=refocus_id, event=event, fields=clean).format()
-    store.add_note(ws.repo, oid, line)
+    notes.add_note(ws.repo, oid, line)
 
 
 def counterpart(ws: Workspace, state: dict) -> Workspace | None:

@@ -1,4 +1,5 @@
-"""What makes a repository take part: the commit-msg hook, notes config, remote refspecs.
+"""What makes a repository take part: the commit-msg hook, notes config, remote
+refspecs, and the first-use files (the .gitignore entry and the CLAUDE.md link line).
 
 ``init`` applies these, ``doctor`` checks them; both work from one plan, a
 list of :class:`Step`, so a dry run, a report and a repair describe the same
@@ -12,16 +13,16 @@ import stat
 from dataclasses import dataclass, field
 from importlib import resources
 
-from gitrefocus import atomic
 from gitrefocus.errors import RefocusError
-from gitrefocus.notes import NOTES_REF
+from gitrefocus.store import atomic
+from gitrefocus.store.notes import NOTES_REF
+from gitrefocus.store.refs import TRACKING_PREFIX
 
 HOOK_NAME = "commit-msg"
 CHAINED_NAME = "commit-msg.pre-refocus"
 HOOK_MARKER = "# git-refocus-hook-version:"
 REWRITE_MODE = "cat_sort_uniq"  # note lines are self-contained and timestamped
 LOSSY_REWRITE_MODES = ("overwrite", "ignore")
-TRACKING_PREFIX = "refs/refocus-remotes/"
 
 
 @dataclass
@@ -199,3 +200,51 @@ def _q(path: str) -> str:
     import shlex
 
     return shlex.quote(path)
+
+
+# -- first use: .gitignore and CLAUDE.md (idempotent) ------------------------
+INDEX_REL = "docs/refocus/INDEX.md"
+
+
+def _read_text(path: str) -> str | None:
+    data = _read(path)
+    return data.decode("utf-8") if data is not None else None
+
+
+CLAUDE_LINE = (
+    "> 🔀 **Session history (refocus)**: See [docs/refocus/INDEX.md](docs/refocus/INDEX.md) "
+    "for incoming briefs and outbound spawns."
+)
+
+
+def gitignore_change(workdir: str) -> tuple[str, str] | None:
+    path = os.path.join(workdir, ".gitignore")
+    text = _read_text(path)
+    if text is not None:
+        lines = {line.strip() for line in text.splitlines()}
+        if INDEX_REL in lines or "/" + INDEX_REL in lines:
+            return None
+        if text and not text.endswith("\n"):
+            text += "\n"
+    return path, (text or "") + INDEX_REL + "\n"
+
+
+def claude_md_change(workdir: str) -> tuple[str, str] | None:
+    path = os.path.join(workdir, "CLAUDE.md")
+    text = _read_text(path)
+    if text is not None and "docs/refocus/INDEX.md" in text:
+        return None
+    return path, CLAUDE_LINE + "\n\n" + (text or "") if text else CLAUDE_LINE + "\n"
+
+
+def planned(workdir: str) -> list[tuple[str, str]]:
+    return [c for c in (gitignore_change(workdir), claude_md_change(workdir)) if c]
+
+
+def ensure(workdir: str) -> list[str]:
+    """Apply the bootstrap; return the files written."""
+    written = []
+    for path, text in planned(workdir):
+        atomic.write_text(path, text)
+        written.append(path)
+    return written

@@ -12,9 +12,9 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from gitrefocus import localstate, store
 from gitrefocus.errors import RefocusError
-from gitrefocus.ids import RefocusId
+from gitrefocus.model.ids import RefocusId
+from gitrefocus.store import eventlog, localstate, refs
 
 CACHE = ("cache", "catalog.json")
 CACHE_VERSION = 2
@@ -121,9 +121,9 @@ class Catalog:
         key = str(oid)
         cached = self._cache["states"].get(key)
         if cached is None:
-            tip = store.tip_at(self.ws.repo, oid)
+            tip = eventlog.tip_at(self.ws.repo, oid)
             cached = dict(tip.state)
-            snap = store.snapshot_oid(self.ws.repo, oid)
+            snap = eventlog.snapshot_oid(self.ws.repo, oid)
             cached["_snapshot"] = str(snap) if snap else None
             self._cache["states"][key] = cached
             self._dirty = True
@@ -131,7 +131,7 @@ class Catalog:
 
     def _file_info(self, path: str, snapshot: str | None) -> tuple[str | None, str | None, bool]:
         """(file status, error, equal to snapshot) with a stat-keyed cache."""
-        from gitrefocus.brief import Brief
+        from gitrefocus.model.brief import Brief
 
         try:
             st = os.stat(path)
@@ -162,21 +162,21 @@ class Catalog:
         self._load_cache()
         files = _brief_files(self.ws)
         if only is not None:
-            refs = {}
-            oid = store.resolve(self.ws.repo, store.ref_name(only))
+            tips = {}
+            oid = refs.resolve(self.ws.repo, refs.ref_name(only))
             if oid is not None:
-                refs[only] = oid
+                tips[only] = oid
             files = {k: v for k, v in files.items() if k == only}
         else:
-            refs = dict(store.iter_refs(self.ws.repo))
+            tips = dict(refs.iter_refs(self.ws.repo))
         live_states = set()
-        for rid in set(refs) | set(files):
+        for rid in set(tips) | set(files):
             entry = Entry(id=rid)
-            if rid in refs:
+            if rid in tips:
                 try:
                     RefocusId(rid)
-                    entry.state = self._state(refs[rid])
-                    entry.tip = str(refs[rid])
+                    entry.state = self._state(tips[rid])
+                    entry.tip = str(tips[rid])
                     live_states.add(entry.tip)
                 except (RefocusError, ValueError, KeyError) as exc:
                     entry.problems.append(f"refs/refocus/{rid} is unreadable: {exc}")
@@ -212,7 +212,7 @@ def load(ws, only: str | None = None) -> Catalog:
 
 def known_ids(ws) -> set[str]:
     """Every id with a ref or a brief file here (names only: cheap)."""
-    ids = {rid for rid, _ in store.iter_refs(ws.repo)}
+    ids = {rid for rid, _ in refs.iter_refs(ws.repo)}
     ids.update(_brief_files(ws))
     return ids
 

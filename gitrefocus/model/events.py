@@ -11,7 +11,7 @@ import json
 import uuid
 from dataclasses import asdict, dataclass, field
 
-from gitrefocus import lifecycle
+from gitrefocus.model import lifecycle
 
 SCHEMA = 1
 

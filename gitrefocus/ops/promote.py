@@ -6,9 +6,9 @@ import os
 import shlex
 import subprocess
 
-from gitrefocus import atomic
 from gitrefocus.errors import RefocusError
-from gitrefocus.result import MaterialChange, check_context_file
+from gitrefocus.model.result import MaterialChange, check_context_file
+from gitrefocus.store import atomic
 
 
 def context_path(ws, file: str) -> str:

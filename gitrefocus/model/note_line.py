@@ -1,4 +1,4 @@
-"""The audit line written to ``refs/notes/refocus`` (SPEC §4.3).
+"""One line of the audit trail in ``refs/notes/refocus``: its grammar, format and parse.
 
 Grammar (one record per line, each complete on its own)::
 
@@ -22,7 +22,6 @@ import json
 import re
 from dataclasses import dataclass, field
 
-NOTES_REF = "refs/notes/refocus"
 _KEY_RE = re.compile(r"^[A-Za-z0-9_-]+\Z")
 _BARE_RE = re.compile(r'^[^\s"\\]+$')
 _LINE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z) refocus (\S+) (\S+)((?: .*)?)\Z")

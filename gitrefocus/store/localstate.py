@@ -18,8 +18,9 @@ import os
 import re
 import stat
 
-from gitrefocus import atomic, clock
 from gitrefocus.errors import RefocusError
+from gitrefocus.model import clock
+from gitrefocus.store import atomic
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9._-]+\Z")
 

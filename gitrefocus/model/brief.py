@@ -10,10 +10,10 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from gitrefocus import frontmatter, lifecycle
 from gitrefocus.claude.transcripts import encode_project_dir
 from gitrefocus.errors import RefocusError
-from gitrefocus.ids import RefocusId, is_session_id
+from gitrefocus.model import frontmatter, lifecycle
+from gitrefocus.model.ids import RefocusId, is_session_id
 
 STR, OPT_STR, LIST, BOOL, TS, OPT_TS = "str", "opt-str", "list", "bool", "ts", "opt-ts"
 

@@ -9,9 +9,13 @@
 
 from __future__ import annotations
 
-from gitrefocus import atomic, events as ev, lifecycle, record, store
-from gitrefocus.brief import Brief
 from gitrefocus.errors import RefocusError
+from gitrefocus.model import events as ev
+from gitrefocus.model import lifecycle
+from gitrefocus.model.brief import Brief
+from gitrefocus.ops import record
+from gitrefocus.store import atomic, catalog, eventlog
+from gitrefocus.store.workspace import Workspace
 
 
 def _hash(data: bytes) -> str:
@@ -23,18 +27,18 @@ def _hash(data: bytes) -> str:
 def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
     """Return notices; with ``strict`` an illegal or unreadable edit raises."""
     path = record.brief_file(ws, rid)
-    tip = store.read_tip(ws.repo, rid)
+    tip = eventlog.read_tip(ws.repo, rid)
     if path is None or tip is None:
         return []
     with open(path, "rb") as fh:
         data = fh.read()
     digest = _hash(data)
-    if digest == str(store.snapshot_oid(ws.repo, tip.oid)):
+    if digest == str(eventlog.snapshot_oid(ws.repo, tip.oid)):
         return []
     rel = ws.rel(path)
-    older = {str(store.snapshot_oid(ws.repo, oid)) for oid, _ in store.chain(ws.repo, tip.oid)}
+    older = {str(eventlog.snapshot_oid(ws.repo, oid)) for oid, _ in eventlog.chain(ws.repo, tip.oid)}
     if digest in older:
-        snap = store.snapshot(ws.repo, tip.oid)
+        snap = eventlog.snapshot(ws.repo, tip.oid)
         if snap is not None:
             atomic.write_bytes(path, snap)
             return [f"{rel} was behind refs/refocus/{rid}; restored it from the ref."]
@@ -73,3 +77,12 @@ def reconcile_all(ws, cat) -> list[str]:
             except RefocusError as exc:
                 notices.append(str(exc))
     return notices
+
+
+def fresh_catalog(ws: Workspace) -> tuple[catalog.Catalog, list[str]]:
+    """The catalog after hand-edited briefs were reconciled, and what reconciling said."""
+    cat = catalog.load(ws)
+    notices = reconcile_all(ws, cat)
+    if notices:
+        cat = catalog.load(ws)
+    return cat, notices

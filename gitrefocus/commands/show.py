@@ -1,30 +1,11 @@
-"""``list``, ``show`` and ``index``: read commands over the catalog."""
+"""``git refocus show ID``: one refocus, its brief and its event log."""
 
 from __future__ import annotations
 
-from gitrefocus import catalog, index as _index, record, store
 from gitrefocus.errors import RefocusError
-from gitrefocus.reconcile import reconcile_all
-from gitrefocus.workspace import Workspace
-
-
-def _fresh_catalog(ws: Workspace) -> tuple[catalog.Catalog, list[str]]:
-    cat = catalog.load(ws)
-    notices = reconcile_all(ws, cat)
-    if notices:
-        cat = catalog.load(ws)
-    return cat, notices
-
-
-def list_(*, all: bool = False, cwd: str = ".") -> dict:
-    ws = Workspace.open(cwd)
-    cat, notices = _fresh_catalog(ws)
-    if all:
-        rows = [_index.row(e, ws.workdir) for e in sorted(cat.entries.values(), key=lambda e: e.id, reverse=True)]
-    else:
-        m = _index.model(cat)
-        rows = m["active"] + m["recent"]
-    return {"repo": ws.workdir, "entries": rows, "notices": notices}
+from gitrefocus.ops import record
+from gitrefocus.store import catalog, eventlog, refs
+from gitrefocus.store.workspace import Workspace
 
 
 def show(*, refocus_id: str, cwd: str = ".") -> dict:
@@ -40,11 +21,11 @@ def show(*, refocus_id: str, cwd: str = ".") -> dict:
         with open(path, "rb") as fh:
             text = fh.read().decode("utf-8", errors="replace")
     elif entry.tip:
-        snap = store.snapshot(ws.repo, entry.tip)
+        snap = eventlog.snapshot(ws.repo, entry.tip)
         text = snap.decode("utf-8", errors="replace") if snap else None
     events = []
     if entry.tip:
-        for oid, event in store.chain(ws.repo, store.resolve(ws.repo, store.ref_name(rid))):
+        for oid, event in eventlog.chain(ws.repo, refs.resolve(ws.repo, refs.ref_name(rid))):
             events.append({"commit": str(oid), "kind": event.kind, "at": event.at, "event_id": event.event_id,
                            "actor": {k: event.actor.get(k) for k in ("name", "role", "session_id")},
                            "data": {k: v for k, v in event.data.items() if k not in ("meta", "result_markdown", "result")}})
@@ -52,12 +33,3 @@ def show(*, refocus_id: str, cwd: str = ".") -> dict:
     return {"id": rid, "status": entry.status, "direction": entry.direction,
             "path": ws.rel(path) if path else None, "state": state, "brief": text, "events": events,
             "problems": entry.problems + ([entry.file_error] if entry.file_error else [])}
-
-
-def index(*, cwd: str = ".") -> dict:
-    ws = Workspace.open(cwd)
-    cat, notices = _fresh_catalog(ws)
-    path = _index.write(cat)
-    m = _index.model(cat)
-    return {"path": path, "active": len(m["active"]), "recent": len(m["recent"]),
-            "archived": m["archived_count"], "notices": notices}

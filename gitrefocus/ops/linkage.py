@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gitrefocus import localstate, notes, record, store
 from gitrefocus.errors import RefocusError
-from gitrefocus.notes import NoteRecord
+from gitrefocus.model import note_line
+from gitrefocus.model.note_line import NoteRecord
+from gitrefocus.ops import record
+from gitrefocus.store import eventlog, localstate, notes
 
 TRAILER = "Refocus-Id"
 LINKED = "linked"
@@ -90,7 +92,7 @@ def scan(ws, needle: str) -> list[Commit]:
             continue
         oid, abbrev, author, adate, cdate, subject, trailers, note_text = parts
         ids = [v.strip() for v in trailers.split(_VS) if v.strip()]
-        out.append(Commit(oid, abbrev, author, adate, cdate, subject, ids, notes.parse(note_text)))
+        out.append(Commit(oid, abbrev, author, adate, cdate, subject, ids, note_line.parse(note_text)))
     return out
 
 
@@ -134,7 +136,7 @@ def on_finish(ws, refocus_id: str, status: str) -> int:
     total = 0
     try:
         places = [ws]
-        tip = store.read_tip(ws.repo, refocus_id)
+        tip = eventlog.read_tip(ws.repo, refocus_id)
         other = record.counterpart(ws, tip.state) if tip is not None else None
         if other is not None:
             places.append(other)
@@ -142,9 +144,9 @@ def on_finish(ws, refocus_id: str, status: str) -> int:
             total += record_final(place, refocus_id, status)
     except Exception as exc:  # the status change is recorded; linkage can be redone by doctor --repair
         localstate.log_error(ws.git_dir, "linkage", exc)
-        from gitrefocus import output
+        from gitrefocus.cli import render
 
-        output.warn(f"could not add linkage notes for {refocus_id} ({exc}); `git refocus doctor --repair` adds them.")
+        render.warn(f"could not add linkage notes for {refocus_id} ({exc}); `git refocus doctor --repair` adds them.")
     return total
 
 
@@ -173,4 +175,4 @@ def resolve_revs(ws, revs: list[str]) -> list[str]:
 
 def note_links(ws, oid: str, refocus_id: str) -> bool:
     """Does commit ``oid`` already carry a ``linked`` note for ``refocus_id``?"""
-    return any(r.refocus_id == refocus_id and r.event == LINKED for r in notes.parse(store.read_note(ws.repo, oid)))
+    return any(r.refocus_id == refocus_id and r.event == LINKED for r in note_line.parse(notes.read_note(ws.repo, oid)))

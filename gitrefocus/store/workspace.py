@@ -6,8 +6,8 @@ import os
 import subprocess
 from functools import cached_property
 
-from gitrefocus import config as _config
 from gitrefocus.errors import RefocusError
+from gitrefocus.store import config as _config
 
 REFOCUS_DIR = "docs/refocus"
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import datetime as _dt
 import os
 
-from gitrefocus import atomic, clock, lifecycle
-from gitrefocus.catalog import Catalog, Entry
+from gitrefocus.model import clock, lifecycle
+from gitrefocus.store import atomic
+from gitrefocus.store.catalog import Catalog, Entry
 
 
 def row(entry: Entry, workdir: str) -> dict:
@@ -121,7 +122,7 @@ def write(catalog: Catalog) -> str:
 
 def refresh(*workspaces) -> None:
     """Regenerate INDEX.md in each repository (once per repository)."""
-    from gitrefocus import catalog as _catalog
+    from gitrefocus.store import catalog as _catalog
 
     seen = set()
     for ws in workspaces:

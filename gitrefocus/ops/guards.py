@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 
-from gitrefocus import catalog, lifecycle, localstate, store
 from gitrefocus.errors import GuardRefused, RefocusError
+from gitrefocus.model import lifecycle
+from gitrefocus.store import catalog, eventlog, localstate
 
 CHILD_CANNOT_FORK = (
     "Architectural violation: Child sessions cannot fork. Surface this work in "
@@ -20,7 +21,7 @@ def child_refocus_of_session(ws, session_id: str | None) -> str | None:
         return None
     mapped = localstate.refocus_for_session(ws.git_dir, session_id)
     if mapped:
-        tip = store.read_tip(ws.repo, mapped)
+        tip = eventlog.read_tip(ws.repo, mapped)
         if tip is None or tip.state["status"] not in lifecycle.TERMINAL:
             return mapped
     for entry in catalog.load(ws).entries.values():

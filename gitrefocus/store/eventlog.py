@@ -1,0 +1,138 @@
+"""Every write to ``refs/refocus/*`` and ``refs/notes/refocus`` goes through here.
+
+``refs/refocus/<id>`` points at the newest event commit. Each event commit has
+the previous event as its parent and a tree of::
+
+    event.json   the event (immutable)
+    state.json   the folded state after it (derived; makes listing cheap)
+    brief.md     the brief document after it
+
+Event commits are a pure function of (parent, event, snapshot): author and
+committer come from the event's actor and timestamp, so two clones that merge
+the same events build the same commits.
+
+Every ref move is a compare-and-swap: the ref is locked in a libgit2
+transaction, re-read under the lock, and moved only if it still points where
+the writer started; otherwise the writer re-reads and retries.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from gitrefocus.errors import RefocusError
+from gitrefocus.model import clock
+from gitrefocus.model import events as ev
+from gitrefocus.model.events import Event
+from gitrefocus.store import refs
+from gitrefocus.store.refs import ref_name, resolve
+
+
+@dataclass
+class Tip:
+    oid: object
+    state: dict
+    event: Event
+
+
+# -- reading ------------------------------------------------------------
+def _blob(repo, commit, name: str) -> bytes | None:
+    try:
+        return repo[commit.tree[name].id].data
+    except KeyError:
+        return None
+
+
+def read_tip(repo, refocus_id: str) -> Tip | None:
+    oid = resolve(repo, ref_name(refocus_id))
+    return tip_at(repo, oid) if oid is not None else None
+
+
+def tip_at(repo, oid) -> Tip:
+    commit = repo[oid]
+    state = json.loads(_blob(repo, commit, "state.json"))
+    event = Event.from_json(_blob(repo, commit, "event.json"))
+    return Tip(oid=oid, state=state, event=event)
+
+
+def snapshot(repo, oid) -> bytes | None:
+    return _blob(repo, repo[oid], "brief.md")
+
+
+def snapshot_oid(repo, oid):
+    try:
+        return repo[oid].tree["brief.md"].id
+    except KeyError:
+        return None
+
+
+def is_merge_marker(commit) -> bool:
+    """A sync merge marker: a second parent keeps the remote's history reachable
+    (so pushes fast-forward); the tree repeats its first parent's, so it adds no event."""
+    return len(commit.parent_ids) > 1
+
+
+def chain(repo, tip_oid) -> list[tuple[object, Event]]:
+    """(commit oid, event), oldest first, along first parents (merge markers skipped)."""
+    out = []
+    oid = tip_oid
+    while oid is not None:
+        commit = repo[oid]
+        if not is_merge_marker(commit):
+            out.append((oid, Event.from_json(_blob(repo, commit, "event.json"))))
+        oid = commit.parent_ids[0] if commit.parent_ids else None
+    out.reverse()
+    return out
+
+
+# -- writing event commits ---------------------------------------------
+def _signature(event: Event):
+    pygit2 = refs._pygit2()
+    actor = event.actor or {}
+    when = int(clock.parse(event.at).timestamp())
+    return pygit2.Signature(actor.get("name") or "git-refocus", actor.get("email") or "git-refocus@localhost", when, 0)
+
+
+def build_commit(repo, parent: Tip | None, event: Event, brief: bytes | None) -> Tip:
+    """Write (but do not point any ref at) the commit for ``event`` on ``parent``."""
+    state, applied = ev.apply(parent.state if parent else None, event)
+    if brief is None or not applied:
+        brief = snapshot(repo, parent.oid) if parent else None
+    tb = repo.TreeBuilder()
+    pygit2 = refs._pygit2()
+    tb.insert("event.json", repo.create_blob(event.to_json().encode("utf-8")), pygit2.enums.FileMode.BLOB)
+    tb.insert("state.json", repo.create_blob(json.dumps(state, sort_keys=True, indent=1).encode("utf-8")), pygit2.enums.FileMode.BLOB)
+    if brief is not None:
+        tb.insert("brief.md", repo.create_blob(brief), pygit2.enums.FileMode.BLOB)
+    sig = _signature(event)
+    message = f"refocus({event.refocus_id}): {event.kind}\n\nEvent-Id: {event.event_id}\n"
+    oid = repo.create_commit(None, sig, sig, message, tb.write(), [parent.oid] if parent else [])
+    return Tip(oid=oid, state=state, event=event)
+
+
+def append(repo, refocus_id: str, build) -> Tip:
+    """Append one event with compare-and-swap.
+
+    ``build(tip)`` gets the current tip (None if the ref does not exist) and
+    returns ``(event, brief_bytes_or_None)``; it may raise RefocusError to
+    refuse (e.g. the status moved on). It is called again after a lost race, so
+    the decision is always made against the state actually being extended.
+    """
+    refname = ref_name(refocus_id)
+
+    def attempt() -> Tip:
+        tip = read_tip(repo, refocus_id)
+        event, brief = build(tip)
+        new = build_commit(repo, tip, event, brief)
+        refs.cas(repo, refname, new.oid, tip.oid if tip else None, f"refocus: {event.kind}")
+        return new
+
+    return refs.retrying(f"updating {refname}", attempt)
+
+
+def require_tip(repo, refocus_id: str) -> Tip:
+    tip = read_tip(repo, refocus_id)
+    if tip is None:
+        raise RefocusError(f"unknown refocus id {refocus_id!r}.")
+    return tip

@@ -1,0 +1,72 @@
+"""The one way git refocus runs the git CLI.
+
+Local reads and writes go through pygit2; the CLI is used where git itself is
+the authority (network operations that carry the user's credentials, notes
+merges, scoped commits that must run the user's hooks, history walks that git
+does faster). Every call goes through :func:`run` or :func:`popen`, and every
+failure becomes one :class:`RefocusError` line built from git's last line of
+stderr.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Mapping, Sequence
+
+from gitrefocus.errors import RefocusError
+
+# ``-c`` options that keep the user's configuration out of calls whose output
+# we parse or whose side effects must stay ours.
+NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
+
+
+def command(cwd: str, args: Sequence[str], config: Sequence[str] = ()) -> list[str]:
+    return ["git", "-C", cwd, *config, *args]
+
+
+def last_line(proc: subprocess.CompletedProcess[str] | str, returncode: int | None = None) -> str:
+    """git's last non-empty line of stderr (or stdout), else the exit code."""
+    if isinstance(proc, str):
+        text, code = proc, returncode
+    else:
+        text, code = (proc.stderr or proc.stdout or ""), proc.returncode
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    if lines:
+        return lines[-1].strip()
+    return f"exit {code}" if code is not None else "no output"
+
+
+def failure(what: str, proc: subprocess.CompletedProcess[str]) -> RefocusError:
+    return RefocusError(f"{what} failed: {last_line(proc)}.")
+
+
+def run(cwd: str, *args: str, check: bool = True, input: str | None = None,
+        env: Mapping[str, str] | None = None, config: Sequence[str] = (),
+        what: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``git -C cwd [config] args``; text in, text out.
+
+    With ``check`` a non-zero exit raises ``RefocusError("<what> failed: <git's
+    last line>.")``, ``what`` defaulting to ``git <subcommand>``.
+    """
+    proc = subprocess.run(command(cwd, args, config), capture_output=True, text=True, input=input,
+                          env=dict(env) if env is not None else None)
+    if check and proc.returncode != 0:
+        raise failure(what or f"git {args[0]}", proc)
+    return proc
+
+
+def output(cwd: str, *args: str, config: Sequence[str] = ()) -> str:
+    """stdout of a git call that must succeed, stripped."""
+    return run(cwd, *args, config=config).stdout.strip()
+
+
+def popen(cwd: str, *args: str, config: Sequence[str] = ()) -> subprocess.Popen[bytes]:
+    """A streaming git call (binary pipes); the caller reads, waits and checks."""
+    return subprocess.Popen(command(cwd, args, config), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def blob_hash(data: bytes) -> str:
+    """The object id git gives ``data`` as a blob (``git hash-object``)."""
+    import pygit2  # lazy: hooks that never hash stay off pygit2
+
+    return str(pygit2.hash(data))

@@ -1,0 +1,87 @@
+"""The audit trail in ``refs/notes/refocus``: append a line, read, merge a remote's.
+
+The line format is :mod:`gitrefocus.model.note_line`. pygit2's ``create_note``
+moves the notes ref with force, so notes commits are built on a scratch ref
+and the shared ref is then moved by compare-and-swap (:func:`refs.cas`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from gitrefocus.store import git, refs
+from gitrefocus.store.refs import AHEAD, CREATED, FAST_FORWARD, MERGED, SAME
+
+NOTES_REF = "refs/notes/refocus"
+
+
+def add_note(repo: Any, target_oid: Any, line: str, notes_ref: str = NOTES_REF) -> bool:
+    """Append ``line`` to the note on ``target_oid`` (once) with compare-and-swap.
+
+    libgit2 builds the notes commit (fan-out and all) on a private scratch
+    ref; the shared notes ref is then moved from the commit we started from.
+    """
+
+    def attempt() -> bool:
+        old = refs.resolve(repo, notes_ref)
+        lines = read_note(repo, target_oid, notes_ref).splitlines() if old is not None else []
+        if line in lines:
+            return False
+        message = "\n".join(lines + [line]) + "\n"
+        with refs.scratch(repo, "notes", start=old) as tmp:
+            sig = refs._pygit2().Signature("git-refocus", "git-refocus@localhost")
+            repo.create_note(message, sig, sig, str(target_oid), tmp, True)
+            new = refs.resolve(repo, tmp)
+        refs.cas(repo, notes_ref, new, old, "refocus: note")
+        return True
+
+    return refs.retrying(f"updating {notes_ref}", attempt)
+
+
+def read_note(repo: Any, target_oid: Any, notes_ref: str = NOTES_REF) -> str:
+    try:
+        return str(repo.lookup_note(str(target_oid), notes_ref).message)
+    except KeyError:
+        return ""
+
+
+def _identity_env(ws: Any) -> dict[str, str]:
+    """git notes merge writes a commit: make sure it has an identity."""
+    env = dict(os.environ)
+    sig = ws.signature()
+    for who in ("AUTHOR", "COMMITTER"):
+        env.setdefault(f"GIT_{who}_NAME", sig.name)
+        env.setdefault(f"GIT_{who}_EMAIL", sig.email)
+    return env
+
+
+def merge_notes(ws: Any, theirs_ref: str) -> str:
+    """Union the remote's notes (at ``theirs_ref``) into ``refs/notes/refocus``.
+
+    ``git notes merge -s cat_sort_uniq`` (a union of lines; every line is
+    self-contained and timestamped) runs on a scratch ref, then the shared
+    ref is moved by compare-and-swap.
+    """
+    repo = ws.repo
+    theirs = refs.resolve(repo, theirs_ref)
+    if theirs is None:
+        return SAME
+
+    def attempt() -> str:
+        ours = refs.resolve(repo, NOTES_REF)
+        if ours == theirs:
+            return SAME
+        if ours is not None and repo.descendant_of(ours, theirs):
+            return AHEAD
+        if ours is None or repo.descendant_of(theirs, ours):
+            refs.cas(repo, NOTES_REF, theirs, ours, "refocus: sync notes (fast-forward)")
+            return CREATED if ours is None else FAST_FORWARD
+        with refs.scratch(repo, "notes-merge", start=ours) as tmp:
+            git.run(ws.workdir, "notes", f"--ref={tmp}", "merge", "--quiet", "--strategy=cat_sort_uniq",
+                    theirs_ref, config=git.NO_HOOKS, env=_identity_env(ws), what="git notes merge")
+            new = refs.resolve(repo, tmp)
+        refs.cas(repo, NOTES_REF, new, ours, "refocus: sync notes (merge)")
+        return MERGED
+
+    return refs.retrying(f"merging the remote's notes into {NOTES_REF}", attempt)

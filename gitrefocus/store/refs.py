@@ -1,0 +1,124 @@
+"""Ref names and the one way a ref moves: a compare-and-swap, retried.
+
+Every ref git refocus writes lives under one of three namespaces:
+
+    refs/refocus/<id>               the event log of one refocus
+    refs/notes/refocus              the audit trail (:mod:`gitrefocus.store.notes`)
+    refs/refocus-remotes/<remote>/  what ``sync`` last fetched (tracking refs)
+    refs/notes/refocus-tmp/         short-lived scratch refs of one process
+
+Scratch refs sit under ``refs/notes/`` because ``git notes merge`` refuses to
+merge into a ref outside it, and every scratch ref builds a notes commit. A ref moves only through :func:`cas`: the ref is locked in
+a libgit2 transaction, re-read under the lock, and moved only if it still
+points where the writer started; otherwise the writer re-reads and retries.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+from gitrefocus.errors import ConflictError
+
+REF_PREFIX = "refs/refocus/"
+TRACKING_PREFIX = "refs/refocus-remotes/"
+TMP_PREFIX = "refs/notes/refocus-tmp/"
+# where scratch refs lived before there was one namespace; doctor still cleans them up
+LEGACY_TMP_PREFIXES = ("refs/refocus-tmp/", "refs/notes/refocus-tmp-")
+MAX_ATTEMPTS = 200
+
+# How a ref compared with, or was brought up to date with, a remote's copy.
+SAME, AHEAD, CREATED, FAST_FORWARD, MERGED, ADOPTED = (
+    "same", "ahead", "created", "fast-forward", "merged", "adopted")
+
+T = TypeVar("T")
+
+
+def _pygit2() -> Any:
+    import pygit2  # ~120 ms: only where a repository is opened
+
+    return pygit2
+
+
+class _Lost(Exception):
+    """The ref moved under us: re-read and try again."""
+
+
+def ref_name(refocus_id: str) -> str:
+    return REF_PREFIX + refocus_id
+
+
+def temp_ref(purpose: str) -> str:
+    """A scratch ref name no other process will pick (see :func:`scratch`)."""
+    return f"{TMP_PREFIX}{purpose}-{os.getpid()}-{random.getrandbits(32):08x}"
+
+
+def resolve(repo: Any, refname: str) -> Any:
+    ref = repo.references.get(refname)
+    return ref.target if ref is not None else None
+
+
+def cas(repo: Any, refname: str, new: Any, old: Any, message: str) -> None:
+    """Move ``refname`` from ``old`` (None: must not exist) to ``new``, or raise _Lost."""
+    pygit2 = _pygit2()
+    try:
+        with repo.transaction() as txn:
+            txn.lock_ref(refname)
+            if resolve(repo, refname) != old:
+                raise _Lost()
+            txn.set_target(refname, new, message=message)
+    except pygit2.GitError as exc:  # the lock is held by another writer
+        raise _Lost() from exc
+
+
+def retrying(what: str, attempt_fn: Callable[[], T]) -> T:
+    """Run ``attempt_fn`` until it stops losing races, with jittered backoff."""
+    delay = 0.002
+    for _ in range(MAX_ATTEMPTS):
+        try:
+            return attempt_fn()
+        except _Lost:
+            time.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 1.6, 0.1)
+    raise ConflictError(f"{what}: gave up after {MAX_ATTEMPTS} attempts; other writers kept moving the ref.")
+
+
+def iter_refs(repo: Any, prefix: str = REF_PREFIX) -> Iterator[tuple[str, Any]]:
+    """(name below ``prefix``, target) for every ref under ``prefix``."""
+    pygit2 = _pygit2()
+    for ref in repo.references.iterator(pygit2.enums.ReferenceFilter.ALL):
+        name = ref.name
+        if name.startswith(prefix):
+            yield name[len(prefix):], ref.target
+
+
+def delete(repo: Any, refname: str) -> bool:
+    """Delete ``refname`` if it exists (scratch and quarantined refs only)."""
+    ref = repo.references.get(refname)
+    if ref is None:
+        return False
+    ref.delete()
+    return True
+
+
+class scratch:
+    """A private scratch ref under ``refs/notes/refocus-tmp/`` that is deleted on exit.
+
+    ``with scratch(repo, "notes", start=oid) as name:`` lets libgit2 or the git
+    CLI build commits on a ref of its own before the shared ref is moved by
+    :func:`cas`.
+    """
+
+    def __init__(self, repo: Any, purpose: str, start: Any = None):
+        self.repo, self.name, self.start = repo, temp_ref(purpose), start
+
+    def __enter__(self) -> str:
+        if self.start is not None:
+            self.repo.references.create(self.name, self.start, force=True)
+        return self.name
+
+    def __exit__(self, *exc: object) -> None:
+        delete(self.repo, self.name)

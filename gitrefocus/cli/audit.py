@@ -74,9 +74,13 @@ def sync(remote, progress, as_json):
     without force; a push rejected because the remote moved is retried.
     Git runs without hooks.
     """
+    import sys
+
     from gitrefocus.commands.sync import sync as run
 
-    model = run(remote=remote, progress=progress)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    model = run(remote=remote, progress=render.note if progress else None)
     _report_warnings(model)
     if as_json:
         render.emit_json("sync", model)

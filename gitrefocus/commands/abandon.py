@@ -30,7 +30,7 @@ def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".
     localstate.unmap_sessions(ws.git_dir, rid)
     role = "dest" if record.brief_file(ws, rid) else "source"
     record.note(ws, ws.head_oid(), rid, "abandoned", role=role, status="abandoned", reason=reason.strip())
-    linkage.on_finish(ws, rid, "abandoned")
+    warnings = out.warnings + linkage.on_finish(ws, rid, "abandoned")
     other = record.counterpart(ws, state)
     other_written = record.propagate(ws, other, rid)
     if other is not None and other_written:
@@ -38,4 +38,4 @@ def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".
     index_md.refresh(ws, other)
     commit_oid = scoped_commit(ws, out.written, f"refocus({rid}): abandoned") if commit else None
     return {"id": rid, "status": state["status"], "reason": reason.strip(),
-            "files_written": out.written + other_written, "commit": commit_oid, "warnings": out.warnings}
+            "files_written": out.written + other_written, "commit": commit_oid, "warnings": warnings}

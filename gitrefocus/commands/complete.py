@@ -157,7 +157,7 @@ def complete(
     localstate.unmap_sessions(ws.git_dir, rid)
     state = out.tip.state
     record.note(ws, ws.head_oid(), rid, "completed", role="dest", status=state["status"])
-    linkage.on_finish(ws, rid, state["status"])
+    warnings += linkage.on_finish(ws, rid, state["status"])
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
     index_md.refresh(ws, other)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 
 from gitrefocus.commands.complete import complete
@@ -14,17 +13,18 @@ from gitrefocus.commands.show import show
 from gitrefocus.commands.spawn import spawn
 from gitrefocus.commands.start import start
 from gitrefocus.commands.status import status
+from gitrefocus.store import git
 
 IDENTITY = ["-c", "user.name=Refocus Demo", "-c", "user.email=demo@example.com"]
 
 
 def _repo(path: str, readme: str) -> None:
     os.makedirs(path)
-    subprocess.run(["git", "init", "-q", path], check=True)
+    git.run(path, "init", "-q")
     with open(os.path.join(path, "README.md"), "w", encoding="utf-8") as fh:
         fh.write(readme)
-    subprocess.run(["git", "-C", path, "add", "README.md"], check=True)
-    subprocess.run(["git", "-C", path, *IDENTITY, "commit", "-q", "-m", "initial"], check=True)
+    git.run(path, "add", "README.md")
+    git.run(path, "commit", "-q", "-m", "initial", config=IDENTITY)
 
 
 def demo(*, directory: str | None = None, keep: bool = False, say=print) -> dict:

@@ -264,9 +264,7 @@ def _alive(pid: int) -> bool:
 
 
 def _delete_ref(ws: Workspace, name: str) -> None:
-    ref = ws.repo.references.get(name)
-    if ref is not None:
-        ref.delete()
+    refs.delete(ws.repo, name)
 
 
 def check_local(ws: Workspace, cat) -> list[Finding]:

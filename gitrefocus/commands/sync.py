@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
-import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gitrefocus.cli import render
 from gitrefocus.errors import ConflictError, RefocusError
 from gitrefocus.model.ids import RefocusId
-from gitrefocus.ops import index_md, record, setup
+from gitrefocus.ops import index_md, record
 from gitrefocus.store import eventlog, eventmerge, notes, refs
+from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
 from gitrefocus.store.workspace import Workspace
 
@@ -33,20 +32,8 @@ MAX_ROUNDS = 8
 PROGRESS_EVERY = 250
 
 
-def _git(ws: Workspace, *args: str, input: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        ["git", "-c", "core.hooksPath=/dev/null", "-C", ws.workdir, *args],
-        capture_output=True, text=True, input=input,
-    )
-
-
-def _last_line(proc: subprocess.CompletedProcess) -> str:
-    lines = [ln for ln in (proc.stderr or proc.stdout).strip().splitlines() if ln.strip()]
-    return lines[-1].strip() if lines else f"exit {proc.returncode}"
-
-
 def choose_remote(ws: Workspace, name: str | None) -> str:
-    names = setup.remotes(ws)
+    names = remote_.names(ws)
     if name:
         if name not in names:
             raise RefocusError(f"no remote named {name!r}; add it with `git remote add {name} URL`.")
@@ -71,14 +58,6 @@ def _upstream_remote(ws: Workspace) -> str:
     except Exception:
         return ""
     return ws.git("config", "--get", f"branch.{branch}.remote", check=False).stdout.strip()
-
-
-def tracking_prefix(remote: str) -> str:
-    return f"{setup.TRACKING_PREFIX}{remote}/refocus/"
-
-
-def tracking_notes(remote: str) -> str:
-    return f"{setup.TRACKING_PREFIX}{remote}/notes/refocus"
 
 
 @dataclass
@@ -109,7 +88,7 @@ class Report:
 
 
 class Sync:
-    def __init__(self, ws: Workspace, remote: str, progress: bool):
+    def __init__(self, ws: Workspace, remote: str, progress: Callable[[str], None] | None):
         self.ws = ws
         self.remote = remote
         self.progress = progress
@@ -119,42 +98,23 @@ class Sync:
         self._counterparts: dict[str, Workspace | None] = {}
 
     def say(self, message: str) -> None:
-        if self.progress:
-            render.note(message)
+        if self.progress is not None:
+            self.progress(message)
 
     # -- network ------------------------------------------------------------
     def fetch(self) -> None:
         self.say(f"fetching refocus refs and notes from {self.remote}...")
-        proc = _git(self.ws, "fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head",
-                    self.remote, *setup.tracking_refspecs(self.remote))
-        if proc.returncode != 0:
-            raise RefocusError(f"fetching from {self.remote} failed: {_last_line(proc)}")
+        remote_.fetch(self.ws, self.remote)
 
     def push(self, names: list[str]) -> list[str]:
-        """Push, without force, every refocus ref (a pattern: git sends only what the
-        remote lacks) and the notes; return the refs the remote rejected."""
         self.say(f"pushing {len(names)} ref(s) to {self.remote}...")
-        specs = [f"{refs.REF_PREFIX}*:{refs.REF_PREFIX}*"] if any(r.startswith(refs.REF_PREFIX) for r in names) else []
-        if NOTES_REF in names:
-            specs.append(f"{NOTES_REF}:{NOTES_REF}")
-        proc = _git(self.ws, "push", "--porcelain", "--no-verify", self.remote, *specs)
-        rejected, seen = [], 0
-        for line in proc.stdout.splitlines():
-            parts = line.split("\t")
-            if len(parts) < 2 or ":" not in parts[1]:
-                continue
-            seen += 1
-            if parts[0] == "!":
-                rejected.append(parts[1].split(":", 1)[1])
-        if (proc.returncode != 0 and not rejected) or not seen:
-            raise RefocusError(f"pushing to {self.remote} failed: {_last_line(proc)}")
-        return rejected
+        return remote_.push(self.ws, self.remote, names)
 
     # -- merging ------------------------------------------------------------
     def merge(self) -> dict[str, object]:
         """Merge every tracking ref into the live refs; return the remote's state."""
         repo = self.ws.repo
-        theirs = {rid: oid for rid, oid in refs.iter_refs(repo, tracking_prefix(self.remote))}
+        theirs = {rid: oid for rid, oid in refs.iter_refs(repo, remote_.tracking_prefix(self.remote))}
         total = len(theirs)
         if total >= PROGRESS_EVERY:
             self.say(f"merging {total} refocus event logs...")
@@ -176,7 +136,7 @@ class Sync:
                     self.report.files_written += record.materialize(self.ws, rid, result.new_events)
             if total >= PROGRESS_EVERY and n % PROGRESS_EVERY == 0:
                 self.say(f"  {n}/{total}")
-        kind = notes.merge_notes(self.ws, tracking_notes(self.remote))
+        kind = notes.merge_notes(self.ws, remote_.tracking_notes(self.remote))
         if kind != refs.SAME and kind != refs.AHEAD:
             self.report.notes = kind
         return theirs
@@ -193,7 +153,7 @@ class Sync:
         names = [refs.ref_name(rid) for rid, oid in refs.iter_refs(repo)
                  if RefocusId.is_valid(rid) and rid not in self.skipped and theirs.get(rid) != oid]
         ours_notes = refs.resolve(repo, NOTES_REF)
-        if ours_notes is not None and ours_notes != refs.resolve(repo, tracking_notes(self.remote)):
+        if ours_notes is not None and ours_notes != refs.resolve(repo, remote_.tracking_notes(self.remote)):
             names.append(NOTES_REF)
         return sorted(names)
 
@@ -248,9 +208,8 @@ class Sync:
         return self.report.as_dict()
 
 
-def sync(*, remote: str | None = None, progress: bool | None = None, cwd: str = ".") -> dict:
+def sync(*, remote: str | None = None, progress: Callable[[str], None] | None = None, cwd: str = ".") -> dict:
+    """Sync with ``remote``; ``progress``, when given, is told what is happening."""
     ws = Workspace.open(cwd)
     name = choose_remote(ws, remote)
-    if progress is None:
-        progress = sys.stderr.isatty()
     return Sync(ws, name, progress).run()

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
+from gitrefocus.store import git
 
 # Pin what user configuration could change about the output we parse.
 PINNED_CONFIG = (
@@ -41,8 +41,8 @@ FALLBACK_WORKERS = 4
 _TRAILER_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*)[ \t]*:[ \t]*(.*?)\s*$")
 
 
-def _git(ws, *args: str) -> list[str]:
-    return ["git", "-C", ws.workdir, *PINNED_CONFIG, *args]
+def _popen(ws, *args: str):
+    return git.popen(ws.workdir, *args, config=PINNED_CONFIG)
 
 
 def _literal(path: str) -> str:
@@ -74,7 +74,7 @@ class _Chain:
         args = ["rev-list", "--parents"] + ([f"--max-count={limit}"] if limit is not None else []) + [head]
         if exclude:
             args.append("^" + exclude)
-        self.proc = subprocess.Popen(_git(ws, *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.proc = _popen(ws, *args)
         self.data = bytearray()
         self.merge_at: int | None = None  # offset of the first merge line
         self.eof = False
@@ -130,7 +130,7 @@ class _Chain:
         err = self.proc.stderr.read().decode("utf-8", "replace")
         self.proc.stderr.close()
         if self.proc.wait() != 0 and not self.killed:
-            raise RefocusError(f"git rev-list failed: {_last_line(err)}.")
+            raise RefocusError(f"git rev-list failed: {git.last_line(err)}.")
 
     def position(self, commit: str) -> int | None:
         """Commits before ``commit`` on the single-parent run from HEAD (None: not on it)."""
@@ -151,7 +151,7 @@ def _dir_changes(ws, *, head: str, directory: str, paths: set[str], exclude: lis
     args = ["log", "--format=%x01%H", "-z", "--name-only", "--no-renames", "--no-color", head]
     args += ["^" + e for e in exclude if e]
     args += ["--", _literal(directory)]
-    proc = subprocess.Popen(_git(ws, *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = _popen(ws, *args)
     found: dict[str, str] = {}
     remaining = set(paths)
     commit, buf, early = "", b"", False
@@ -182,7 +182,7 @@ def _dir_changes(ws, *, head: str, directory: str, paths: set[str], exclude: lis
         proc.stderr.close()
         code = proc.wait()
     if code != 0 and not early:
-        raise RefocusError(f"git log failed: {_last_line(err)}.")
+        raise RefocusError(f"git log failed: {git.last_line(err)}.")
     return found
 
 
@@ -239,16 +239,8 @@ def walk_last_changes(ws, *, head: str, paths: set[str], directory: str, exclude
     return walk
 
 
-def _last_line(text: str) -> str:
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return lines[-1] if lines else "no output"
-
-
 def _run(ws, *args: str) -> str:
-    proc = subprocess.run(_git(ws, *args), capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RefocusError(f"git {args[0]} failed: {_last_line(proc.stderr)}.")
-    return proc.stdout.strip()
+    return git.output(ws.workdir, *args, config=PINNED_CONFIG)
 
 
 def exact_last_change(ws, *, head: str, path: str, bound: str | None = None) -> tuple[str | None, int | None]:
@@ -275,8 +267,8 @@ def exact_last_changes(ws, *, head: str, paths: list[str],
 
 def first_parent_bound(ws, *, head: str, steps: int) -> tuple[str | None, int]:
     """``head~steps`` and how many commits ``head ^head~steps`` holds (None: history is shorter)."""
-    proc = subprocess.run(_git(ws, "rev-parse", "--verify", "-q", f"{head}~{steps}^{{commit}}"),
-                          capture_output=True, text=True)
+    proc = git.run(ws.workdir, "rev-parse", "--verify", "-q", f"{head}~{steps}^{{commit}}",
+                   config=PINNED_CONFIG, check=False)
     bound = proc.stdout.strip() if proc.returncode == 0 else None
     if bound is None:
         return None, 0

@@ -20,7 +20,7 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model import note_line
 from gitrefocus.model.note_line import NoteRecord
 from gitrefocus.ops import record
-from gitrefocus.store import eventlog, localstate, notes
+from gitrefocus.store import eventlog, git, localstate, notes
 
 TRAILER = "Refocus-Id"
 LINKED = "linked"
@@ -80,8 +80,7 @@ def scan(ws, needle: str) -> list[Commit]:
     if proc.returncode != 0:
         if ws.head_oid() is None and not proc.stdout:
             return []  # no commits yet
-        last = proc.stderr.strip().splitlines()
-        raise RefocusError(f"git log failed in {ws.workdir}: {last[-1] if last else 'exit ' + str(proc.returncode)}.")
+        raise git.failure(f"git log in {ws.workdir}", proc)
     out = []
     for chunk in proc.stdout.split(_RS):
         chunk = chunk.lstrip("\n")
@@ -126,14 +125,14 @@ def record_final(ws, refocus_id: str, status: str, commits: list[Commit] | None 
     return len(todo)
 
 
-def on_finish(ws, refocus_id: str, status: str) -> int:
+def on_finish(ws, refocus_id: str, status: str) -> list[str]:
     """Called when a refocus completes, blocks or is abandoned; never raises.
 
     Links commits here and in the counterpart repository (when it is on this
     machine): the work usually sits in the destination, while abandon may run
-    at the source.
+    at the source. Returns warnings for the command's outcome (empty when
+    every linkage note was written).
     """
-    total = 0
     try:
         places = [ws]
         tip = eventlog.read_tip(ws.repo, refocus_id)
@@ -141,13 +140,11 @@ def on_finish(ws, refocus_id: str, status: str) -> int:
         if other is not None:
             places.append(other)
         for place in places:
-            total += record_final(place, refocus_id, status)
+            record_final(place, refocus_id, status)
     except Exception as exc:  # the status change is recorded; linkage can be redone by doctor --repair
         localstate.log_error(ws.git_dir, "linkage", exc)
-        from gitrefocus.cli import render
-
-        render.warn(f"could not add linkage notes for {refocus_id} ({exc}); `git refocus doctor --repair` adds them.")
-    return total
+        return [f"could not add linkage notes for {refocus_id} ({exc}); `git refocus doctor --repair` adds them."]
+    return []
 
 
 def resolve_revs(ws, revs: list[str]) -> list[str]:

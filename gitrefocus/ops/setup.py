@@ -15,8 +15,8 @@ from importlib import resources
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.store import atomic
+from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
-from gitrefocus.store.refs import TRACKING_PREFIX
 
 HOOK_NAME = "commit-msg"
 CHAINED_NAME = "commit-msg.pre-refocus"
@@ -166,25 +166,12 @@ def rewrite_mode_problem(ws) -> str | None:
     return None
 
 
-def tracking_refspecs(remote: str) -> list[str]:
-    """Fetch refspecs into tracking refs outside refs/remotes/ (which `git branch -r` lists).
-
-    The notes refspec is a pattern so that a remote without notes yet is not an error.
-    """
-    base = f"{TRACKING_PREFIX}{remote}"
-    return [f"+refs/refocus/*:{base}/refocus/*", f"+{NOTES_REF}*:{base}/notes/refocus*"]
-
-
-def remotes(ws) -> list[str]:
-    return ws.git("remote").stdout.split()
-
-
 def remote_steps(ws, remote: str) -> list[Step]:
-    if remote not in remotes(ws):
+    if remote not in remote_.names(ws):
         raise RefocusError(f"no remote named {remote!r}; add it with `git remote add {remote} URL` first.")
     have = _config_values(ws, f"remote.{remote}.fetch")
     steps = []
-    for spec in tracking_refspecs(remote):
+    for spec in remote_.tracking_refspecs(remote):
         key = f"remote.{remote}.fetch"
         if spec in have:
             steps.append(Step("remote", f"{key} includes {spec}", False))

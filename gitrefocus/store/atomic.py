@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import tempfile
 
+from gitrefocus.store import faults
+
 
 def write_bytes(path: str, data: bytes) -> None:
     directory = os.path.dirname(path) or "."
@@ -18,6 +20,7 @@ def write_bytes(path: str, data: bytes) -> None:
         else:
             os.chmod(tmp, 0o644)
         os.replace(tmp, path)
+        faults.wrote(path)
     except BaseException:
         try:
             os.unlink(tmp)

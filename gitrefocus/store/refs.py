@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from gitrefocus.errors import ConflictError
+from gitrefocus.store import faults
 
 REF_PREFIX = "refs/refocus/"
 TRACKING_PREFIX = "refs/refocus-remotes/"
@@ -72,6 +73,7 @@ def cas(repo: Any, refname: str, new: Any, old: Any, message: str) -> None:
             txn.set_target(refname, new, message=message)
     except pygit2.GitError as exc:  # the lock is held by another writer
         raise _Lost() from exc
+    faults.wrote(refname)
 
 
 def retrying(what: str, attempt_fn: Callable[[], T]) -> T:

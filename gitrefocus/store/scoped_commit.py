@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 
-from gitrefocus.errors import RefocusError
-
 
 def scoped_commit(ws, paths: list[str], message: str) -> str | None:
     """Commit exactly ``paths`` (nothing else staged is included); return the oid."""
@@ -17,11 +15,6 @@ def scoped_commit(ws, paths: list[str], message: str) -> str | None:
     status = ws.git("diff", "--cached", "--name-only", "--", *rel).stdout.split()
     if not status:
         return None
-    proc = ws.git("commit", "--quiet", "-m", message, "--only", "--", *rel, check=False)
-    if proc.returncode != 0:
-        msg = (proc.stderr or proc.stdout).strip().splitlines()
-        raise RefocusError(
-            f"the refocus was recorded but `git commit` failed in {ws.workdir}: "
-            f"{msg[-1] if msg else 'exit ' + str(proc.returncode)}."
-        )
+    ws.git("commit", "--quiet", "-m", message, "--only", "--", *rel,
+           what=f"the refocus was recorded but `git commit` in {ws.workdir}")
     return ws.git("rev-parse", "HEAD").stdout.strip()

@@ -8,6 +8,7 @@ from functools import cached_property
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.store import config as _config
+from gitrefocus.store import git
 
 REFOCUS_DIR = "docs/refocus"
 
@@ -115,15 +116,10 @@ class Workspace:
         except Exception:  # unborn branch
             return None
 
-    def git(self, *args: str, check: bool = True, input: str | None = None) -> subprocess.CompletedProcess:
-        proc = subprocess.run(
-            ["git", "-C", self.workdir, *args],
-            capture_output=True, text=True, input=input,
-        )
-        if check and proc.returncode != 0:
-            msg = (proc.stderr or proc.stdout).strip().splitlines()
-            raise RefocusError(f"git {args[0]} failed: {msg[-1] if msg else 'exit ' + str(proc.returncode)}.")
-        return proc
+    def git(self, *args: str, check: bool = True, input: str | None = None,
+            what: str | None = None) -> subprocess.CompletedProcess[str]:
+        """``git -C <workdir> args`` through the one wrapper (:func:`git.run`)."""
+        return git.run(self.workdir, *args, check=check, input=input, what=what)
 
     def signature(self):
         pygit2 = _pygit2()

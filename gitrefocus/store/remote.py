@@ -1,0 +1,65 @@
+"""Exchanging refocus refs and notes with a git remote, through the git CLI
+(it carries the user's credentials). What a fetch brings lands in tracking refs
+under ``refs/refocus-remotes/<remote>/``, never in the live refs; merging them
+is :mod:`gitrefocus.store.eventmerge` and :func:`gitrefocus.store.notes.merge_notes`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gitrefocus.errors import RefocusError
+from gitrefocus.store import git
+from gitrefocus.store.notes import NOTES_REF
+from gitrefocus.store.refs import REF_PREFIX, TRACKING_PREFIX
+
+
+def names(ws: Any) -> list[str]:
+    """The repository's remotes."""
+    return git.run(ws.workdir, "remote").stdout.split()
+
+
+def tracking_prefix(remote: str) -> str:
+    return f"{TRACKING_PREFIX}{remote}/refocus/"
+
+
+def tracking_notes(remote: str) -> str:
+    return f"{TRACKING_PREFIX}{remote}/notes/refocus"
+
+
+def tracking_refspecs(remote: str) -> list[str]:
+    """Fetch refspecs into tracking refs outside refs/remotes/ (which `git branch -r` lists).
+
+    The notes refspec is a pattern so that a remote without notes yet is not an error.
+    """
+    base = f"{TRACKING_PREFIX}{remote}"
+    return [f"+{REF_PREFIX}*:{base}/refocus/*", f"+{NOTES_REF}*:{base}/notes/refocus*"]
+
+
+def fetch(ws: Any, remote: str) -> None:
+    """Bring the remote's event logs and notes into this repository's tracking refs."""
+    proc = git.run(ws.workdir, "fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head",
+                   remote, *tracking_refspecs(remote), config=git.NO_HOOKS, check=False)
+    if proc.returncode != 0:
+        raise RefocusError(f"fetching from {remote} failed: {git.last_line(proc)}")
+
+
+def push(ws: Any, remote: str, refnames: list[str]) -> list[str]:
+    """Push, without force, every refocus ref (a pattern: git sends only what the
+    remote lacks) and the notes if named; return the refs the remote rejected."""
+    specs = [f"{REF_PREFIX}*:{REF_PREFIX}*"] if any(r.startswith(REF_PREFIX) for r in refnames) else []
+    if NOTES_REF in refnames:
+        specs.append(f"{NOTES_REF}:{NOTES_REF}")
+    proc = git.run(ws.workdir, "push", "--porcelain", "--no-verify", remote, *specs,
+                   config=git.NO_HOOKS, check=False)
+    rejected, seen = [], 0
+    for line in proc.stdout.splitlines():
+        parts = line.split("\t")
+        if len(parts) < 2 or ":" not in parts[1]:
+            continue
+        seen += 1
+        if parts[0] == "!":
+            rejected.append(parts[1].split(":", 1)[1])
+    if (proc.returncode != 0 and not rejected) or not seen:
+        raise RefocusError(f"pushing to {remote} failed: {git.last_line(proc)}")
+    return rejected

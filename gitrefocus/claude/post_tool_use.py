@@ -9,7 +9,7 @@ import shlex
 from gitrefocus.model import clock
 from gitrefocus.model.ids import RefocusId
 from gitrefocus.store import localstate
-from gitrefocus.store.workspace import find_git_dir
+from gitrefocus.store.workspace import find_git_dir, is_inside
 
 WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
 GIT_PATH_VERBS = {"add", "mv", "rm"}
@@ -55,8 +55,9 @@ def handle(payload: dict, env=os.environ) -> None:
     workdir = os.path.dirname(git_dir) if os.path.basename(git_dir) == ".git" else cwd
     for path in written_paths(payload.get("tool_name") or "", tool_input):
         full = os.path.realpath(os.path.join(cwd, path))
-        if not full.startswith(os.path.realpath(workdir) + os.sep):
+        root = os.path.realpath(workdir)
+        if full == root or not is_inside(full, root):
             continue  # outside this repository: not a relevant file of this refocus
-        rel = os.path.relpath(full, os.path.realpath(workdir))
+        rel = os.path.relpath(full, root)
         localstate.append_jsonl(git_dir, "suggested", f"{rid}.jsonl",
                                 record={"path": rel, "tool": payload.get("tool_name"), "at": clock.now_iso()})

@@ -12,6 +12,7 @@ from gitrefocus.claude import hookio
 from gitrefocus.claude.transcripts import find_transcript
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model.brief import Brief
+from gitrefocus.model.session import relaunch_command
 from gitrefocus.ops import record
 from gitrefocus.store import catalog, localstate
 from gitrefocus.store.config import BUDGETS
@@ -73,12 +74,10 @@ def results_context(ws: Workspace, received: list[dict]) -> str:
 
 
 def relaunch(entry) -> str:
-    import shlex
-
     sid = entry.get("child_session_id")
     dest = entry.get("dest_dir")
     launched = entry.get("launched_at") or find_transcript(dest, sid)
-    return f"cd {shlex.quote(dest)} && claude {'--resume' if launched else '--session-id'} {sid}"
+    return relaunch_command(dest, sid, resume=bool(launched))
 
 
 def advisories(ws: Workspace, cat, session_id: str | None) -> list[str]:
@@ -87,8 +86,7 @@ def advisories(ws: Workspace, cat, session_id: str | None) -> list[str]:
     quiet_hours = ws.setting("quietHours")
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         st = entry.status
-        incoming = entry.direction in ("incoming", "local")
-        outgoing = entry.direction in ("outgoing", "local")
+        incoming = entry.incoming
         if incoming and st in lifecycle.PENDING_LAUNCH and entry.get("child_session_id") != session_id:
             out.append(f"Incoming brief {entry.id} from {entry.get('source_dir')} has not been launched; "
                        f"its child session starts with: {relaunch(entry)}")
@@ -106,11 +104,10 @@ def advisories(ws: Workspace, cat, session_id: str | None) -> list[str]:
                 why = "its session ended" if ended else f"no activity for {quiet:.1f} h"
                 out.append(f"Refocus {entry.id} is in progress but its child session {sid} has not completed ({why}); "
                            f"it may have exited without git refocus complete. It continues with: {relaunch(entry)}")
-        if outgoing and st == lifecycle.RESERVED and stale_hours:
-            age = clock.age_hours(entry.get("spawned_at"))
-            if age > stale_hours:
-                out.append(f"Outgoing refocus {entry.id} to {entry.get('dest_dir')} is still un-launched after "
-                           f"{int(age)} h: continue waiting, or abandon it.")
+        age = entry.unlaunched_hours(stale_hours)
+        if age is not None:
+            out.append(f"Outgoing refocus {entry.id} to {entry.get('dest_dir')} is still un-launched after "
+                       f"{int(age)} h: continue waiting, or abandon it.")
     return out
 
 
@@ -141,7 +138,7 @@ def handle(payload: dict, env=os.environ) -> str | None:
     parts: list[str] = []
 
     child = next((e for e in cat.entries.values()
-                  if session_id and e.get("child_session_id") == session_id and e.direction in ("incoming", "local")), None)
+                  if session_id and e.get("child_session_id") == session_id and e.incoming), None)
     if child is not None and child.status not in lifecycle.TERMINAL and record.brief_file(ws, child.id):
         if child.status in lifecycle.PENDING_LAUNCH or session_id not in (child.get("sessions") or []):
             from gitrefocus.commands.start import start

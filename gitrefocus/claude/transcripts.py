@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-import re
+from collections.abc import Iterable
 
-_NON_ALNUM_RE = re.compile(r"[^A-Za-z0-9]")
+from gitrefocus.model.session import encode_project_dir
 
 
 def config_dir() -> str:
@@ -16,28 +16,28 @@ def config_dir() -> str:
     return os.path.join(os.path.expanduser("~"), ".claude")
 
 
-def encode_project_dir(path: str) -> str:
-    """The folder name Claude Code gives a working directory under projects/:
-    every non-alphanumeric character becomes ``-``."""
-    return _NON_ALNUM_RE.sub("-", path)
-
-
 def transcript_path(project_dir: str, session_id: str) -> str:
     return os.path.join(config_dir(), "projects", encode_project_dir(project_dir), f"{session_id}.jsonl")
 
 
-def find_transcript(project_dir: str | None, session_id: str) -> str | None:
-    """The transcript of ``session_id``: under its project dir, else any project."""
-    if project_dir:
+def find_transcript(project_dirs: str | Iterable[str] | None, session_id: str) -> str | None:
+    """The transcript of ``session_id``: under the first of ``project_dirs`` that
+    has it, else under any project (the session may have started elsewhere, or
+    the client shortened its directory name). Project folders that are
+    symlinks are not followed."""
+    if isinstance(project_dirs, str):
+        project_dirs = [project_dirs]
+    for project_dir in project_dirs or []:
         path = transcript_path(project_dir, session_id)
-        if os.path.exists(path):
+        if os.path.isfile(path):
             return path
     projects = os.path.join(config_dir(), "projects")
     try:
-        for name in os.listdir(projects):
-            path = os.path.join(projects, name, f"{session_id}.jsonl")
-            if os.path.exists(path):
-                return path
+        entries = sorted(os.scandir(projects), key=lambda e: e.name)
     except OSError:
-        pass
+        return None
+    for entry in entries:
+        path = os.path.join(entry.path, f"{session_id}.jsonl")
+        if entry.is_dir(follow_symlinks=False) and os.path.isfile(path):
+            return path
     return None

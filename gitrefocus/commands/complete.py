@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 
-from gitrefocus.claude.transcripts import encode_project_dir
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model import result as res
+from gitrefocus.model.session import transcript_pointer
 from gitrefocus.ops import index_md, linkage, promote, record
 from gitrefocus.store import catalog, localstate
 from gitrefocus.store.scoped_commit import scoped_commit
@@ -115,7 +115,7 @@ def complete(
         doc = record.current_doc(ws, rid, tip)
         result = res.Result(
             **kwargs, dod=definition_of_done(doc.meta["done_when"], list(dod), list(dod_unmet)),
-            child_session=f"~/.claude/projects/{encode_project_dir(state.get('dest_dir') or ws.workdir)}/{state['child_session_id']}.jsonl",
+            child_session=transcript_pointer(state.get("dest_dir") or ws.workdir, state["child_session_id"]),
             completed_at=now,
         )
         if state["status"] in lifecycle.PENDING_LAUNCH:

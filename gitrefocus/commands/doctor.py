@@ -32,7 +32,7 @@ from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief
 from gitrefocus.model.events import Event
 from gitrefocus.ops import linkage, reconcile, record, setup
-from gitrefocus.store import atomic, catalog, eventlog, localstate, refs
+from gitrefocus.store import atomic, catalog, eventlog, git, localstate, refs
 from gitrefocus.store.notes import NOTES_REF
 from gitrefocus.store.workspace import Workspace
 
@@ -84,12 +84,6 @@ def check_setup(ws: Workspace) -> list[Finding]:
 
 
 # -- files and refs ----------------------------------------------------------
-def _digest(data: bytes) -> str:
-    import pygit2
-
-    return str(pygit2.hash(data))
-
-
 def _event_id(*parts: str) -> str:
     """Deterministic, so two clones rebuilding the same file agree on the events."""
     return hashlib.sha1("\0".join(parts).encode("utf-8")).hexdigest()[:32]
@@ -101,7 +95,7 @@ def rebuild_ref(ws: Workspace, rid: str, path: str) -> None:
     with open(path, "rb") as fh:
         data = fh.read()
     doc = Brief.parse(data, ws.rel(path))
-    meta, digest = doc.meta, _digest(data)
+    meta, digest = doc.meta, git.blob_hash(data)
     actor = {"name": "git-refocus doctor", "role": "doctor"}
     events = [Event(refocus_id=rid, kind=ev.SPAWNED, at=meta.get("spawned_at") or clock.now_iso(), actor=actor,
                     data={"meta": meta, "rebuilt_from": ws.rel(path)}, event_id=_event_id(rid, "spawned", digest))]
@@ -136,7 +130,7 @@ def _classify_file(ws: Workspace, entry) -> Finding | None:
     tip = eventlog.read_tip(ws.repo, rid)
     if tip is None:
         return None
-    digest = _digest(data)
+    digest = git.blob_hash(data)
     if digest == str(eventlog.snapshot_oid(ws.repo, tip.oid)):
         return None
     older = {str(eventlog.snapshot_oid(ws.repo, oid)) for oid, _ in eventlog.chain(ws.repo, tip.oid)}
@@ -184,7 +178,7 @@ def check_entries(ws: Workspace, cat) -> list[Finding]:
             continue
         if entry.state is None and entry.path and not entry.problems:
             out.append(_ref_missing(ws, rid, entry.path))
-        elif entry.state is not None and entry.path is None and entry.direction in ("incoming", "local"):
+        elif entry.state is not None and entry.path is None and entry.incoming:
             oid = refs.resolve(ws.repo, refs.ref_name(rid))
             if eventlog.snapshot(ws.repo, oid) is not None:
                 out.append(Finding("file-missing", f"docs/refocus/{rid}.md is missing but refs/refocus/{rid} holds it.", rid,

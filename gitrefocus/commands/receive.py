@@ -14,7 +14,7 @@ def waiting(cat: catalog.Catalog) -> list[catalog.Entry]:
     """Outgoing refocuses whose result came back and was not received yet."""
     return sorted(
         (e for e in cat.entries.values()
-         if e.direction in ("outgoing", "local") and e.status in lifecycle.RETURNED and not e.get("received_at")),
+         if e.outgoing and e.status in lifecycle.RETURNED and not e.get("received_at")),
         key=lambda e: e.id,
     )
 

@@ -3,33 +3,26 @@
 from __future__ import annotations
 
 import os
-import shlex
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief, BriefContent, render_body, validate_meta
 from gitrefocus.model.ids import RefocusId, derive_slug, new_session_id, validate_slug
+from gitrefocus.model.session import relaunch_command
 from gitrefocus.ops import guards, index_md, record, setup
 from gitrefocus.store import catalog
 from gitrefocus.store.scoped_commit import scoped_commit
-from gitrefocus.store.workspace import Workspace
+from gitrefocus.store.workspace import Workspace, is_inside
 
 INHERITED_WORD_CAP = 300
-
-
-def relaunch_command(dest_dir: str, session_id: str, refocus_id: str, oneshot: bool) -> str:
-    base = f"cd {shlex.quote(dest_dir)} && claude --session-id {session_id}"
-    if oneshot:
-        return base + f' -p "$(git refocus pickup {refocus_id})"'
-    return base
 
 
 def _source_dir(ws: Workspace, env) -> str:
     project = env.get("CLAUDE_PROJECT_DIR")
     if project:
         real = os.path.realpath(project)
-        if real == ws.workdir or real.startswith(ws.workdir + os.sep):
+        if is_inside(real, ws.workdir):
             return real
     return ws.workdir
 
@@ -44,13 +37,12 @@ def _text_args(**lists) -> None:
 def stale_outgoing(cat: catalog.Catalog, hours: float) -> list[str]:
     out = []
     for entry in cat.entries.values():
-        if entry.direction in ("outgoing", "local") and entry.status == lifecycle.RESERVED:
-            age = clock.age_hours(entry.get("spawned_at"))
-            if hours and age > hours:
-                out.append(
-                    f"pending refocus {entry.id} to {entry.get('dest_dir')} still un-launched after "
-                    f"{int(age)} h: continue waiting, or `git refocus abandon {entry.id} --reason ...`."
-                )
+        age = entry.unlaunched_hours(hours)
+        if age is not None:
+            out.append(
+                f"pending refocus {entry.id} to {entry.get('dest_dir')} still un-launched after "
+                f"{int(age)} h: continue waiting, or `git refocus abandon {entry.id} --reason ...`."
+            )
     return out
 
 
@@ -150,7 +142,7 @@ def spawn(
         "id": rid, "child_session_id": sid, "status": lifecycle.RESERVED,
         "brief_path": brief_path, "dest_dir": dest_dir, "source_dir": source_dir,
         "parent_refocus_id": parent_id,
-        "relaunch_command": relaunch_command(dest_dir, sid, rid, oneshot),
+        "relaunch_command": relaunch_command(dest_dir, sid, pickup_id=rid if oneshot else None),
         "marker": f"SPAWNED {rid} → {dest_dir} (child_session_id: {sid}). Awaiting result.",
         "files_written": dest_written + source_written, "commits": commits, "warnings": warnings,
     }

@@ -16,7 +16,7 @@ def pending_for_session(ws: Workspace, session_id: str | None) -> str | None:
     if not session_id:
         return None
     for entry in catalog.load(ws).entries.values():
-        if entry.get("child_session_id") == session_id and entry.direction in ("incoming", "local"):
+        if entry.get("child_session_id") == session_id and entry.incoming:
             return entry.id
     return None
 
@@ -29,7 +29,7 @@ def choose(ws: Workspace, refocus_id: str | None, session_id: str | None) -> str
         return rid
     pending = sorted(
         e.id for e in catalog.load(ws).entries.values()
-        if e.status in lifecycle.PENDING_LAUNCH and e.direction in ("incoming", "local")
+        if e.status in lifecycle.PENDING_LAUNCH and e.incoming
     )
     if len(pending) == 1:
         return pending[0]

@@ -19,7 +19,7 @@ def dashboard(ws: Workspace, cat) -> dict:
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         r = row(entry, ws.workdir)
         r["age_hours"] = round(clock.age_hours(entry.get("spawned_at")), 1)
-        if entry.direction in ("incoming", "local"):
+        if entry.incoming:
             if entry.status in lifecycle.PENDING_LAUNCH:
                 incoming["pending_launch"].append(r)
             elif entry.status == lifecycle.IN_PROGRESS:
@@ -28,8 +28,8 @@ def dashboard(ws: Workspace, cat) -> dict:
                 incoming["in_progress"].append(r)
             elif entry.status == lifecycle.BLOCKED:
                 incoming["blocked"].append(r)
-        if entry.direction in ("outgoing", "local"):
-            if entry.status == lifecycle.RESERVED and stale_hours and r["age_hours"] > stale_hours:
+        if entry.outgoing:
+            if entry.unlaunched_hours(stale_hours) is not None:
                 outgoing["unlaunched"].append(r)
             elif entry.status in lifecycle.ACTIVE - {lifecycle.BLOCKED}:
                 outgoing["in_flight"].append(r)

@@ -17,8 +17,9 @@ import stat
 from dataclasses import dataclass, field
 
 from gitrefocus.claude.transcripts import config_dir as claude_config_dir
-from gitrefocus.claude.transcripts import encode_project_dir as encode_cwd
+from gitrefocus.claude.transcripts import find_transcript
 from gitrefocus.errors import RefocusError
+from gitrefocus.model.session import encode_project_dir as encode_cwd
 
 _SESSION_ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]{7,127}$")
 _AGENT_FILE_RE = re.compile(r"^agent-[A-Za-z0-9._-]{1,200}\.jsonl$")  # the name becomes a pointer label
@@ -69,24 +70,10 @@ def _from_path(path: str) -> TranscriptSource:
 
 
 def _from_session_id(session_id: str, cwd: str) -> TranscriptSource:
+    found = find_transcript(_cwd_candidates(cwd), session_id)
+    if found is not None:
+        return _from_path(found)
     projects = os.path.join(claude_config_dir(), "projects")
-    name = f"{session_id}.jsonl"
-    candidates = []
-    for directory in _cwd_candidates(cwd):
-        candidates.append(os.path.join(projects, encode_cwd(directory), name))
-    for candidate in candidates:
-        if os.path.isfile(candidate):
-            return _from_path(candidate)
-    # The session may have been started elsewhere, or its directory name
-    # shortened by the client: look one level down in every project.
-    try:
-        entries = sorted(os.scandir(projects), key=lambda e: e.name)
-    except (FileNotFoundError, NotADirectoryError, PermissionError):
-        entries = []
-    for entry in entries:
-        candidate = os.path.join(entry.path, name)
-        if entry.is_dir(follow_symlinks=False) and os.path.isfile(candidate):
-            return _from_path(candidate)
     raise RefocusError(
         f"no transcript for session {session_id} under {projects} "
         f"(looked in {encode_cwd(cwd)}/ and every project); pass the transcript path instead."

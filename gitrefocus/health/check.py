@@ -18,8 +18,8 @@ from gitrefocus.health import history
 from gitrefocus.health.staleness import context_dir
 from gitrefocus.model import clock
 from gitrefocus.ops import record
-from gitrefocus.store import catalog, eventlog
-from gitrefocus.store.workspace import Workspace
+from gitrefocus.store import catalog, eventlog, git
+from gitrefocus.store.workspace import Workspace, is_inside
 
 SPAWN_WALK_LIMIT = 20_000
 # path-like words in a criterion: a/b, name.ext (not a version number like 1.2)
@@ -92,10 +92,8 @@ class _Repo:
         head_id = self.blob_at(self.head_tree, path)
         if not os.path.isfile(full) or os.path.islink(full):
             return head_id is not None and not os.path.lexists(full)
-        import pygit2
-
         with open(full, "rb") as fh:
-            return head_id is None or pygit2.hash(fh.read()) != head_id
+            return head_id is None or git.blob_hash(fh.read()) != str(head_id)
 
     def touched_by_linked(self, path: str) -> list[str]:
         prefix = path.rstrip("/") + "/"
@@ -121,7 +119,7 @@ def _repo_path(ws: Workspace, raw: str) -> str | None:
     path = raw.strip()
     if os.path.isabs(path):
         real = os.path.realpath(path)
-        if real != ws.workdir and not real.startswith(ws.workdir + os.sep):
+        if not is_inside(real, ws.workdir):
             return None
         path = os.path.relpath(real, ws.workdir)
     norm = posixpath.normpath(path.replace(os.sep, "/"))

@@ -25,6 +25,7 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.health.staleness import context_dir
 from gitrefocus.model import frontmatter
 from gitrefocus.store import atomic
+from gitrefocus.store.workspace import is_inside
 
 INDEX_NAME = "INDEX.md"
 MAX_BYTES = 1 << 20
@@ -127,7 +128,7 @@ def render(entries: list[dict]) -> str:
 def _read(path: str, name: str, root: str) -> str:
     if os.path.islink(path):
         real = os.path.realpath(path)
-        if not real.startswith(root + os.sep):
+        if real == root or not is_inside(real, root):
             raise RefocusError(f"{name}: a symlink that leaves the repository; refused.")
     size = os.path.getsize(path)
     if size > MAX_BYTES:

@@ -16,15 +16,11 @@ import os
 import re
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.store.workspace import REFOCUS_DIR, Workspace
+from gitrefocus.store.workspace import REFOCUS_DIR, Workspace, is_inside
 
 MAX_FILE_BYTES = 2 << 20
 SNIPPET = 200
 _PRIVATE_KEY_RE = re.compile(r"^private:[ \t]*(?:true|yes|on)[ \t]*$", re.I | re.M)
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 class _Search:
@@ -63,14 +59,14 @@ class _Search:
             self.file(root, name, path, kind)
 
     def _contained(self, base: str, root: str) -> bool:
-        if os.path.lexists(base) and not _inside(os.path.realpath(base), root):
+        if os.path.lexists(base) and not is_inside(os.path.realpath(base), root):
             self.refuse(base, f"resolves to {os.path.realpath(base)}, outside {root}")
             return False
         return True
 
     def file(self, root: str, project: str, path: str, kind: str) -> None:
         rel = os.path.relpath(path, root)
-        if os.path.islink(path) and not _inside(os.path.realpath(path), root):
+        if os.path.islink(path) and not is_inside(os.path.realpath(path), root):
             self.refuse(os.path.join(root, rel), f"resolves to {os.path.realpath(path)}, outside {root}")
             return
         try:
@@ -203,7 +199,7 @@ def projects_under(parent: str, *, here: str, refuse) -> list[tuple[str, str]]:
         real = os.path.realpath(path)
         if not os.path.isdir(real) or not os.path.lexists(os.path.join(real, ".git")):
             continue
-        if not _inside(real, real_parent):
+        if not is_inside(real, real_parent):
             refuse(path, f"resolves to {real}, outside the configured parent {parent}")
             continue
         if real != here and real not in (p for p, _ in out):

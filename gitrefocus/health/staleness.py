@@ -196,7 +196,7 @@ def refocus_work(*, ws, cat, head) -> list[dict]:
     out = []
     noted = history.has_notes(ws)
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
-        if entry.status != lifecycle.IN_PROGRESS or entry.direction not in ("incoming", "local"):
+        if entry.status != lifecycle.IN_PROGRESS or not entry.incoming:
             continue
         launched = entry.get("launched_at")
         row = {"id": entry.id, "launched_at": launched, "commits_since_launch": None, "with_trailer": None,
@@ -219,10 +219,8 @@ def unlaunched(*, ws, cat) -> list[dict]:
     hours = ws.setting("staleReservedHours")
     out = []
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
-        if entry.direction not in ("outgoing", "local") or entry.status != lifecycle.RESERVED:
-            continue
-        age = clock.age_hours(entry.get("spawned_at"))
-        if hours and age > hours:
+        age = entry.unlaunched_hours(hours)
+        if age is not None:
             out.append({"id": entry.id, "dest_dir": entry.get("dest_dir"), "age_hours": round(age, 1)})
     return out
 

@@ -7,13 +7,12 @@ across writes; only the frontmatter and the ``## Result`` section are rewritten.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass, field
 
-from gitrefocus.claude.transcripts import encode_project_dir
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import frontmatter, lifecycle
 from gitrefocus.model.ids import RefocusId, is_session_id
+from gitrefocus.model.session import relaunch_command, transcript_pointer
 
 STR, OPT_STR, LIST, BOOL, TS, OPT_TS = "str", "opt-str", "list", "bool", "ts", "opt-ts"
 
@@ -188,7 +187,7 @@ def render_body(meta: dict, content: BriefContent) -> str:
     source_dir = meta["source_dir"]
     sid = meta["source_session_id"]
     source_pointer = (
-        f"`~/.claude/projects/{encode_project_dir(source_dir)}/{sid}.jsonl`"
+        f"`{transcript_pointer(source_dir, sid)}`"
         if sid
         else f"`{source_dir}` (no source session id was recorded)"
     )
@@ -201,6 +200,6 @@ def render_body(meta: dict, content: BriefContent) -> str:
         f"## Hard rule for child\n{HARD_RULE}\n\n"
         f"## Pointer back\n"
         f"- Source session: {source_pointer}\n"
-        f"- To continue this child later: `cd {shlex.quote(meta['dest_dir'])} && claude --resume {meta['child_session_id']}`\n\n"
+        f"- To continue this child later: `{relaunch_command(meta['dest_dir'], meta['child_session_id'], resume=True)}`\n\n"
         f"---\n\n{RESULT_HEADING}\n{RESULT_PLACEHOLDER}\n"
     )

@@ -12,6 +12,7 @@ import os
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.store import atomic
 from gitrefocus.store.catalog import Catalog, Entry
+from gitrefocus.store.workspace import is_inside, relative_inside
 
 
 def row(entry: Entry, workdir: str) -> dict:
@@ -31,7 +32,7 @@ def row(entry: Entry, workdir: str) -> dict:
         "child_session_id": s.get("child_session_id"),
         "parent_refocus_id": s.get("parent_refocus_id"),
         "assigned_to": s.get("assigned_to"),
-        "file": entry.path[len(workdir) + 1:] if entry.path and entry.path.startswith(workdir + os.sep) else entry.path,
+        "file": (relative_inside(entry.path, workdir) or entry.path) if entry.path else None,
         "archived": entry.archived,
         "has_ref": entry.state is not None,
         "problems": list(entry.problems) + ([entry.file_error] if entry.file_error else []),
@@ -67,7 +68,7 @@ def _where(r: dict) -> str:
 
 def _home(path: str) -> str:
     home = os.path.expanduser("~")
-    return "~" + path[len(home):] if home not in ("", "/") and path.startswith(home + os.sep) else path
+    return "~" + path[len(home):] if home not in ("", "/") and is_inside(path, home) and path != home else path
 
 
 def render(catalog: Catalog) -> str:

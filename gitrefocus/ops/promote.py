@@ -9,6 +9,7 @@ import subprocess
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.result import MaterialChange, check_context_file
 from gitrefocus.store import atomic
+from gitrefocus.store.workspace import is_inside
 
 
 def context_path(ws, file: str) -> str:
@@ -16,7 +17,7 @@ def context_path(ws, file: str) -> str:
     base = os.path.realpath(os.path.join(ws.workdir, ws.setting("contextDir")))
     path = os.path.join(base, file if file.endswith(".md") or "." in os.path.basename(file) else file + ".md")
     real = os.path.realpath(path)
-    if not (real.startswith(base + os.sep) and real.startswith(ws.workdir + os.sep)):
+    if not (is_inside(real, base) and real != base and is_inside(real, ws.workdir) and real != ws.workdir):
         raise RefocusError(f"material change file {file!r} resolves outside {ws.setting('contextDir')}/.")
     return path
 

@@ -14,14 +14,8 @@ from gitrefocus.model import events as ev
 from gitrefocus.model import lifecycle
 from gitrefocus.model.brief import Brief
 from gitrefocus.ops import record
-from gitrefocus.store import atomic, catalog, eventlog
+from gitrefocus.store import atomic, catalog, eventlog, git
 from gitrefocus.store.workspace import Workspace
-
-
-def _hash(data: bytes) -> str:
-    import pygit2
-
-    return str(pygit2.hash(data))
 
 
 def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
@@ -32,7 +26,7 @@ def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
         return []
     with open(path, "rb") as fh:
         data = fh.read()
-    digest = _hash(data)
+    digest = git.blob_hash(data)
     if digest == str(eventlog.snapshot_oid(ws.repo, tip.oid)):
         return []
     rel = ws.rel(path)

@@ -13,9 +13,12 @@ import os
 from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
+from gitrefocus.model import clock, lifecycle
 from gitrefocus.model.ids import RefocusId
-from gitrefocus.store import eventlog, localstate, refs
+from gitrefocus.store import eventlog, git, localstate, refs
+from gitrefocus.store.workspace import is_inside, relative_inside
 
+INCOMING, OUTGOING, LOCAL = "incoming", "outgoing", "local"
 CACHE = ("cache", "catalog.json")
 CACHE_VERSION = 2
 
@@ -41,6 +44,26 @@ class Entry:
 
     def get(self, key: str):
         return (self.state or {}).get(key)
+
+    @property
+    def incoming(self) -> bool:
+        """This repository is the destination (a refocus into itself is both)."""
+        return self.direction in (INCOMING, LOCAL)
+
+    @property
+    def outgoing(self) -> bool:
+        """This repository is the source (a refocus into itself is both)."""
+        return self.direction in (OUTGOING, LOCAL)
+
+    def unlaunched_hours(self, stale_after: float) -> float | None:
+        """Hours since spawn when this is an outgoing brief still reserved after
+        ``stale_after`` hours (0: never stale); None otherwise. The one rule for
+        "spawned, but nobody launched the child" that spawn, status, health and
+        the SessionStart hook all report."""
+        if not (self.outgoing and self.status == lifecycle.RESERVED and stale_after):
+            return None
+        age = clock.age_hours(self.get("spawned_at"))
+        return age if age > stale_after else None
 
 
 def _brief_files(ws) -> dict[str, tuple[str, bool]]:
@@ -79,7 +102,7 @@ def _direction(ws, state: dict | None, has_file: bool) -> str:
         if not path:
             return False
         real = _realpath(path)
-        return real == ws.workdir or real.startswith(ws.workdir + os.sep)
+        return is_inside(real, ws.workdir)
 
     if state:
         is_dest, is_source = inside(state.get("dest_dir")), inside(state.get("source_dir"))
@@ -137,14 +160,14 @@ class Catalog:
             st = os.stat(path)
         except OSError as exc:
             return None, f"cannot read {path}: {exc.strerror}", False
-        key = path[len(self.ws.workdir) + 1:] if path.startswith(self.ws.workdir + os.sep) else path
+        key = relative_inside(path, self.ws.workdir) or path
         sig = [st.st_mtime_ns, st.st_size, snapshot]
         cached = self._cache["files"].get(key)
         if cached and cached[:3] == sig:
             return cached[3], cached[4], cached[5]
         with open(path, "rb") as fh:
             data = fh.read()
-        equal = snapshot is not None and str(_hash(data)) == snapshot
+        equal = snapshot is not None and git.blob_hash(data) == snapshot
         status = error = None
         if equal:
             status = None  # same as the ref: no need to parse
@@ -198,12 +221,6 @@ class Catalog:
             self._dirty = self._dirty or bool(stale)
         self._save_cache()
         return self
-
-
-def _hash(data: bytes):
-    import pygit2
-
-    return pygit2.hash(data)
 
 
 def load(ws, only: str | None = None) -> Catalog:

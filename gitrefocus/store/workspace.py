@@ -19,6 +19,20 @@ def _pygit2():
     return pygit2
 
 
+def is_inside(path: str, directory: str) -> bool:
+    """``path`` is ``directory`` or lies below it. Both must already be absolute
+    and resolved (``os.path.realpath``): this compares names, it reads nothing."""
+    if directory == os.sep:
+        return path.startswith(os.sep)
+    directory = directory.rstrip(os.sep)
+    return path == directory or path.startswith(directory + os.sep)
+
+
+def relative_inside(path: str, directory: str) -> str | None:
+    """``path`` relative to ``directory`` when it lies inside it, else None."""
+    return os.path.relpath(path, directory) if is_inside(path, directory) else None
+
+
 def find_git_dir(path: str) -> str | None:
     """The git dir of the repository containing ``path`` (no pygit2 needed)."""
     probe = os.path.realpath(path)

@@ -10,8 +10,9 @@ import os
 
 from gitrefocus.claude import hookio
 from gitrefocus.claude.transcripts import find_transcript
+from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
-from gitrefocus.model.brief import Brief
+from gitrefocus.model.brief import HANDOFF_SECTIONS, brief_relpath
 from gitrefocus.model.session import relaunch_command
 from gitrefocus.ops import record
 from gitrefocus.store import catalog, localstate
@@ -28,13 +29,15 @@ def _cut(text: str, limit: int) -> str:
 
 
 def child_context(ws: Workspace, rid: str, limit: int) -> str:
-    path = record.brief_file(ws, rid)
-    with open(path, "rb") as fh:
-        doc = Brief.parse(fh.read(), ws.rel(path))
+    loaded = record.load_brief(ws, rid)
+    if loaded is None:
+        raise RefocusError(f"{rid} has no brief in {ws.workdir}.")
+    doc, path = loaded
     meta = doc.meta
     lines = [
         f"git refocus: this session is the child session of refocus {rid} (status {meta['status']}).",
-        f"The full brief is {ws.rel(path)} in this repository; it was written by the source session in {meta['source_dir']}.",
+        f"The full brief is {ws.rel(path) if path else brief_relpath(rid)} in this repository; "
+        f"it was written by the source session in {meta['source_dir']}.",
         "", "Definition of done (the result is judged against these):",
     ]
     lines += [f"{i}. {c}" for i, c in enumerate(meta["done_when"], 1)]
@@ -43,7 +46,7 @@ def child_context(ws: Workspace, rid: str, limit: int) -> str:
     if meta["relevant_files"]:
         lines += ["", "Relevant files:"] + [f"- {c}" for c in meta["relevant_files"]]
     body = []
-    for title in ("Why this branch exists", "Inherited context", "Open questions / desired deliverables"):
+    for title in HANDOFF_SECTIONS:
         text = doc.section(title)
         if text:
             body += ["", f"{title}:", text]
@@ -69,7 +72,7 @@ def results_context(ws: Workspace, received: list[dict]) -> str:
         if res.get("material_changes"):
             lines.append("  Material changes: " + "; ".join(f"{m['file']}: {m['summary']}" for m in res["material_changes"]))
         if r.get("dest_dir"):
-            lines.append(f"  Full result: {os.path.join(r['dest_dir'], 'docs/refocus', r['id'] + '.md')}")
+            lines.append(f"  Full result: {os.path.join(r['dest_dir'], brief_relpath(r['id']))}")
     return "\n".join(lines)
 
 

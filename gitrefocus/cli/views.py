@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from gitrefocus.cli import render
+from gitrefocus.model.ids import ref_name
 
 JSON_HELP = "Print a versioned JSON object instead of text."
 
@@ -53,7 +54,7 @@ def show(refocus_id, as_json):
     if model["brief"]:
         render.echo(model["brief"].rstrip("\n"))
         render.echo()
-    render.echo(f"# Events ({model['direction']}, refs/refocus/{model['id']})")
+    render.echo(f"# Events ({model['direction']}, {ref_name(model['id'])})")
     for e in model["events"]:
         who = e["actor"].get("name") or ""
         render.echo(f"{e['at']}  {e['kind']:<13} {who}  {e['commit'][:10]}")

@@ -13,6 +13,7 @@ from gitrefocus.commands.show import show
 from gitrefocus.commands.spawn import spawn
 from gitrefocus.commands.start import start
 from gitrefocus.commands.status import status
+from gitrefocus.model.ids import ref_name
 from gitrefocus.store import git
 
 IDENTITY = ["-c", "user.name=Refocus Demo", "-c", "user.email=demo@example.com"]
@@ -68,7 +69,7 @@ def demo(*, directory: str | None = None, keep: bool = False, say=print) -> dict
         got = receive(cwd=memory)["received"]
         say(f"6. receive: {got[0]['id']} acknowledged; follow-up suggested: {got[0]['result']['follow_ups'][0]['slug']}")
         events = [e["kind"] for e in show(refocus_id=rid, cwd=memory)["events"]]
-        say(f"7. event log refs/refocus/{rid}: {' → '.join(events)}")
+        say(f"7. event log {ref_name(rid)}: {' → '.join(events)}")
         if keep or directory:
             say(f"   try: git -C {mcp} log --notes=refocus; git -C {mcp} refocus show {rid}")
         return {"id": rid, "root": root, "events": events, "kept": keep}

@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
-from gitrefocus.model.brief import Brief
+from gitrefocus.model.brief import Brief, brief_relpath
 from gitrefocus.model.events import Event
+from gitrefocus.model.ids import ref_name
 from gitrefocus.ops import linkage, reconcile, record, setup
 from gitrefocus.store import atomic, catalog, eventlog, git, localstate, refs
 from gitrefocus.store.notes import NOTES_REF
@@ -109,7 +110,7 @@ def rebuild_ref(ws: Workspace, rid: str, path: str) -> None:
     for i, event in enumerate(events):
         def build(tip, event=event, first=(i == 0)):
             if first and tip is not None:
-                raise RefocusError(f"refs/refocus/{rid} appeared meanwhile; nothing to rebuild.")
+                raise RefocusError(f"{ref_name(rid)} appeared meanwhile; nothing to rebuild.")
             return event, data
         eventlog.append(ws.repo, rid, build)
 
@@ -136,7 +137,7 @@ def _classify_file(ws: Workspace, entry) -> Finding | None:
     older = {str(eventlog.snapshot_oid(ws.repo, oid)) for oid, _ in eventlog.chain(ws.repo, tip.oid)}
     fix = lambda: reconcile.reconcile_one(ws, rid, strict=True)  # noqa: E731
     if digest in older:
-        return Finding("file-behind", f"{rel} equals an older snapshot of refs/refocus/{rid} (a write was cut short).",
+        return Finding("file-behind", f"{rel} equals an older snapshot of {ref_name(rid)} (a write was cut short).",
                        rid, fix=fix, repair="bring the file forward from the ref")
     try:
         status = Brief.parse(data, rel).status
@@ -154,7 +155,7 @@ def _classify_file(ws: Workspace, entry) -> Finding | None:
 
 def _ref_missing(ws: Workspace, rid: str, path: str) -> Finding:
     """Take the log from the counterpart repository when it has one; rebuild it from the file otherwise."""
-    message = f"{ws.rel(path)} has no event log (refs/refocus/{rid} is missing)."
+    message = f"{ws.rel(path)} has no event log ({ref_name(rid)} is missing)."
     try:
         with open(path, "rb") as fh:
             meta = Brief.parse(fh.read(), ws.rel(path)).meta
@@ -181,7 +182,7 @@ def check_entries(ws: Workspace, cat) -> list[Finding]:
         elif entry.state is not None and entry.path is None and entry.incoming:
             oid = refs.resolve(ws.repo, refs.ref_name(rid))
             if eventlog.snapshot(ws.repo, oid) is not None:
-                out.append(Finding("file-missing", f"docs/refocus/{rid}.md is missing but refs/refocus/{rid} holds it.", rid,
+                out.append(Finding("file-missing", f"{brief_relpath(rid)} is missing but {ref_name(rid)} holds it.", rid,
                                    fix=lambda rid=rid, oid=oid: recreate_file(ws, rid, oid),
                                    repair="re-create the file from the ref's snapshot"))
         elif entry.state is not None and entry.path and not entry.file_matches_ref:

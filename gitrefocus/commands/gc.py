@@ -36,7 +36,7 @@ def gc(*, dry_run: bool = False, days: int | None = None, cwd: str = ".") -> dic
         done = entry.get("completed_at")
         if not done or clock.parse(done) >= cutoff or not entry.file_matches_ref:
             continue
-        target = os.path.join(ws.refocus_dir, "archive", quarter(done), os.path.basename(entry.path))
+        target = os.path.join(ws.archive_dir, quarter(done), os.path.basename(entry.path))
         moves.append({"id": entry.id, "from": ws.rel(entry.path), "to": ws.rel(target)})
         if not dry_run:
             os.makedirs(os.path.dirname(target), exist_ok=True)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.model.brief import Brief
+from gitrefocus.model.brief import HANDOFF_SECTIONS, Brief
 from gitrefocus.ops import record
-from gitrefocus.store import catalog, eventlog
+from gitrefocus.store import catalog
 from gitrefocus.store.workspace import Workspace
 
 LEAF_RULE = (
@@ -28,7 +28,7 @@ def pickup_text(doc: Brief) -> str:
         parts += ["", "Relevant files:"] + [f"- {f}" for f in meta["relevant_files"]]
     if meta["related"]:
         parts += ["", "Related:"] + [f"- {r}" for r in meta["related"]]
-    for title in ("Why this branch exists", "Inherited context", "Open questions / desired deliverables"):
+    for title in HANDOFF_SECTIONS:
         text = doc.section(title)
         if text:
             parts += ["", f"{title}:", text]
@@ -38,14 +38,7 @@ def pickup_text(doc: Brief) -> str:
 def pickup(*, refocus_id: str, cwd: str = ".") -> dict:
     ws = Workspace.open(cwd)
     rid = catalog.resolve_id(ws, refocus_id)
-    path = record.brief_file(ws, rid)
-    if path:
-        with open(path, "rb") as fh:
-            doc = Brief.parse(fh.read(), ws.rel(path))
-    else:
-        tip = eventlog.read_tip(ws.repo, rid)
-        snap = eventlog.snapshot(ws.repo, tip.oid) if tip else None
-        if snap is None:
-            raise RefocusError(f"{rid} has no brief here.")
-        doc = Brief.parse(snap, f"refs/refocus/{rid}:brief.md")
-    return {"id": rid, "prompt": pickup_text(doc)}
+    loaded = record.load_brief(ws, rid)
+    if loaded is None:
+        raise RefocusError(f"{rid} has no brief here.")
+    return {"id": rid, "prompt": pickup_text(loaded[0])}

@@ -7,6 +7,7 @@ import os
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
+from gitrefocus.model.ids import ref_name
 from gitrefocus.ops import index_md, record
 from gitrefocus.store import catalog, localstate
 from gitrefocus.store.workspace import Workspace
@@ -46,7 +47,7 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
 
     def make(tip):
         if tip is None:
-            raise RefocusError(f"{rid} has no event log here (refs/refocus/{rid}); run `git refocus doctor --repair`.")
+            raise RefocusError(f"{rid} has no event log here ({ref_name(rid)}); run `git refocus doctor --repair`.")
         state = tip.state
         changes = {}
         if state["status"] == lifecycle.IN_PROGRESS:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gitrefocus.errors import ConflictError, RefocusError
-from gitrefocus.model.ids import RefocusId
+from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.ops import index_md, record
 from gitrefocus.store import eventlog, eventmerge, notes, refs
 from gitrefocus.store import remote as remote_
@@ -120,7 +120,7 @@ class Sync:
             self.say(f"merging {total} refocus event logs...")
         for n, (rid, oid) in enumerate(sorted(theirs.items()), 1):
             if not RefocusId.is_valid(rid):
-                self._warn(f"the remote has a ref refs/refocus/{rid} that is not a refocus id; ignored.")
+                self._warn(f"the remote has a ref {ref_name(rid)} that is not a refocus id; ignored.")
                 self.skipped.add(rid)
                 continue
             try:

@@ -17,6 +17,7 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.health import history
 from gitrefocus.health.staleness import context_dir
 from gitrefocus.model import clock
+from gitrefocus.model.ids import ref_name
 from gitrefocus.ops import record
 from gitrefocus.store import catalog, eventlog, git
 from gitrefocus.store.workspace import Workspace, is_inside
@@ -241,7 +242,7 @@ def check(*, refocus_id: str, cwd: str = ".") -> dict:
     rid = catalog.resolve_id(ws, refocus_id)
     entry = catalog.load(ws, only=rid).entries.get(rid)
     if entry is None or entry.state is None:
-        raise RefocusError(f"{rid} has no event log here (refs/refocus/{rid}); run git refocus doctor --repair.")
+        raise RefocusError(f"{rid} has no event log here ({ref_name(rid)}); run git refocus doctor --repair.")
     dest = _target(ws, entry)
     tip = eventlog.read_tip(dest.repo, rid) or eventlog.read_tip(ws.repo, rid)
     state = tip.state if tip else entry.state

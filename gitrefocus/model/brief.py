@@ -47,6 +47,27 @@ _DEFAULTS = {LIST: [], BOOL: False, OPT_STR: None, OPT_TS: None}
 SPAWN_MODES = ("manual", "oneshot")
 _TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")
 
+# Where briefs live in a repository (relative to the work tree root).
+BRIEF_DIR = "docs/refocus"
+INDEX_FILE = f"{BRIEF_DIR}/INDEX.md"
+ARCHIVE_DIR = f"{BRIEF_DIR}/archive"
+TRANSCRIPTS_DIR = f"{BRIEF_DIR}/transcripts"
+
+
+def brief_relpath(refocus_id: str) -> str:
+    return f"{BRIEF_DIR}/{refocus_id}.md"
+
+
+# The body's sections, in the order a brief is written.
+WHY = "Why this branch exists"
+CONTEXT = "Inherited context"
+DELIVERABLES = "Open questions / desired deliverables"
+HARD_RULE_TITLE = "Hard rule for child"
+POINTER_BACK = "Pointer back"
+SECTIONS = (WHY, CONTEXT, DELIVERABLES, HARD_RULE_TITLE, POINTER_BACK)
+# what a child is handed when it starts (pickup prompt, SessionStart hook)
+HANDOFF_SECTIONS = (WHY, CONTEXT, DELIVERABLES)
+
 RESULT_HEADING = "## Result"
 RESULT_PLACEHOLDER = "<empty until the child runs `git refocus complete`>"
 HARD_RULE = (
@@ -194,11 +215,11 @@ def render_body(meta: dict, content: BriefContent) -> str:
     deliverables = content.deliverables or [f"Meet every done_when criterion: {c}" for c in meta["done_when"]]
     return (
         f"\n# Brief: {meta['slug']}\n\n"
-        f"## Why this branch exists\n{content.reason.strip()}\n\n"
-        f"## Inherited context\n{_bullets(content.context, '- (none recorded)')}\n\n"
-        f"## Open questions / desired deliverables\n{_bullets(deliverables, '- (none recorded)')}\n\n"
-        f"## Hard rule for child\n{HARD_RULE}\n\n"
-        f"## Pointer back\n"
+        f"## {WHY}\n{content.reason.strip()}\n\n"
+        f"## {CONTEXT}\n{_bullets(content.context, '- (none recorded)')}\n\n"
+        f"## {DELIVERABLES}\n{_bullets(deliverables, '- (none recorded)')}\n\n"
+        f"## {HARD_RULE_TITLE}\n{HARD_RULE}\n\n"
+        f"## {POINTER_BACK}\n"
         f"- Source session: {source_pointer}\n"
         f"- To continue this child later: `{relaunch_command(meta['dest_dir'], meta['child_session_id'], resume=True)}`\n\n"
         f"---\n\n{RESULT_HEADING}\n{RESULT_PLACEHOLDER}\n"

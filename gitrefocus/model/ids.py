@@ -14,12 +14,18 @@ from dataclasses import dataclass
 
 from gitrefocus.errors import RefocusError
 
+REF_PREFIX = "refs/refocus/"  # refs/refocus/<id>: the event log of one refocus
 SLUG_MAX = 48
 _SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 _ID_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})-([a-z0-9]+(?:-[a-z0-9]+)*)-([0-9a-f]{6})\Z")
 _UUID4_RE = re.compile(
     r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
 )
+
+
+def ref_name(refocus_id: str) -> str:
+    """``refs/refocus/<id>`` (no validation: callers hold ids they already checked)."""
+    return REF_PREFIX + refocus_id
 
 
 def slug_problem(slug: str) -> str | None:
@@ -101,7 +107,7 @@ class RefocusId:
 
     @property
     def ref(self) -> str:
-        return f"refs/refocus/{self.value}"
+        return ref_name(self.value)
 
     def __str__(self) -> str:
         return self.value

@@ -6,6 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from gitrefocus.errors import RefocusError
+from gitrefocus.model.brief import RESULT_HEADING
 
 RETURN_STATUSES = ("completed", "failed", "partial", "blocked")
 _MARKDOWN_STATUS = {"completed": "completed", "failed": "blocked", "partial": "blocked", "blocked": "blocked"}
@@ -54,7 +55,7 @@ class Result:
         return asdict(self)
 
     def render(self) -> str:
-        out = ["## Result", "", "### Status", f"- {self.status}"]
+        out = [RESULT_HEADING, "", "### Status", f"- {self.status}"]
         if self.return_status and self.return_status != self.status:
             out[-1] += f" (returned as {self.return_status})"
         out += ["", "### Definition-of-Done met"]

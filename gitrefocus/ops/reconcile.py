@@ -13,6 +13,7 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model import events as ev
 from gitrefocus.model import lifecycle
 from gitrefocus.model.brief import Brief
+from gitrefocus.model.ids import ref_name
 from gitrefocus.ops import record
 from gitrefocus.store import atomic, catalog, eventlog, git
 from gitrefocus.store.workspace import Workspace
@@ -35,7 +36,7 @@ def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
         snap = eventlog.snapshot(ws.repo, tip.oid)
         if snap is not None:
             atomic.write_bytes(path, snap)
-            return [f"{rel} was behind refs/refocus/{rid}; restored it from the ref."]
+            return [f"{rel} was behind {ref_name(rid)}; restored it from the ref."]
     try:
         doc = Brief.parse(data, rel)
     except RefocusError:

@@ -63,18 +63,26 @@ def apply_to_doc(doc: Brief, event: Event) -> Brief:
     return doc
 
 
-def current_doc(ws: Workspace, refocus_id: str, tip: eventlog.Tip | None) -> Brief | None:
-    """The document to build on: the file on disk (keeps the user's body edits),
-    else the ref's snapshot."""
-    path = ws.brief_path(refocus_id)
-    if os.path.exists(path):
+def load_brief(ws: Workspace, refocus_id: str, tip: eventlog.Tip | None = None) -> tuple[Brief, str | None] | None:
+    """The brief of ``refocus_id`` and the file it came from: the file on disk,
+    live or archived (it keeps the user's body edits), else the snapshot in the
+    ref (path None). None when this repository has neither."""
+    path = brief_file(ws, refocus_id)
+    if path is not None:
         with open(path, "rb") as fh:
-            return Brief.parse(fh.read(), ws.rel(path))
-    if tip is not None:
-        data = eventlog.snapshot(ws.repo, tip.oid)
-        if data is not None:
-            return Brief.parse(data, f"refs/refocus/{refocus_id}:brief.md")
-    return None
+            return Brief.parse(fh.read(), ws.rel(path)), path
+    if tip is None:
+        tip = eventlog.read_tip(ws.repo, refocus_id)
+    data = eventlog.snapshot(ws.repo, tip.oid) if tip is not None else None
+    if data is None:
+        return None
+    return Brief.parse(data, eventlog.snapshot_label(refocus_id)), None
+
+
+def current_doc(ws: Workspace, refocus_id: str, tip: eventlog.Tip | None) -> Brief | None:
+    """The document an event builds on (see :func:`load_brief`)."""
+    loaded = load_brief(ws, refocus_id, tip)
+    return loaded[0] if loaded else None
 
 
 def brief_file(ws: Workspace, refocus_id: str) -> str | None:
@@ -82,7 +90,7 @@ def brief_file(ws: Workspace, refocus_id: str) -> str | None:
     path = ws.brief_path(refocus_id)
     if os.path.exists(path):
         return path
-    archive = os.path.join(ws.refocus_dir, "archive")
+    archive = ws.archive_dir
     try:
         for quarter in sorted(os.listdir(archive)):
             candidate = os.path.join(archive, quarter, f"{refocus_id}.md")

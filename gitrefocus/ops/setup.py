@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from gitrefocus.errors import RefocusError
+from gitrefocus.model.brief import INDEX_FILE
 from gitrefocus.store import atomic
 from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
@@ -190,7 +191,7 @@ def _q(path: str) -> str:
 
 
 # -- first use: .gitignore and CLAUDE.md (idempotent) ------------------------
-INDEX_REL = "docs/refocus/INDEX.md"
+INDEX_REL = INDEX_FILE
 
 
 def _read_text(path: str) -> str | None:
@@ -199,7 +200,7 @@ def _read_text(path: str) -> str | None:
 
 
 CLAUDE_LINE = (
-    "> 🔀 **Session history (refocus)**: See [docs/refocus/INDEX.md](docs/refocus/INDEX.md) "
+    f"> 🔀 **Session history (refocus)**: See [{INDEX_FILE}]({INDEX_FILE}) "
     "for incoming briefs and outbound spawns."
 )
 
@@ -219,7 +220,7 @@ def gitignore_change(workdir: str) -> tuple[str, str] | None:
 def claude_md_change(workdir: str) -> tuple[str, str] | None:
     path = os.path.join(workdir, "CLAUDE.md")
     text = _read_text(path)
-    if text is not None and "docs/refocus/INDEX.md" in text:
+    if text is not None and INDEX_FILE in text:
         return None
     return path, CLAUDE_LINE + "\n\n" + (text or "") if text else CLAUDE_LINE + "\n"
 

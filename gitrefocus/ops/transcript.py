@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 
 from gitrefocus.claude.transcripts import find_transcript
 from gitrefocus.errors import RefocusError
+from gitrefocus.model.brief import TRANSCRIPTS_DIR
 from gitrefocus.store import atomic
 
-LFS_LINE = "docs/refocus/transcripts/*.jsonl filter=lfs diff=lfs merge=lfs -text"
+LFS_LINE = f"{TRANSCRIPTS_DIR}/*.jsonl filter=lfs diff=lfs merge=lfs -text"
 MAX_BYTES = 512 * 1024 * 1024
 
 
@@ -41,7 +42,7 @@ def prepare(ws, state: dict) -> PreparedTranscript:
 
 
 def write(ws, rid: str, prepared: PreparedTranscript) -> list[str]:
-    target = os.path.join(ws.refocus_dir, "transcripts", f"{rid}.jsonl")
+    target = os.path.join(ws.transcripts_dir, f"{rid}.jsonl")
     atomic.write_text(target, prepared.text)
     written = [target]
     attributes = os.path.join(ws.workdir, ".gitattributes")

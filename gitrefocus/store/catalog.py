@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
-from gitrefocus.model.ids import RefocusId
+from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.store import eventlog, git, localstate, refs
 from gitrefocus.store.workspace import is_inside, relative_inside
 
@@ -79,7 +79,7 @@ def _brief_files(ws) -> dict[str, tuple[str, bool]]:
         rid = name[:-3]
         if RefocusId.is_valid(rid):
             out[rid] = (path, False)
-    archive = os.path.join(root, "archive")
+    archive = ws.archive_dir
     try:
         quarters = [e.path for e in os.scandir(archive) if e.is_dir()]
     except FileNotFoundError:
@@ -202,7 +202,7 @@ class Catalog:
                     entry.tip = str(tips[rid])
                     live_states.add(entry.tip)
                 except (RefocusError, ValueError, KeyError) as exc:
-                    entry.problems.append(f"refs/refocus/{rid} is unreadable: {exc}")
+                    entry.problems.append(f"{ref_name(rid)} is unreadable: {exc}")
                     entry.state = None
             if rid in files:
                 entry.path, entry.archived = files[rid]

@@ -56,13 +56,21 @@ def tip_at(repo, oid) -> Tip:
     return Tip(oid=oid, state=state, event=event)
 
 
+SNAPSHOT = "brief.md"  # the brief document in an event commit's tree
+
+
+def snapshot_label(refocus_id: str) -> str:
+    """How error messages name a ref's snapshot: ``refs/refocus/<id>:brief.md``."""
+    return f"{ref_name(refocus_id)}:{SNAPSHOT}"
+
+
 def snapshot(repo, oid) -> bytes | None:
-    return _blob(repo, repo[oid], "brief.md")
+    return _blob(repo, repo[oid], SNAPSHOT)
 
 
 def snapshot_oid(repo, oid):
     try:
-        return repo[oid].tree["brief.md"].id
+        return repo[oid].tree[SNAPSHOT].id
     except KeyError:
         return None
 
@@ -104,7 +112,7 @@ def build_commit(repo, parent: Tip | None, event: Event, brief: bytes | None) ->
     tb.insert("event.json", repo.create_blob(event.to_json().encode("utf-8")), pygit2.enums.FileMode.BLOB)
     tb.insert("state.json", repo.create_blob(json.dumps(state, sort_keys=True, indent=1).encode("utf-8")), pygit2.enums.FileMode.BLOB)
     if brief is not None:
-        tb.insert("brief.md", repo.create_blob(brief), pygit2.enums.FileMode.BLOB)
+        tb.insert(SNAPSHOT, repo.create_blob(brief), pygit2.enums.FileMode.BLOB)
     sig = _signature(event)
     message = f"refocus({event.refocus_id}): {event.kind}\n\nEvent-Id: {event.event_id}\n"
     oid = repo.create_commit(None, sig, sig, message, tb.write(), [parent.oid] if parent else [])

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
+from gitrefocus.model.ids import ref_name
 from gitrefocus.store import eventlog, refs
 from gitrefocus.store.refs import ADOPTED, AHEAD, CREATED, FAST_FORWARD, MERGED, SAME
 
@@ -93,9 +94,9 @@ def check_remote_tip(repo, refocus_id: str, oid) -> None:
     try:
         tip = eventlog.tip_at(repo, oid)
     except (KeyError, ValueError, TypeError) as exc:
-        raise RefocusError(f"the remote's refs/refocus/{refocus_id} is not a refocus event log ({exc}).") from None
+        raise RefocusError(f"the remote's {ref_name(refocus_id)} is not a refocus event log ({exc}).") from None
     if tip.event.refocus_id != refocus_id:
-        raise RefocusError(f"the remote's refs/refocus/{refocus_id} holds events of {tip.event.refocus_id}.")
+        raise RefocusError(f"the remote's {ref_name(refocus_id)} holds events of {tip.event.refocus_id}.")
 
 
 def merge_ref(repo, refocus_id: str, theirs, *, want_events: bool = True) -> RefMerge:

@@ -22,9 +22,12 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from gitrefocus.errors import ConflictError
+from gitrefocus.model.ids import (
+    REF_PREFIX as REF_PREFIX,  # re-exported: store callers name refs from here
+)
+from gitrefocus.model.ids import ref_name as ref_name
 from gitrefocus.store import faults
 
-REF_PREFIX = "refs/refocus/"
 TRACKING_PREFIX = "refs/refocus-remotes/"
 TMP_PREFIX = "refs/notes/refocus-tmp/"
 # where scratch refs lived before there was one namespace; doctor still cleans them up
@@ -46,10 +49,6 @@ def _pygit2() -> Any:
 
 class _Lost(Exception):
     """The ref moved under us: re-read and try again."""
-
-
-def ref_name(refocus_id: str) -> str:
-    return REF_PREFIX + refocus_id
 
 
 def temp_ref(purpose: str) -> str:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 
+from gitrefocus.model.brief import INDEX_FILE
+
 
 def scoped_commit(ws, paths: list[str], message: str) -> str | None:
     """Commit exactly ``paths`` (nothing else staged is included); return the oid."""
     rel = sorted({os.path.relpath(p, ws.workdir) for p in paths if p})
-    rel = [p for p in rel if not p.startswith("..") and p != "docs/refocus/INDEX.md"]
+    rel = [p for p in rel if not p.startswith("..") and p != INDEX_FILE]
     if not rel:
         return None
     ws.git("add", "--", *rel)

@@ -7,10 +7,16 @@ import subprocess
 from functools import cached_property
 
 from gitrefocus.errors import RefocusError
+from gitrefocus.model.brief import (
+    ARCHIVE_DIR,
+    BRIEF_DIR,
+    TRANSCRIPTS_DIR,
+    brief_relpath,
+)
 from gitrefocus.store import config as _config
 from gitrefocus.store import git
 
-REFOCUS_DIR = "docs/refocus"
+REFOCUS_DIR = BRIEF_DIR
 
 
 def _pygit2():
@@ -108,7 +114,15 @@ class Workspace:
         return os.path.join(self.workdir, REFOCUS_DIR)
 
     def brief_path(self, refocus_id: str) -> str:
-        return os.path.join(self.refocus_dir, f"{refocus_id}.md")
+        return os.path.join(self.workdir, brief_relpath(refocus_id))
+
+    @property
+    def archive_dir(self) -> str:
+        return os.path.join(self.workdir, ARCHIVE_DIR)
+
+    @property
+    def transcripts_dir(self) -> str:
+        return os.path.join(self.workdir, TRANSCRIPTS_DIR)
 
     def rel(self, path: str) -> str:
         return os.path.relpath(path, self.workdir)

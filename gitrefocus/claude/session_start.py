@@ -115,11 +115,9 @@ def advisories(ws: Workspace, cat, session_id: str | None) -> list[str]:
 
 
 def extra_advisories(ws: Workspace, budget: str, commit_lines: int) -> list[str]:
-    """Diff since the last session start and stale context (health), when available."""
-    try:
-        from gitrefocus.health import resume
-    except ImportError:
-        return []
+    """Diff since the last session start and stale context (health)."""
+    from gitrefocus.health import resume
+
     try:
         return resume.session_start_lines(ws, budget=budget, max_commits=commit_lines)
     except Exception as exc:  # advisory only: never let it cost the session its brief

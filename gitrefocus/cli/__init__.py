@@ -8,7 +8,6 @@ or ``sync`` need.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import os
 import sys
 
@@ -17,8 +16,8 @@ import click
 from gitrefocus import __version__
 from gitrefocus.errors import EXIT_INTERNAL, RefocusError
 
-# command name -> (module, attribute). A module that is not there yet is simply
-# not offered; adding a command means adding its module and one line here.
+# command name -> (module, attribute); adding a command means adding its module
+# and one line here. A module that fails to import is a bug and says so.
 COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("gitrefocus.cli.init", "init"),
     "spawn": ("gitrefocus.cli.workflow", "spawn"),
@@ -43,24 +42,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("gitrefocus.cli.health", "check"),
     "decisions": ("gitrefocus.cli.health", "decisions"),
     "search": ("gitrefocus.cli.health", "search"),
-    "loop": ("gitrefocus.cli.loop", "loop"),
 }
-
-
-def _available(name: str) -> bool:
-    module = COMMANDS[name][0]
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
 
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx):
-        return [name for name in COMMANDS if _available(name)]
+        return list(COMMANDS)
 
     def get_command(self, ctx, name):
-        if name not in COMMANDS or not _available(name):
+        if name not in COMMANDS:
             return None
         module, attr = COMMANDS[name]
         command = getattr(importlib.import_module(module), attr)

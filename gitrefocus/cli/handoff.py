@@ -15,7 +15,7 @@ from gitrefocus.errors import RefocusError
               help="Write the brief (or, with --json, the JSON) to FILE instead of stdout.")
 @click.option("--json", "as_json", is_flag=True, help="Print the five section objects and metadata as JSON.")
 @click.option("--extractor-cmd", metavar="CMD",
-              help="Run seed 001's five extractor prompts through CMD (sh -c; prompt on stdin, "
+              help="Run the five extractor prompts (one per section) through CMD (sh -c; prompt on stdin, "
                    "one JSON section object on stdout), in parallel; a section whose answer fails "
                    "validation falls back to the built-in extractor.")
 @click.option("--extractor-timeout", type=click.FloatRange(min=1), default=600, show_default=True,

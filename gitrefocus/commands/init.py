@@ -1,4 +1,4 @@
-"""``git refocus init``: make this repository take part (SPEC §3).
+"""``git refocus init``: make this repository take part.
 
 Installs the commit-msg hook (chaining an existing one), sets the notes
 config so ``git log`` shows refocus notes and rewrites carry them, writes the
@@ -9,9 +9,7 @@ reports the same steps without doing them.
 
 from __future__ import annotations
 
-import importlib
-
-from gitrefocus.errors import RefocusError
+from gitrefocus.model.brief import INDEX_FILE
 from gitrefocus.ops import setup
 from gitrefocus.store import atomic
 from gitrefocus.store.workspace import Workspace
@@ -21,7 +19,7 @@ def _bootstrap_steps(ws: Workspace) -> list[setup.Step]:
     steps = []
     for path, text in setup.planned(ws.workdir):
         rel = ws.rel(path)
-        what = ("add docs/refocus/INDEX.md to " if rel == ".gitignore" else "add the refocus INDEX link line to ") + rel
+        what = (f"add {INDEX_FILE} to " if rel == ".gitignore" else "add the refocus INDEX link line to ") + rel
         steps.append(setup.Step(
             "file", what, True, f"remove that line from {rel}",
             lambda path=path, text=text: atomic.write_text(path, text),
@@ -29,14 +27,9 @@ def _bootstrap_steps(ws: Workspace) -> list[setup.Step]:
     return steps
 
 
-def _claude_settings_module():
-    try:
-        return importlib.import_module("gitrefocus.claude.settings")
-    except ImportError:
-        raise RefocusError("--claude is not available in this installation (gitrefocus.claude.settings is missing).") from None
+def _claude_steps(ws: Workspace, dry_run: bool) -> list[setup.Step]:
+    from gitrefocus.claude import settings
 
-
-def _claude_steps(ws: Workspace, settings, dry_run: bool) -> list[setup.Step]:
     changed = settings.install(workdir=ws.workdir, dry_run=dry_run)
     if not changed:
         return [setup.Step("claude", "Claude Code hooks already in .claude/settings.json", False)]
@@ -55,14 +48,13 @@ def plan(ws: Workspace, *, remote: str | None = None) -> list[setup.Step]:
 
 def init(*, remote: str | None = None, claude: bool = False, dry_run: bool = False, cwd: str = ".") -> dict:
     ws = Workspace.open(cwd)
-    settings = _claude_settings_module() if claude else None
     steps = plan(ws, remote=remote)  # everything is checked before anything changes
     if not dry_run:
         for step in steps:
             if step.needed:
                 step.apply()
-    if settings is not None:
-        steps += _claude_steps(ws, settings, dry_run)
+    if claude:
+        steps += _claude_steps(ws, dry_run)
     warnings = []
     problem = setup.rewrite_mode_problem(ws)
     if problem:

@@ -1,23 +1,44 @@
 """Hermetic fixtures: every test gets its own HOME, no system or global git
-config, fixed identities, and real git repositories in a temp dir."""
+config, a fixed identity, fixed commit dates, an editor that fails instead of
+opening, and real git repositories in a temp dir (after git-revise's
+tests/conftest.py ``hermetic_seal``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.helpers import make_repo, refocus, spawn_args
+from tests.gitrepo import make_repo
+from tests.runner import refocus, spawn_args
 
-ROOT = Path(__file__).resolve().parent.parent
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Ada Author",
     "GIT_AUTHOR_EMAIL": "ada@example.com",
     "GIT_COMMITTER_NAME": "Ada Author",
     "GIT_COMMITTER_EMAIL": "ada@example.com",
 }
+# Commits made with the git CLI get the same dates on every run; a test that needs
+# distinct or advancing times sets them itself (tests/gitrepo.py:commit_files).
+# git refocus's own clock is GIT_REFOCUS_NOW, which tests set where they need it.
+DATES = {
+    "GIT_AUTHOR_DATE": "1500000000 -0500",
+    "GIT_COMMITTER_DATE": "1500000000 -0500",
+}
+# An accidental editor launch fails the git command at once instead of waiting for
+# a terminal; a test that wants an editor passes its own GIT_EDITOR.
+EDITOR = {"GIT_EDITOR": "false", "GIT_SEQUENCE_EDITOR": "false"}
 DROP = ("CLAUDE_CODE_SESSION_ID", "SESSION_REFOCUS_ROLE", "SESSION_REFOCUS_ID", "CLAUDE_PROJECT_DIR",
-        "CLAUDE_ENV_FILE", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_REFOCUS_NOW", "NO_COLOR")
+        "CLAUDE_ENV_FILE", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_REFOCUS_NOW", "NO_COLOR",
+        "GIT_REFOCUS_KILL_AFTER_WRITES", "EDITOR", "VISUAL")
+GITCONFIG = """\
+[init]
+\tdefaultBranch = main
+[user]
+\tname = Ada Author
+\temail = ada@example.com
+[core]
+\teol = lf
+\tautocrlf = input
+"""
 
 
 @pytest.fixture(autouse=True)
@@ -30,9 +51,9 @@ def hermetic(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_TERMINAL_PROMPT", "0")
-    for k, v in IDENTITY.items():
+    for k, v in {**IDENTITY, **DATES, **EDITOR}.items():
         monkeypatch.setenv(k, v)
-    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n[user]\n\tname = Ada Author\n\temail = ada@example.com\n")
+    (home / ".gitconfig").write_text(GITCONFIG)
     return home
 
 
@@ -44,6 +65,24 @@ def repos(tmp_path):
 
 @pytest.fixture
 def spawned(repos):
+    """A refocus spawned from src into dest: (src, dest, spawn's JSON output)."""
     src, dest = repos
     out = refocus(*spawn_args(dest), cwd=src).json
     return src, dest, out
+
+
+@pytest.fixture
+def initialized(repos):
+    """src and dest, dest initialised with `git refocus init` (hook + notes config)."""
+    src, dest = repos
+    refocus("init", cwd=dest)
+    return src, dest
+
+
+@pytest.fixture
+def started(initialized):
+    """A refocus spawned from src into an initialised dest and started there: (src, dest, id)."""
+    src, dest = initialized
+    rid = refocus(*spawn_args(dest), cwd=src).json["id"]
+    refocus("start", rid, cwd=dest)
+    return src, dest, rid

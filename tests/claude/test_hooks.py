@@ -8,7 +8,8 @@ import subprocess
 import sys
 import time
 
-from tests.helpers import ROOT, git, make_repo, refocus
+from tests.gitrepo import git, make_repo
+from tests.runner import ROOT, refocus
 
 
 def hook(event, payload, cwd, env=None, stdin_open=False):
@@ -171,7 +172,7 @@ def test_claude_settings_merge_is_idempotent_and_keeps_other_hooks(tmp_path):
 def test_save_transcript_scrubs_and_marks_lfs(spawned, hermetic):
     src, dest, out = spawned
     sid = out["child_session_id"]
-    from gitrefocus.claude.transcripts import encode_project_dir
+    from gitrefocus.store.transcripts import encode_project_dir
 
     refocus("start", out["id"], "--session-id", sid, cwd=dest)
     r = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", cwd=dest, check=False)

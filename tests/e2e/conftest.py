@@ -24,8 +24,8 @@ from typing import Callable, Iterator
 import pytest
 
 from tests.e2e.claude_mock import MockAnthropic, find_transcript
+from tests.runner import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 INSTALL_SCRIPT = ROOT / "scripts" / "install-claude"
 INSTALL_TIMEOUT = 600
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -21,16 +19,9 @@ from tests.e2e.claude_mock import (
     tool_result_text,
     tool_results,
 )
+from tests.gitrepo import git
 
 claude = pytest.mark.claude
-
-
-def git(repo: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "Setup", "GIT_AUTHOR_EMAIL": "setup@example.com",
-           "GIT_COMMITTER_NAME": "Setup", "GIT_COMMITTER_EMAIL": "setup@example.com", **os.environ}
-    done = subprocess.run(["git", "-C", str(repo), *args], env=env, capture_output=True, text=True)
-    assert done.returncode == 0, f"git {' '.join(args)} failed: {done.stderr}"
-    return done.stdout
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ import re
 import pytest
 
 from tests.e2e.claude_mock import Bash, Text, describe
-from tests.helpers import git, make_repo, refocus
+from tests.gitrepo import git, make_repo
+from tests.runner import refocus
 
 pytestmark = pytest.mark.claude
 

@@ -9,26 +9,37 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
+import shlex
 import sys
 
 import pytest
 
 from tests.e2e.claude_mock import Bash, Text, describe, tool_result_text, tool_results
-from tests.helpers import ROOT, git, make_repo, refocus
+from tests.gitrepo import git, make_repo
+from tests.runner import ROOT, refocus
 
 pytestmark = pytest.mark.claude
 
 
 @pytest.fixture
 def refocus_path(tmp_path) -> dict[str, str]:
-    """PATH/PYTHONPATH so the client's hooks and Bash commands run this source tree's `git refocus`."""
+    """PATH/PYTHONPATH so the client's hooks and Bash commands run this source tree's `git refocus`,
+    not the copy installed in the venv (whose bin/ may be on PATH too). The shim logs every call
+    to ``shim_calls(tmp_path)``, so a test can check the hooks really went through it."""
     bindir = tmp_path / "bin"
     bindir.mkdir()
     shim = bindir / "git-refocus"
-    shim.write_text(f'#!/bin/sh\nPYTHONPATH={ROOT} exec {sys.executable} -m gitrefocus "$@"\n')
+    log = shlex.quote(str(tmp_path / "git-refocus.calls"))
+    shim.write_text(f'#!/bin/sh\necho "$*" >> {log}\n'
+                    f'PYTHONPATH={shlex.quote(str(ROOT))} exec {shlex.quote(sys.executable)} -m gitrefocus "$@"\n')
     shim.chmod(0o755)
     return {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+
+
+def shim_calls(tmp_path) -> list[str]:
+    """The arguments of every `git refocus` the shim ran, in order."""
+    log = tmp_path / "git-refocus.calls"
+    return log.read_text().splitlines() if log.exists() else []
 
 
 @pytest.fixture
@@ -48,7 +59,8 @@ def spawn(src, dest, env, slug="mcp-standard"):
                    "--json", cwd=src, env=env).json
 
 
-def test_child_recognised_tags_commits_cannot_fork_and_completes(wired, refocus_path, run_claude, mock_api, transcript):
+def test_child_recognised_tags_commits_cannot_fork_and_completes(wired, refocus_path, run_claude, mock_api, transcript,
+                                                                 tmp_path):
     src, dest = wired
     out = spawn(src, dest, refocus_path)
     rid, sid = out["id"], out["child_session_id"]
@@ -64,6 +76,9 @@ def test_child_recognised_tags_commits_cannot_fork_and_completes(wired, refocus_
     )
     done = run_claude(dest, "Work on the brief.", session_id=sid, extra_env=refocus_path)
     assert done.returncode == 0, describe(done)
+    calls = shim_calls(tmp_path)
+    assert "hook session-start" in calls and any(c.startswith("complete ") for c in calls), \
+        f"the client's hooks and Bash commands must run this source tree's git refocus (shim calls: {calls})"
 
     # the brief reached the model through the SessionStart hook
     first = json.dumps(mock_api.turn_requests[0])
@@ -74,7 +89,7 @@ def test_child_recognised_tags_commits_cannot_fork_and_completes(wired, refocus_
     # the agent's own commit carries the trailer
     assert f"Refocus-Id: {rid}" in results[1]
     msg = git(dest, "log", "-1", "--format=%B", "HEAD~1" if "refocus(" in git(dest, "log", "-1", "--format=%s") else "HEAD")
-    parsed = subprocess.run(["git", "interpret-trailers", "--parse"], input=msg, capture_output=True, text=True).stdout
+    parsed = git(dest, "interpret-trailers", "--parse", input=msg)
     assert parsed.strip() == f"Refocus-Id: {rid}"
     # a child cannot fork
     assert "Architectural violation: Child sessions cannot fork." in results[2] and "exit=3" in results[2]
@@ -115,7 +130,7 @@ def test_child_exiting_without_complete_is_reported_next_time(wired, refocus_pat
     assert f"claude --resume {sid}" in told
 
 
-def test_relaunch_command_from_spawn_starts_the_child(wired, refocus_path, run_claude, mock_api):
+def test_relaunch_command_from_spawn_starts_the_child(wired, refocus_path, run_claude, mock_api, tmp_path):
     """The printed relaunch command is what the user runs; --session-id must work verbatim."""
     src, dest = wired
     out = spawn(src, dest, refocus_path, slug="verbatim")
@@ -125,3 +140,4 @@ def test_relaunch_command_from_spawn_starts_the_child(wired, refocus_path, run_c
     done = run_claude(dest, "hi", session_id=cmd.split()[-1], extra_env=refocus_path)
     assert done.returncode == 0, describe(done)
     assert refocus("show", out["id"], "--json", cwd=dest).json["status"] == "in-progress"
+    assert "hook session-start" in shim_calls(tmp_path), "the SessionStart hook ran this source tree's git refocus"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.gitrepo import git, make_repo
 from tests.handoff.transcript import Session, text, thinking, tool_use
-from tests.helpers import git, make_repo
 
 TOOL_SECRET = "TOOL-OUTPUT-MARKER-7f3a"        # must never reach a spine or a brief
 RESULT_SECRET = "TOOL-USE-RESULT-MARKER-91c2"

@@ -9,9 +9,10 @@ import re
 import pytest
 
 from gitrefocus.handoff.sections import HEADINGS, PLACEHOLDER, SECTION_NAMES
+from tests.gitrepo import git, make_repo
 from tests.handoff.conftest import INJECTION, RESULT_SECRET, TOOL_SECRET
 from tests.handoff.transcript import Session, project_dir, text, tool_use, user_text_at
-from tests.helpers import git, make_repo, refocus
+from tests.runner import refocus
 
 HEADING_ORDER = [HEADINGS[n] for n in SECTION_NAMES]
 

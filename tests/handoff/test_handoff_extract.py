@@ -10,9 +10,9 @@ from gitrefocus.handoff import extract, gitstate, transcript_paths
 from gitrefocus.handoff import prepare as prep
 from gitrefocus.handoff.finalize import finalize
 from gitrefocus.handoff.sections import SECTION_NAMES
+from tests.gitrepo import git
 from tests.handoff.conftest import CONSTRAINT, CORRECTION, INJECTION, TOOL_SECRET
 from tests.handoff.transcript import Session, text, thinking, user_text_at
-from tests.helpers import git
 
 QUOTE_RE = re.compile(r'> "(?P<q>[^"]+)"\s*\(`transcript:L(?P<n>\d+)`\)')
 

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from tests.health.gitrepo import commit
-from tests.helpers import git, refocus, spawn_args
+from tests.gitrepo import commit_files, git
+from tests.runner import refocus, spawn_args
 
 CTX = "docs/context"
 
@@ -16,7 +16,7 @@ CTX = "docs/context"
 def worked(repos):
     """A started refocus in dest, whose context files predate the spawn."""
     src, dest = repos
-    commit(dest, "context before spawn", {f"{CTX}/architecture.md": "# Architecture\n",
+    commit_files(dest, "context before spawn", {f"{CTX}/architecture.md": "# Architecture\n",
                                           f"{CTX}/gotchas.md": "# Gotchas\n"}, when=int(time.time()) - 30)
     rid = refocus(*spawn_args(dest), cwd=src).json["id"]
     refocus("start", rid, cwd=dest)
@@ -33,14 +33,14 @@ def item(model, section, label_start):
 
 def test_missing_artifact_and_untouched_context_file_are_flagged(worked):
     src, dest, rid = worked
-    commit(dest, f"feat: the standard\n\nRefocus-Id: {rid}", {"MCPSTANDARD.md": "# MCP standard\n"}, when=later())
+    commit_files(dest, f"feat: the standard\n\nRefocus-Id: {rid}", {"MCPSTANDARD.md": "# MCP standard\n"}, when=later())
     refocus("complete", "--summary", "Wrote it.", "--dod", "1", "--dod", "2",
             "--artifact", "MCPSTANDARD.md=the standard", "--artifact", "docs/review.md=review notes",
             "--material-change", "architecture.md=SSH-stdio transport",
             "--material-change", "gotchas.md=webhooks arrive out of order", cwd=dest)
     # the architecture promotion is committed; the gotchas one is thrown away
     git(dest, "checkout", "--", f"{CTX}/gotchas.md")
-    commit(dest, f"docs: promote\n\nRefocus-Id: {rid}", when=later(1))
+    commit_files(dest, f"docs: promote\n\nRefocus-Id: {rid}", when=later(1))
     model = refocus("check", rid, "--json", cwd=dest).json
     assert model["id"] == rid and model["status"] == "result" and model["since_basis"] == "commit"
     assert [c["subject"] for c in model["linked_commits"]] == ["docs: promote", "feat: the standard"]
@@ -71,7 +71,7 @@ def test_missing_artifact_and_untouched_context_file_are_flagged(worked):
 
 def test_unlinked_work_and_uncommitted_files_are_flagged(worked):
     src, dest, rid = worked
-    commit(dest, "made without the hook", {"MCPSTANDARD.md": "# std\n"}, when=later())
+    commit_files(dest, "made without the hook", {"MCPSTANDARD.md": "# std\n"}, when=later())
     (dest / "notes.md").write_text("draft\n")
     refocus("complete", "--summary", "Done.", "--dod", "1", "--artifact", "MCPSTANDARD.md", "--artifact", "notes.md",
             "--artifact", "/etc/passwd", "--material-change", "architecture.md=new transport", cwd=dest)

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitrefocus.health.decisions import parse_adr, render
-from tests.helpers import make_repo, refocus
+from tests.gitrepo import make_repo
+from tests.runner import refocus
 
 DEC = "docs/context/decisions"
 

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from gitrefocus.health import history, staleness
 from gitrefocus.store.workspace import Workspace
-from tests.health.gitrepo import cli_count, commit
-from tests.helpers import git, make_repo
+from tests.gitrepo import cli_count, commit_files, git, make_repo
 
 CTX = "docs/context"
 FILES = [f"{CTX}/a.md", f"{CTX}/b.md", f"{CTX}/sub/c.md"]
@@ -38,10 +37,10 @@ def test_a_trailer_appended_by_the_hook_is_always_found(subject, body, rid):
 
 def test_walk_stops_once_every_file_is_seen(tmp_path):
     repo = make_repo(tmp_path / "r")
-    commit(repo, "ctx", {f: "x\n" for f in FILES})
+    commit_files(repo, "ctx", {f: "x\n" for f in FILES})
     for i in range(30):
-        commit(repo, f"w{i}", {"w.txt": str(i)})
-    commit(repo, "a", {FILES[0]: "y\n"})
+        commit_files(repo, f"w{i}", {"w.txt": str(i)})
+    commit_files(repo, "a", {FILES[0]: "y\n"})
     ws = Workspace.open(str(repo))
     head = git(repo, "rev-parse", "HEAD").strip()
     walk = history.walk_last_changes(ws, head=head, paths={FILES[0]}, directory=CTX)
@@ -66,20 +65,20 @@ def test_random_histories_match_the_git_cli(ops):
     tmp = Path(tempfile.mkdtemp(prefix="health-prop-"))
     try:
         repo = make_repo(tmp / "r")
-        commit(repo, "ctx", {f: "0\n" for f in FILES})
+        commit_files(repo, "ctx", {f: "0\n" for f in FILES})
         n = 0
         for kind, arg in ops:
             n += 1
             if kind == "commit":
-                commit(repo, f"c{n}", {f: f"{n}\n" for f in arg} or {"w.txt": f"{n}\n"})
+                commit_files(repo, f"c{n}", {f: f"{n}\n" for f in arg} or {"w.txt": f"{n}\n"})
             elif kind == "filler":
                 for i in range(arg):
-                    commit(repo, f"f{n}.{i}", {"w.txt": f"{n}.{i}\n"})
+                    commit_files(repo, f"f{n}.{i}", {"w.txt": f"{n}.{i}\n"})
             else:
                 git(repo, "checkout", "-q", "-b", f"side{n}")
-                commit(repo, f"side{n}", {f: f"side{n}\n" for f in arg} or {"s.txt": f"{n}\n"})
+                commit_files(repo, f"side{n}", {f: f"side{n}\n" for f in arg} or {"s.txt": f"{n}\n"})
                 git(repo, "checkout", "-q", "main")
-                commit(repo, f"main{n}", {"m.txt": f"{n}\n"})
+                commit_files(repo, f"main{n}", {"m.txt": f"{n}\n"})
                 git(repo, "merge", "-q", "--no-ff", "-X", "theirs", "-m", f"merge{n}", f"side{n}")
         ws = Workspace.open(str(repo))
         head = git(repo, "rev-parse", "HEAD").strip()

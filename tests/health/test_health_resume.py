@@ -9,8 +9,8 @@ import pytest
 from gitrefocus.errors import RefocusError
 from gitrefocus.health import resume
 from gitrefocus.store.workspace import Workspace
-from tests.health.gitrepo import commit
-from tests.helpers import git, make_repo, refocus
+from tests.gitrepo import commit_files, git, make_repo
+from tests.runner import refocus
 
 CTX = "docs/context"
 
@@ -18,7 +18,7 @@ CTX = "docs/context"
 @pytest.fixture
 def project(tmp_path):
     repo = make_repo(tmp_path / "proj")
-    commit(repo, "context", {f"{CTX}/active-context.md": "# Active\n", f"{CTX}/patterns.md": "# Patterns\n"})
+    commit_files(repo, "context", {f"{CTX}/active-context.md": "# Active\n", f"{CTX}/patterns.md": "# Patterns\n"})
     return repo
 
 
@@ -41,8 +41,8 @@ def test_first_session_only_writes_the_marker(project):
 def test_reports_commits_and_changed_context_files(project):
     since(project, update_marker=True)
     for i in range(7):
-        commit(project, f"feat: step {i}", {"src/app.txt": f"{i}\n"})
-    commit(project, "docs: patterns", {f"{CTX}/patterns.md": "# Patterns\n- retry\n"})
+        commit_files(project, f"feat: step {i}", {"src/app.txt": f"{i}\n"})
+    commit_files(project, "docs: patterns", {f"{CTX}/patterns.md": "# Patterns\n- retry\n"})
     (project / CTX / "decisions").mkdir()
     (project / CTX / "decisions/ADR-003.md").write_text("# ADR-003: x\n")  # not committed yet: still a change
     (project / CTX / "active-context.md").unlink()
@@ -68,7 +68,7 @@ def test_reports_commits_and_changed_context_files(project):
 def test_budget_comes_from_config(project):
     since(project, update_marker=True)
     for i in range(4):
-        commit(project, f"c{i}")
+        commit_files(project, f"c{i}")
     git(project, "config", "refocus.budget", "light")
     assert len(since(project)["commits"]) == 3
     git(project, "config", "refocus.budget", "nonsense")
@@ -76,12 +76,12 @@ def test_budget_comes_from_config(project):
 
 
 def test_after_a_rebase_the_rewritten_commits_are_new(project):
-    commit(project, "base")
+    commit_files(project, "base")
     git(project, "branch", "upstream")
-    commit(project, "mine")
+    commit_files(project, "mine")
     since(project, update_marker=True)
     git(project, "checkout", "-q", "upstream")
-    commit(project, "theirs")
+    commit_files(project, "theirs")
     git(project, "checkout", "-q", "main")
     git(project, "rebase", "-q", "upstream")
     got = since(project)
@@ -93,7 +93,7 @@ def test_marker_is_per_user_and_refuses_symlinks(project, tmp_path, monkeypatch)
     monkeypatch.setenv("USER", "someone-else")
     monkeypatch.setenv("LOGNAME", "someone-else")
     assert resume.user_key() == "someone-else"
-    commit(project, "new")
+    commit_files(project, "new")
     assert since(project, update_marker=True) is None, "another user's first session"
     assert marker_path(project).exists()
     evil = tmp_path / "evil.json"
@@ -107,7 +107,7 @@ def test_marker_is_per_user_and_refuses_symlinks(project, tmp_path, monkeypatch)
 
 def test_status_shows_changes_read_only(project):
     since(project, update_marker=True)
-    commit(project, "fix: auth validation")
+    commit_files(project, "fix: auth validation")
     (project / CTX / "patterns.md").write_text("# Patterns\n- changed\n")
     before = marker_path(project).read_text()
     model = refocus("status", "--json", cwd=project).json
@@ -122,7 +122,7 @@ def test_session_start_lines(project):
     ws = Workspace.open(str(project))
     assert resume.session_start_lines(ws, budget="standard") == []
     for i in range(6):
-        commit(project, f"work {i}")
+        commit_files(project, f"work {i}")
     (project / CTX / "decisions").mkdir()
     (project / CTX / "decisions/INDEX.md").write_text("# Decision Index\n")
     lines = resume.session_start_lines(ws, budget="light")

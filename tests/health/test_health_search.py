@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.health.gitrepo import commit
-from tests.helpers import git, make_repo, refocus, spawn_args
+from tests.gitrepo import commit_files, git, make_repo
+from tests.runner import refocus, spawn_args
 
 CTX = "docs/context"
 
@@ -14,17 +14,17 @@ CTX = "docs/context"
 def world(tmp_path):
     """context-keeper (here), and under work/: zed, a plain directory, and a symlink that leaves work/."""
     here = make_repo(tmp_path / "context-keeper")
-    commit(here, "context", {f"{CTX}/patterns.md": "# Patterns\n\n- All bash targets bash 3.2 (macOS default)\n"
+    commit_files(here, "context", {f"{CTX}/patterns.md": "# Patterns\n\n- All bash targets bash 3.2 (macOS default)\n"
                                                    "<private>\nbash 3.2 secret workaround\n</private>\n"
                                                    "- inline <private>bash 3.2 hidden</private> visible tail\n"})
     work = tmp_path / "work"
     zed = make_repo(work / "zed")
-    commit(zed, "context", {f"{CTX}/glossary.md": "# Glossary\n- BASH 3.2 portability matters here too\n",
+    commit_files(zed, "context", {f"{CTX}/glossary.md": "# Glossary\n- BASH 3.2 portability matters here too\n",
                             f"{CTX}/private.md": "---\nprivate: true\n---\nbash 3.2 in a private file\n"})
     (work / "plain").mkdir()
     (work / "plain" / "notes.md").write_text("bash 3.2 but not a project\n")
     outside = make_repo(tmp_path / "outside")
-    commit(outside, "leak", {f"{CTX}/leak.md": "bash 3.2 leaked\n"})
+    commit_files(outside, "leak", {f"{CTX}/leak.md": "bash 3.2 leaked\n"})
     (work / "escape").symlink_to(outside)
     secret = tmp_path / "secret.md"
     secret.write_text("bash 3.2 outside any project\n")

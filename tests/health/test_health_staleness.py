@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from tests.health.gitrepo import cli_count, commit, filler
-from tests.helpers import git, make_repo, refocus
+from tests.gitrepo import cli_count, commit_files, filler, git, make_repo
+from tests.runner import refocus
 
 CTX = "docs/context"
 
@@ -18,15 +18,15 @@ CTX = "docs/context"
 def layered(tmp_path):
     """Context files last edited at different depths of history (and one nested, one decision)."""
     repo = make_repo(tmp_path / "proj")
-    commit(repo, "context", {f"{CTX}/architecture.md": "# A\n", f"{CTX}/glossary.md": "# G\n",
+    commit_files(repo, "context", {f"{CTX}/architecture.md": "# A\n", f"{CTX}/glossary.md": "# G\n",
                              f"{CTX}/patterns.md": "# P\n", f"{CTX}/team/people.md": "# People\n",
                              f"{CTX}/decisions/ADR-001.md": "# ADR-001: x\n"})
     filler(repo, 9, "early")
-    commit(repo, "touch glossary", {f"{CTX}/glossary.md": "# G\n- term\n"})
+    commit_files(repo, "touch glossary", {f"{CTX}/glossary.md": "# G\n- term\n"})
     filler(repo, 4, "middle")
-    commit(repo, "touch people", {f"{CTX}/team/people.md": "# People\n- Ada\n"})
+    commit_files(repo, "touch people", {f"{CTX}/team/people.md": "# People\n- Ada\n"})
     filler(repo, 2, "late")
-    commit(repo, "touch patterns", {f"{CTX}/patterns.md": "# P\n- retry\n"})
+    commit_files(repo, "touch patterns", {f"{CTX}/patterns.md": "# P\n- retry\n"})
     return repo
 
 
@@ -78,7 +78,7 @@ def test_counts_after_a_rebase_match_the_git_cli(layered):
     # upstream gains commits (one of them edits the glossary) and main is rebased onto them
     git(repo, "checkout", "-q", "side")
     filler(repo, 3, "upstream")
-    commit(repo, "upstream glossary", {f"{CTX}/glossary.md": "# G\n- upstream term\n"})
+    commit_files(repo, "upstream glossary", {f"{CTX}/glossary.md": "# G\n- upstream term\n"})
     filler(repo, 2, "upstream2")
     git(repo, "checkout", "-q", "main")
     git(repo, "rebase", "-q", "side")
@@ -97,7 +97,7 @@ def test_incremental_update_matches_a_cold_walk(layered):
     assert refocus("health", "--json", cwd=repo).json["cache"] == "walk"
     assert refocus("health", "--json", cwd=repo).json["cache"] == "hit"
     filler(repo, 3, "more")
-    commit(repo, "touch architecture", {f"{CTX}/architecture.md": "# A\n- new\n"})
+    commit_files(repo, "touch architecture", {f"{CTX}/architecture.md": "# A\n- new\n"})
     filler(repo, 1, "more2")
     model = refocus("health", "--json", cwd=repo).json
     assert model["cache"] == "incremental"
@@ -116,14 +116,14 @@ def test_merge_histories_use_per_file_simplification(layered):
     """Past a merge, each file is asked exactly what the CLI asks (per-path history simplification)."""
     repo = layered
     git(repo, "checkout", "-q", "-b", "feature", "HEAD~5")
-    commit(repo, "feature glossary", {f"{CTX}/glossary.md": "# G\n- feature term\n"})
+    commit_files(repo, "feature glossary", {f"{CTX}/glossary.md": "# G\n- feature term\n"})
     filler(repo, 2, "feature")
     git(repo, "checkout", "-q", "main")
     filler(repo, 2, "main")
     git(repo, "merge", "-q", "--no-ff", "-m", "merge feature", "feature")
     # an "ours" merge that discards the side's change to architecture.md
     git(repo, "checkout", "-q", "-b", "discarded", "HEAD~3")
-    commit(repo, "side architecture", {f"{CTX}/architecture.md": "# A\n- side\n"})
+    commit_files(repo, "side architecture", {f"{CTX}/architecture.md": "# A\n- side\n"})
     git(repo, "checkout", "-q", "main")
     git(repo, "merge", "-q", "-s", "ours", "-m", "merge discarded", "discarded")
     filler(repo, 1, "after")
@@ -160,7 +160,7 @@ def test_quick_walk_past_a_merge_is_exact_or_a_lower_bound(layered):
 
     repo = layered
     git(repo, "checkout", "-q", "-b", "topic", "HEAD~1")
-    commit(repo, "topic work", {"topic.txt": "t\n"})
+    commit_files(repo, "topic work", {"topic.txt": "t\n"})
     git(repo, "checkout", "-q", "main")
     git(repo, "merge", "-q", "--no-ff", "-m", "merge topic", "topic")  # HEAD is a merge
     ws = Workspace.open(str(repo))
@@ -203,12 +203,12 @@ def test_cache_is_refused_through_a_symlink(layered, tmp_path):
 def test_in_progress_work_counts_commits_since_launch_and_trailers(spawned):
     src, dest, out = spawned
     rid = out["id"]
-    commit(dest, "before launch", {"pre.txt": "x\n"}, when=int(time.time()) - 5)
+    commit_files(dest, "before launch", {"pre.txt": "x\n"}, when=int(time.time()) - 5)
     refocus("start", rid, cwd=dest)
     now = int(time.time()) + 1
-    commit(dest, f"feat: standard\n\nRefocus-Id: {rid}", {"MCPSTANDARD.md": "# std\n"}, when=now)
-    commit(dest, "chore: unrelated", {"other.txt": "o\n"}, when=now + 1)
-    commit(dest, f"docs: more\n\nSigned-off-by: Ada <ada@example.com>\nrefocus-id: {rid}", {"more.md": "m\n"}, when=now + 2)
+    commit_files(dest, f"feat: standard\n\nRefocus-Id: {rid}", {"MCPSTANDARD.md": "# std\n"}, when=now)
+    commit_files(dest, "chore: unrelated", {"other.txt": "o\n"}, when=now + 1)
+    commit_files(dest, f"docs: more\n\nSigned-off-by: Ada <ada@example.com>\nrefocus-id: {rid}", {"more.md": "m\n"}, when=now + 2)
     work = refocus("health", "--json", cwd=dest).json["refocus"]
     assert work == [{"id": rid, "launched_at": work[0]["launched_at"], "commits_since_launch": 3, "with_trailer": 2,
                      "linked_by_note": 0, "basis": "commit", "truncated": False, "flagged": False}]
@@ -221,8 +221,8 @@ def test_untagged_work_since_launch_is_flagged(spawned):
     rid = out["id"]
     refocus("start", rid, cwd=dest)
     now = int(time.time()) + 1
-    commit(dest, "wip without the hook", {"a.txt": "a\n"}, when=now)
-    commit(dest, "Refocus-Id: in the subject is not a trailer", {"b.txt": "b\n"}, when=now + 1)
+    commit_files(dest, "wip without the hook", {"a.txt": "a\n"}, when=now)
+    commit_files(dest, "Refocus-Id: in the subject is not a trailer", {"b.txt": "b\n"}, when=now + 1)
     model = refocus("health", "--json", cwd=dest).json
     assert model["refocus"][0]["commits_since_launch"] == 2 and model["refocus"][0]["with_trailer"] == 0
     assert model["refocus"][0]["flagged"] and not model["healthy"]
@@ -235,7 +235,7 @@ def test_launch_point_falls_back_to_time_after_history_is_rewritten(spawned):
     rid = out["id"]
     refocus("start", rid, cwd=dest)
     now = int(time.time()) + 1
-    commit(dest, f"one\n\nRefocus-Id: {rid}", {"a.txt": "a\n"}, when=now)
+    commit_files(dest, f"one\n\nRefocus-Id: {rid}", {"a.txt": "a\n"}, when=now)
     # rewrite the commit the launch note sits on: it is no longer on HEAD
     assert refocus("health", "--json", cwd=dest).json["refocus"][0]["basis"] == "commit"
     before = git(dest, "rev-parse", "HEAD~1").strip()

@@ -1,14 +1,16 @@
-"""`git refocus doctor [--repair]`: a clean repo stays clean; a damaged one is repaired losslessly."""
+"""`git refocus doctor [--repair]`: a clean repo stays clean; a damaged one is repaired losslessly.
+
+(Writers killed after each of their durable writes, then repaired: tests/store/test_killed_writers.py.)
+"""
 
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 
-from tests.git.gitutil import commit, note, refs
-from tests.helpers import git, refocus
+from tests.gitrepo import commit, git, note, refs
+from tests.runner import refocus, spawn_args
 
 
 def doctor(repo, *args):
@@ -51,8 +53,6 @@ def test_deliberately_damaged_repo_is_repaired(started, tmp_path):
 
     # 1. the brief file is deleted; 2. a second refocus loses its ref; 3. a third file is left behind
     brief.unlink()
-    from tests.helpers import spawn_args
-
     other = refocus(*spawn_args(dest, "lost-ref"), cwd=src).json["id"]
     other_file = (dest / "docs/refocus" / f"{other}.md").read_text()
     git(dest, "update-ref", "-d", f"refs/refocus/{other}")
@@ -154,26 +154,6 @@ def test_hook_errors_are_reported_as_info(started):
     (dest / ".git/refocus/errors.jsonl").write_text('{"at": "2026-01-01T00:00:00Z", "error": "boom", "where": "commit-msg"}\n')
     rc, model = doctor(dest)
     assert rc == 0 and [f["kind"] for f in model["findings"]] == ["errors"] and "boom" in model["findings"][0]["message"]
-
-
-def test_killed_writer_leaves_state_doctor_can_finish(started):
-    """Kill `complete` at random points; doctor --repair always ends consistent with no lost result."""
-    src, dest, rid = started
-    proc = subprocess.Popen([sys.executable, "-m", "gitrefocus", "complete", "--summary", "killed", "--no-material-changes",
-                             "n/a"], cwd=dest, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    import time
-
-    time.sleep(0.45)
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    refocus("doctor", "--repair", cwd=dest, check=False)
-    rc, model = doctor(dest)
-    assert rc == 0, model
-    status = refocus("show", rid, "--json", cwd=dest).json["status"]
-    assert status in ("in-progress", "result")
-    if status == "result":
-        assert "killed" in (dest / "docs/refocus" / f"{rid}.md").read_text()
 
 
 def test_outdated_or_non_executable_hook_is_replaced(initialized):

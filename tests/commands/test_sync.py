@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gitrefocus.model import note_line
-from tests.git.gitutil import commit, refs
-from tests.helpers import git, make_repo, refocus, spawn_args
+from tests.gitrepo import commit, event_kinds, git, make_repo, refs
+from tests.runner import refocus, spawn_args
 
 
 def event_ids(repo, rid) -> list[str]:
@@ -24,18 +24,10 @@ def event_ids(repo, rid) -> list[str]:
 
 def note_lines(repo) -> set[str]:
     """Every line of every note in refs/notes/refocus (whether or not its commit is here)."""
-    import subprocess
-
     listing = git(repo, "notes", "--ref=refocus", "list").split()
     blobs = listing[0::2]
-    out = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], input="\n".join(blobs) + "\n",
-                         capture_output=True, text=True, check=True).stdout
+    out = git(repo, "cat-file", "--batch", input="\n".join(blobs) + "\n")
     return {r.format() for r in note_line.parse(out)}
-
-
-def kinds(repo, rid) -> list[str]:
-    out = git(repo, "log", "--first-parent", "--reverse", "--no-merges", "--format=%s", f"refs/refocus/{rid}")
-    return [line.split(": ", 1)[1] for line in out.splitlines()]
 
 
 def at(ts: str) -> dict:
@@ -109,7 +101,7 @@ def test_two_clones_converge_same_and_different_ids(world):
 
     assert_converged(w, [x, y, z])
     assert set(event_ids(a, x)) == before[x] and len(event_ids(a, x)) == len(before[x]), "union of events, none lost"
-    assert kinds(a, x) == ["spawned", "linked", "started"], "deterministic order by time"
+    assert event_kinds(a, x) == ["spawned", "linked", "started"], "deterministic order by time"
     assert lines_before <= note_lines(a) and note_lines(a) == note_lines(b), "union of note lines"
     show = refocus("show", x, "--json", cwd=a).json
     assert show["status"] == "in-progress"
@@ -141,7 +133,7 @@ def test_interleaved_events_merge_into_the_same_log_on_both_sides(world):
     git(w["remote"], "merge-base", "--is-ancestor", remote_before, tip)  # a fast-forward on the remote
     refocus("sync", cwd=b)
     assert_converged(w, [x])
-    assert kinds(b, x) == ["spawned", "linked", "linked", "linked", "linked"]
+    assert event_kinds(b, x) == ["spawned", "linked", "linked", "linked", "linked"]
     times = git(b, "log", "--first-parent", "--reverse", "--no-merges", "--format=%at", f"refs/refocus/{x}").split()
     assert times == sorted(times)
 
@@ -169,7 +161,7 @@ def test_concurrent_push_rejection_is_retried(world, tmp_path):
     refocus("sync", cwd=b)
     refocus("sync", cwd=a)
     assert_converged(w, [x])
-    assert kinds(a, x).count("linked") == 2, "both links survived the race"
+    assert event_kinds(a, x).count("linked") == 2, "both links survived the race"
 
 
 def test_parallel_syncs_from_both_clones_converge(world):
@@ -191,7 +183,7 @@ def test_parallel_syncs_from_both_clones_converge(world):
     refocus("sync", cwd=a)
     refocus("sync", cwd=b)
     assert_converged(w, [x])
-    assert kinds(a, x).count("linked") == 6
+    assert event_kinds(a, x).count("linked") == 6
 
 
 def test_sync_errors_are_one_sentence(tmp_path):

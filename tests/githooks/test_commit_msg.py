@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.git.gitutil import body, commit, env, trailers
-from tests.helpers import git, make_repo, refocus
+from tests.gitrepo import body, commit, env, git, git_run, make_repo, trailers
+from tests.runner import ROOT, refocus
 
-ROOT = Path(__file__).resolve().parents[2]
 HOOK = ROOT / "githooks" / "commit-msg"
 RID = "2026-04-26-mcp-standard-a3f91c"
 OTHER = "2026-05-01-other-work-b4e2d1"
@@ -59,9 +58,9 @@ def test_trailer_from_the_active_file(repo):
 def test_trailer_from_the_session_map_beats_active(repo):
     set_active(repo)
     map_session(repo)
-    commit(repo, "session work", env_=env(CLAUDE_CODE_SESSION_ID=SID))
+    commit(repo, "session work", env=env(CLAUDE_CODE_SESSION_ID=SID))
     assert trailers(repo) == [OTHER]
-    commit(repo, "another session", env_=env(CLAUDE_CODE_SESSION_ID="9f2c1a9e-0000-4222-8333-444455556666"))
+    commit(repo, "another session", env=env(CLAUDE_CODE_SESSION_ID="9f2c1a9e-0000-4222-8333-444455556666"))
     assert trailers(repo) == [RID], "an unmapped session falls back to the worktree's active id"
 
 
@@ -69,7 +68,7 @@ def test_trailer_from_the_environment_beats_everything(repo):
     set_active(repo)
     map_session(repo)
     third = "2026-06-02-third-c0ffee"
-    commit(repo, "env work", env_=env(SESSION_REFOCUS_ID=third, CLAUDE_CODE_SESSION_ID=SID))
+    commit(repo, "env work", env=env(SESSION_REFOCUS_ID=third, CLAUDE_CODE_SESSION_ID=SID))
     assert trailers(repo) == [third]
 
 
@@ -79,13 +78,13 @@ def test_malformed_ids_are_ignored_and_the_commit_succeeds(repo, bad):
     (state(repo) / "active").write_text(bad + "\n")
     commit(repo, "still commits")
     assert trailers(repo) == []
-    commit(repo, "env too", env_=env(SESSION_REFOCUS_ID=bad))
+    commit(repo, "env too", env=env(SESSION_REFOCUS_ID=bad))
     assert trailers(repo) == []
 
 
 def test_malformed_env_falls_through_to_the_next_source(repo):
     set_active(repo)
-    commit(repo, "x", env_=env(SESSION_REFOCUS_ID="garbage"))
+    commit(repo, "x", env=env(SESSION_REFOCUS_ID="garbage"))
     assert trailers(repo) == [RID]
 
 
@@ -109,7 +108,7 @@ def test_symlinked_state_is_not_followed(repo, tmp_path):
 def test_unsafe_session_ids_are_not_used_as_paths(repo):
     set_active(repo)
     map_session(repo, "x", OTHER)
-    commit(repo, "x", env_=env(CLAUDE_CODE_SESSION_ID="../refocus/sessions/x"))
+    commit(repo, "x", env=env(CLAUDE_CODE_SESSION_ID="../refocus/sessions/x"))
     assert trailers(repo) == [RID]
 
 
@@ -163,10 +162,9 @@ def test_joins_an_existing_trailer_block(repo):
 def test_empty_messages_are_left_alone(repo):
     set_active(repo)
     before = git(repo, "rev-parse", "HEAD")
-    proc = subprocess.run(["git", "-C", str(repo), "commit", "--allow-empty", "-m", ""], capture_output=True, text=True)
+    proc = git_run(repo, "commit", "--allow-empty", "-m", "")
     assert proc.returncode != 0 and "empty commit message" in proc.stderr
-    proc = subprocess.run(["git", "-C", str(repo), "commit", "--allow-empty"], capture_output=True, text=True,
-                          env=env(GIT_EDITOR="true"))
+    proc = git_run(repo, "commit", "--allow-empty", env=env(GIT_EDITOR="true"))
     assert proc.returncode != 0 and "empty commit message" in proc.stderr, "template comments only: still aborts"
     assert git(repo, "rev-parse", "HEAD") == before
     git(repo, "commit", "-q", "--allow-empty", "--allow-empty-message", "-m", "")
@@ -176,8 +174,7 @@ def test_empty_messages_are_left_alone(repo):
 def test_custom_comment_char_template_only_still_aborts(repo):
     set_active(repo)
     git(repo, "config", "core.commentChar", ";")
-    proc = subprocess.run(["git", "-C", str(repo), "commit", "--allow-empty"], capture_output=True, text=True,
-                          env=env(GIT_EDITOR="true"))
+    proc = git_run(repo, "commit", "--allow-empty", env=env(GIT_EDITOR="true"))
     assert proc.returncode != 0 and "empty commit message" in proc.stderr
     editor = "sed -i '1s/^/edited with semicolons/'"
     git(repo, "commit", "-q", "--allow-empty", env=env(GIT_EDITOR=editor))
@@ -207,9 +204,8 @@ def test_message_without_final_newline_and_with_hash_lines(repo):
 def test_git_interpret_trailers_reads_it_with_other_trailers(repo):
     set_active(repo)
     commit(repo, "x", "-m", "Co-authored-by: Bob <bob@example.com>")
-    proc = subprocess.run(["git", "-C", str(repo), "interpret-trailers", "--parse"], input=body(repo),
-                          capture_output=True, text=True, check=True)
-    assert proc.stdout == f"Co-authored-by: Bob <bob@example.com>\nRefocus-Id: {RID}\n"
+    parsed = git(repo, "interpret-trailers", "--parse", input=body(repo))
+    assert parsed == f"Co-authored-by: Bob <bob@example.com>\nRefocus-Id: {RID}\n"
     assert git(repo, "log", "-1", "--format=%(trailers:key=Refocus-Id,valueonly)").strip() == RID
     assert git(repo, "log", "--format=%h", "-F", f"--grep=Refocus-Id: {RID}").strip()
 
@@ -246,8 +242,7 @@ def test_hook_failure_never_fails_the_commit(repo, tmp_path):
     fake.mkdir()
     (fake / "git").write_text("#!/bin/sh\nexit 1\n")
     (fake / "git").chmod(0o755)
-    proc = subprocess.run(["git", "-C", str(repo), "commit", "-q", "-v"], capture_output=True, text=True,
-                          env=env(GIT_EXEC_PATH=str(fake), GIT_EDITOR="sed -i 1s/^/edited/"))
+    proc = git_run(repo, "commit", "-q", "-v", env=env(GIT_EXEC_PATH=str(fake), GIT_EDITOR="sed -i 1s/^/edited/"))
     assert proc.returncode == 0, proc.stderr
     assert "the commit is not tagged" in proc.stderr
     assert body(repo) == "edited\n"

@@ -13,15 +13,13 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 
 from gitrefocus.model import note_line
-from tests.git.gitutil import commit
-from tests.helpers import git, refocus, spawn_args
+from tests.gitrepo import commit, event_kinds, git
+from tests.runner import ROOT, refocus, spawn_args
 
-ROOT = Path(__file__).resolve().parents[2]
 REFOCUSES = 8
 NOTE_LINES = 6
 
@@ -55,11 +53,6 @@ WORKER = textwrap.dedent("""
             done.append([oid, str(os.getpid()), str(i)])
     print(json.dumps(done))
 """)
-
-
-def chain_kinds(repo, rid) -> list[str]:
-    out = git(repo, "log", "--reverse", "--first-parent", "--no-merges", "--format=%s", f"refs/refocus/{rid}")
-    return [line.split(": ", 1)[1] for line in out.splitlines()]
 
 
 @pytest.mark.slow
@@ -97,9 +90,9 @@ def test_32_parallel_writers_lose_nothing(initialized, tmp_path):
         all_notes[target] = note_line.parse(git(dest, "cat-file", "blob", blob))
 
     for rid in rids:
-        kinds = chain_kinds(dest, rid)
+        kinds = event_kinds(dest, rid)
         assert sorted(kinds) == sorted(["spawned", "started", "completed"] + ["linked"] * 4), (rid, kinds)
-        assert sorted(chain_kinds(src, rid)) == sorted(kinds), f"{rid}: the source got every event too"
+        assert sorted(event_kinds(src, rid)) == sorted(kinds), f"{rid}: the source got every event too"
         assert refocus("show", rid, "--json", cwd=dest).json["status"] == "result"
         assert "spawned" in {r.event for r in all_notes[spawn_head] if r.refocus_id == rid}
         head_events = {r.event for r in all_notes[head] if r.refocus_id == rid}

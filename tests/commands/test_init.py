@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
-import pytest
+from tests.gitrepo import commit, git, git_run, make_repo, refs, trailers
+from tests.runner import ROOT, refocus
 
-from tests.git.gitutil import commit, refs, trailers
-from tests.helpers import git, make_repo, refocus
-
-ROOT = Path(__file__).resolve().parents[2]
 RID = "2026-04-26-mcp-standard-a3f91c"
 
 
@@ -99,7 +95,7 @@ def test_a_rejecting_chained_hook_still_rejects(tmp_path):
     (hooks / "commit-msg").write_text('#!/bin/sh\necho "no WIP commits" >&2\ngrep -qv WIP "$1"\n')
     (hooks / "commit-msg").chmod(0o755)
     refocus("init", cwd=repo)
-    proc = subprocess.run(["git", "-C", str(repo), "commit", "--allow-empty", "-m", "WIP"], capture_output=True, text=True)
+    proc = git_run(repo, "commit", "--allow-empty", "-m", "WIP")
     assert proc.returncode != 0 and "no WIP commits" in proc.stderr
 
 
@@ -175,18 +171,6 @@ def test_claude_flag_merges_settings(tmp_path):
     assert (repo / ".claude" / "settings.json").exists()
     again = refocus("init", "--claude", "--json", cwd=repo).json
     assert again["changed"] == 0
-
-
-def test_claude_flag_without_the_module_is_one_line(tmp_path, monkeypatch):
-    import sys
-
-    from gitrefocus.commands import init as init_cmd
-    from gitrefocus.errors import RefocusError
-
-    repo = make_repo(tmp_path / "r")
-    monkeypatch.setitem(sys.modules, "gitrefocus.claude.settings", None)  # import raises ImportError
-    with pytest.raises(RefocusError, match="--claude is not available"):
-        init_cmd.init(claude=True, cwd=str(repo))
 
 
 def test_outside_a_repository(tmp_path):

@@ -12,8 +12,8 @@ import click
 import pytest
 
 from gitrefocus.cli import cli, manpage
+from tests.runner import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 MAN = ROOT / "man" / "git-refocus.1"
 
 
@@ -53,9 +53,3 @@ def test_git_help_finds_the_installed_man_page():
     proc = subprocess.run(["git", "help", "refocus"], capture_output=True, text=True, env=env)
     assert proc.returncode == 0 and "concept-bound session forking" in proc.stdout, proc.stderr
 
-
-def test_demo_round_trip_runs(tmp_path):
-    from tests.helpers import refocus
-
-    r = refocus("demo", "--json", cwd=tmp_path)
-    assert r.json["events"] == ["spawned", "started", "completed", "received"]

@@ -1,0 +1,56 @@
+"""Running our CLI as a user would: `git refocus ...` from this source tree, in a subprocess.
+
+(The git CLI itself, for building repositories and checking what git sees, is tests/gitrepo.py.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent  # the checkout under test
+
+
+def source_env(env: dict | None = None) -> dict:
+    """This process's environment, with PYTHONPATH on the source tree (not whatever copy is
+    installed in the venv) and ``env`` applied (a value of None removes the variable)."""
+    full_env = dict(os.environ)
+    full_env["PYTHONPATH"] = str(ROOT)
+    full_env.update(env or {})
+    return {k: v for k, v in full_env.items() if v is not None}
+
+
+class Result:
+    def __init__(self, proc: subprocess.CompletedProcess):
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+
+    @property
+    def json(self):
+        return json.loads(self.stdout)
+
+    def __repr__(self):
+        return f"<exit {self.returncode}\nstdout: {self.stdout}\nstderr: {self.stderr}>"
+
+
+def refocus(*args, cwd, env=None, input=None, check=True) -> Result:
+    """Run ``git refocus ARGS`` (as ``python -m gitrefocus``) in ``cwd``; fail the test on a
+    non-zero exit unless check=False."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "gitrefocus", *map(str, args)], cwd=str(cwd), env=source_env(env),
+        capture_output=True, text=True, input=input,
+    )
+    result = Result(proc)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git refocus {' '.join(map(str, args))} failed: {result!r}")
+    return result
+
+
+def spawn_args(dest, slug="mcp-standard", *extra):
+    """The arguments of a typical `git refocus spawn` into ``dest`` (with --json)."""
+    return ["spawn", str(dest), "--slug", slug, "--reason", "MCP standard work drifted into this repo.",
+            "--done-when", "MCPSTANDARD.md exists", "--done-when", "Review integrated", *extra, "--json"]

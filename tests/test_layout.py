@@ -1,0 +1,132 @@
+"""The package's layout rules, checked on the source: which layer may import
+which, where git runs, where refs move, and what the hot entry point loads."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "gitrefocus"
+
+# layer -> the top-level gitrefocus packages it may import
+ALLOWED = {
+    "model": {"errors", "model"},
+    "store": {"errors", "model", "store"},
+    "ops": {"errors", "model", "store", "ops"},
+}
+# modules that start processes, and why; none of them runs git
+PROCESS_STARTERS = {
+    "store/git.py": "the one git wrapper",
+    "ops/promote.py": "refocus.contextSaveCommand (sh -c)",
+    "claude/session_end.py": "refocus.contextSaveCommand, detached (sh -c)",
+    "handoff/external.py": "handoff --extractor-cmd (sh -c)",
+}
+# calls that move a ref or write a notes commit onto one
+REF_WRITERS = {"set_target", "create_note", "create_reference", "lock_ref"}
+
+
+def modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        yield rel, ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def imported(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == "gitrefocus":
+                yield from (f"gitrefocus.{a.name}" for a in node.names)
+            else:
+                yield node.module
+        elif isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+
+
+def test_lower_layers_never_import_higher_ones():
+    bad = []
+    for rel, tree in modules():
+        layer = rel.split("/")[0]
+        if layer not in ALLOWED:
+            continue
+        for name in imported(tree):
+            parts = name.split(".")
+            if parts[0] == "gitrefocus" and len(parts) > 1 and parts[1] not in ALLOWED[layer] | {"__version__"}:
+                bad.append(f"{rel} imports {name}")
+    assert not bad, "layering broken:\n" + "\n".join(bad)
+
+
+def test_click_and_rich_live_in_cli_only():
+    bad = [f"{rel} imports {name}" for rel, tree in modules() if not rel.startswith("cli/")
+           for name in imported(tree) if name.split(".")[0] in ("click", "rich")]
+    assert not bad, "\n".join(bad)
+
+
+def starts_processes(tree) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+               and ast.unparse(n.func.value) in ("subprocess", "os")
+               and n.func.attr in ("run", "Popen", "call", "check_call", "check_output", "system", "popen")
+               for n in ast.walk(tree))
+
+
+def test_git_runs_only_through_the_wrapper():
+    starters = sorted(rel for rel, tree in modules() if starts_processes(tree))
+    assert starters == sorted(PROCESS_STARTERS), f"modules that start processes: {starters}"
+    for rel in PROCESS_STARTERS:
+        if rel == "store/git.py":
+            continue
+        text = (PACKAGE / rel).read_text(encoding="utf-8")
+        assert '"git"' not in text and "'git'" not in text, f"{rel} starts git itself"
+
+
+def test_only_store_moves_refs():
+    bad = []
+    for rel, tree in modules():
+        if rel.startswith("store/"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in REF_WRITERS:
+                bad.append(f"{rel}:{node.lineno} .{node.attr}")
+            if (isinstance(node, ast.Attribute) and node.attr == "delete" and "ref" in ast.unparse(node.value).lower()
+                    and ast.unparse(node.value) != "refs"):  # refs.delete is the store's own function
+                bad.append(f"{rel}:{node.lineno} {ast.unparse(node)}")
+            if isinstance(node, ast.Constant) and node.value == "update-ref":
+                bad.append(f"{rel}:{node.lineno} update-ref")
+    assert not bad, "ref writes outside store/:\n" + "\n".join(bad)
+
+
+def test_package_root_holds_only_the_entry_points():
+    entries = sorted(p.name for p in PACKAGE.iterdir() if p.name != "__pycache__")
+    loose = [e for e in entries if not (PACKAGE / e).is_dir() or e == "data"]
+    assert loose == ["__init__.py", "__main__.py", "data", "entry.py", "errors.py"], loose
+
+
+def test_every_subpackage_says_what_it_owns():
+    for init in sorted(PACKAGE.glob("*/__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc, f"{init.parent.name}/__init__.py has no docstring saying what the package owns"
+
+
+@pytest.mark.parametrize("module", ["gitrefocus.entry", "gitrefocus.claude.post_tool_use"])
+def test_hot_entry_points_load_no_heavy_modules(module):
+    code = (f"import sys, {module}; "
+            "print(' '.join(m for m in ('click', 'rich', 'pygit2', 'yaml') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT))).stdout.strip()
+    assert out == "", f"importing {module} loaded {out}"
+
+
+def test_every_registered_command_imports_and_is_named_after_itself():
+    import click
+
+    from gitrefocus.cli import COMMANDS, cli
+
+    ctx = click.Context(cli)
+    for name in COMMANDS:
+        command = cli.get_command(ctx, name)
+        assert isinstance(command, click.Command) and command.name == name, name

@@ -51,7 +51,8 @@ def handle(payload: dict, env=os.environ) -> None:
     rid = localstate.active_refocus(git_dir, env, session_id, worktree=False)
     if not rid or not RefocusId.is_valid(rid):
         return
-    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    given = payload.get("tool_input")
+    tool_input = given if isinstance(given, dict) else {}
     workdir = os.path.dirname(git_dir) if os.path.basename(git_dir) == ".git" else cwd
     for path in written_paths(payload.get("tool_name") or "", tool_input):
         full = os.path.realpath(os.path.join(cwd, path))

@@ -26,7 +26,7 @@ def handle(payload: dict, env=os.environ) -> None:
     if not rid:
         return
     tip = eventlog.read_tip(ws.repo, rid)
-    if tip is None or tip.state["status"] != lifecycle.IN_PROGRESS:
+    if tip is None or tip.state.status != lifecycle.IN_PROGRESS:
         return
 
     def make(t):

@@ -7,17 +7,22 @@ Everything said to the model is plain statements (SPEC §7), sized by
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from gitrefocus.claude import hookio
-from gitrefocus.claude.transcripts import find_transcript
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model.brief import HANDOFF_SECTIONS, brief_relpath
+from gitrefocus.model.events import RefocusState
 from gitrefocus.model.session import relaunch_command
 from gitrefocus.ops import record
 from gitrefocus.store import catalog, localstate
 from gitrefocus.store.config import BUDGETS
+from gitrefocus.store.transcripts import find_transcript
 from gitrefocus.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from gitrefocus.commands.receive import ReceivedResult
 
 # per budget: (max advisories, max chars of the child's brief summary, commit lines)
 BUDGET_LIMITS = {"economy": (0, 800, 0), "light": (3, 2000, 3), "standard": (8, 5000, 5), "detailed": (20, 8000, 10)}
@@ -62,54 +67,59 @@ def child_context(ws: Workspace, rid: str, limit: int) -> str:
     return "\n".join(lines)
 
 
-def results_context(ws: Workspace, received: list[dict]) -> str:
+def results_context(ws: Workspace, received: list[ReceivedResult]) -> str:
+    from gitrefocus.model.result import Result
+
     lines = [f"git refocus: {len(received)} refocus(es) spawned from this repository returned (now marked received):"]
     for r in received:
-        res = r.get("result") or {}
-        lines.append(f"- {r['id']} in {r.get('dest_dir')}: {r['status']}. {_cut(res.get('summary') or '', 600)}")
-        for f in res.get("follow_ups") or []:
-            lines.append(f"  Suggested follow-up (the parent decides): {f['dir']} {f['slug']}: {f['reason']}")
-        if res.get("material_changes"):
-            lines.append("  Material changes: " + "; ".join(f"{m['file']}: {m['summary']}" for m in res["material_changes"]))
-        if r.get("dest_dir"):
-            lines.append(f"  Full result: {os.path.join(r['dest_dir'], brief_relpath(r['id']))}")
+        res = r.parsed or Result.from_dict({})
+        lines.append(f"- {r.id} in {r.dest_dir}: {r.status}. {_cut(res.summary, 600)}")
+        for f in res.follow_ups:
+            lines.append(f"  Suggested follow-up (the parent decides): {f.dir} {f.slug}: {f.reason}")
+        if res.material_changes:
+            lines.append("  Material changes: " + "; ".join(f"{m.file}: {m.summary}" for m in res.material_changes))
+        if r.dest_dir:
+            lines.append(f"  Full result: {os.path.join(r.dest_dir, brief_relpath(r.id))}")
     return "\n".join(lines)
 
 
-def relaunch(entry) -> str:
-    sid = entry.get("child_session_id")
-    dest = entry.get("dest_dir")
-    launched = entry.get("launched_at") or find_transcript(dest, sid)
+def relaunch(state: RefocusState) -> str:
+    sid = str(state.child_session_id)
+    dest = str(state.dest_dir)
+    launched = state.launched_at or find_transcript(dest, sid)
     return relaunch_command(dest, sid, resume=bool(launched))
 
 
-def advisories(ws: Workspace, cat, session_id: str | None) -> list[str]:
+def advisories(ws: Workspace, cat: catalog.Catalog, session_id: str | None) -> list[str]:
     out = []
     stale_hours = ws.setting("staleReservedHours")
     quiet_hours = ws.setting("quietHours")
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         st = entry.status
+        state = entry.state
+        if state is None:  # a brief without an event log: doctor reports it
+            continue
         incoming = entry.incoming
-        if incoming and st in lifecycle.PENDING_LAUNCH and entry.get("child_session_id") != session_id:
-            out.append(f"Incoming brief {entry.id} from {entry.get('source_dir')} has not been launched; "
-                       f"its child session starts with: {relaunch(entry)}")
+        if incoming and st in lifecycle.PENDING_LAUNCH and state.child_session_id != session_id:
+            out.append(f"Incoming brief {entry.id} from {state.source_dir} has not been launched; "
+                       f"its child session starts with: {relaunch(state)}")
         elif incoming and st == lifecycle.IN_PROGRESS:
-            sid = entry.get("child_session_id")
-            if session_id in (entry.get("sessions") or []) or sid == session_id:
+            sid = state.child_session_id
+            if session_id in state.sessions or sid == session_id:
                 continue
-            ended = entry.get("last_event") == "session-ended"
-            transcript = find_transcript(entry.get("dest_dir"), sid)
-            last = entry.get("last_event_at")
+            ended = state.last_event == "session-ended"
+            transcript = find_transcript(state.dest_dir, str(sid))
+            last = state.last_event_at
             if transcript:
                 last = max(last or "", clock.iso(clock.parse_epoch(os.path.getmtime(transcript))))
             quiet = clock.age_hours(last)
             if ended or quiet >= quiet_hours:
                 why = "its session ended" if ended else f"no activity for {quiet:.1f} h"
                 out.append(f"Refocus {entry.id} is in progress but its child session {sid} has not completed ({why}); "
-                           f"it may have exited without git refocus complete. It continues with: {relaunch(entry)}")
+                           f"it may have exited without git refocus complete. It continues with: {relaunch(state)}")
         age = entry.unlaunched_hours(stale_hours)
         if age is not None:
-            out.append(f"Outgoing refocus {entry.id} to {entry.get('dest_dir')} is still un-launched after "
+            out.append(f"Outgoing refocus {entry.id} to {state.dest_dir} is still un-launched after "
                        f"{int(age)} h: continue waiting, or abandon it.")
     return out
 
@@ -139,9 +149,9 @@ def handle(payload: dict, env=os.environ) -> str | None:
     parts: list[str] = []
 
     child = next((e for e in cat.entries.values()
-                  if session_id and e.get("child_session_id") == session_id and e.incoming), None)
+                  if session_id and e.state and e.state.child_session_id == session_id and e.incoming), None)
     if child is not None and child.status not in lifecycle.TERMINAL and record.brief_file(ws, child.id):
-        if child.status in lifecycle.PENDING_LAUNCH or session_id not in (child.get("sessions") or []):
+        if child.status in lifecycle.PENDING_LAUNCH or session_id not in (child.state.sessions if child.state else ()):
             from gitrefocus.commands.start import start
 
             start(refocus_id=child.id, session_id=session_id, cwd=ws.workdir, env=env)
@@ -152,7 +162,7 @@ def handle(payload: dict, env=os.environ) -> str | None:
         parts.append(child_context(ws, child.id, brief_limit))
         cat.entries.update(catalog.load(ws, only=child.id).entries)  # only this entry changed
 
-    from gitrefocus.commands.receive import receive_one, waiting
+    from gitrefocus.commands.receive import destinations, receive_one, waiting
 
     back = waiting(cat)
     if back:
@@ -160,7 +170,7 @@ def handle(payload: dict, env=os.environ) -> str | None:
         parts.append(results_context(ws, received))
         from gitrefocus.ops import index_md
 
-        index_md.refresh(ws, *[record.counterpart(ws, r) for r in received])
+        index_md.refresh(ws, *destinations(ws, received))
 
     if max_adv:
         lines = advisories(ws, cat, session_id) + extra_advisories(ws, budget, commit_lines)

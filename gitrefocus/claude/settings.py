@@ -24,7 +24,7 @@ HOOKS = {
 def snippet() -> dict:
     hooks = {}
     for event, (name, matcher, timeout) in HOOKS.items():
-        entry = {"hooks": [{"type": "command", "command": COMMAND.format(name), "timeout": timeout}]}
+        entry: dict[str, object] = {"hooks": [{"type": "command", "command": COMMAND.format(name), "timeout": timeout}]}
         if matcher:
             entry = {"matcher": matcher, **entry}
         hooks[event] = [entry]

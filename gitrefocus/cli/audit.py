@@ -9,8 +9,8 @@ from gitrefocus.cli import render
 JSON_HELP = "Print a versioned JSON object instead of text."
 
 
-def _report_warnings(model: dict) -> None:
-    for w in model.get("warnings", []):
+def _report_warnings(warnings: list[str]) -> None:
+    for w in warnings:
         render.warn(w)
 
 
@@ -28,13 +28,13 @@ def log(refocus_id, as_json):
 
     model = run(refocus_id=refocus_id)
     if as_json:
-        render.emit_json("log", model)
+        render.emit_json("log", model.to_json())
         return
-    if not model["commits"]:
-        render.note(f"no commits are linked to {model['id']} yet.")
+    if not model.commits:
+        render.note(f"no commits are linked to {model.id} yet.")
         return
-    for c in model["commits"]:
-        render.echo(f"{c['abbrev']} {c['author_date'][:10]} {c['subject']}  ({', '.join(c['via'])})")
+    for c in model.commits:
+        render.echo(f"{c.abbrev} {c.author_date[:10]} {c.subject}  ({', '.join(c.via(model.id))})")
 
 
 @click.command()
@@ -51,12 +51,12 @@ def link(refocus_id, revs, as_json):
     from gitrefocus.commands.link import link as run
 
     model = run(refocus_id=refocus_id, revs=list(revs))
-    _report_warnings(model)
+    _report_warnings(model.warnings)
     if as_json:
-        render.emit_json("link", model)
+        render.emit_json("link", model.to_json())
         return
-    n, already = len(model["linked"]), len(model["already_linked"])
-    render.echo(f"{model['id']}: linked {n} commit{'s' if n != 1 else ''}"
+    n, already = len(model.linked), len(model.already_linked)
+    render.echo(f"{model.id}: linked {n} commit{'s' if n != 1 else ''}"
                 + (f" ({already} already linked)" if already else "") + ".")
 
 
@@ -81,15 +81,15 @@ def sync(remote, progress, as_json):
     if progress is None:
         progress = sys.stderr.isatty()
     model = run(remote=remote, progress=render.note if progress else None)
-    _report_warnings(model)
+    _report_warnings(model.warnings)
     if as_json:
-        render.emit_json("sync", model)
+        render.emit_json("sync", model.to_json())
         return
-    here = [f"{len(model[k])} {label}" for k, label in
-            (("created", "new"), ("fast_forwarded", "updated"), ("merged", "merged")) if model[k]]
-    notes = f"; notes {model['notes']}" if model["notes"] != "same" else ""
-    pushed = len(model["pushed"]) + (1 if model["notes_pushed"] else 0)
-    render.echo(f"synced with {model['remote']}: " + (", ".join(here) or "nothing new") + notes
+    here = [f"{len(ids)} {label}" for ids, label in
+            ((model.created, "new"), (model.fast_forwarded, "updated"), (model.merged, "merged")) if ids]
+    notes = f"; notes {model.notes}" if model.notes != "same" else ""
+    pushed = len(model.pushed) + (1 if model.notes_pushed else 0)
+    render.echo(f"synced with {model.remote}: " + (", ".join(here) or "nothing new") + notes
                 + (f"; pushed {pushed} ref{'s' if pushed != 1 else ''}" if pushed else "; nothing to push") + ".")
 
 
@@ -110,19 +110,19 @@ def doctor(ctx, repair, as_json):
 
     model = run(repair=repair)
     if as_json:
-        render.emit_json("doctor", model)
+        render.emit_json("doctor", model.to_json())
     else:
-        for f in model["findings"]:
-            mark = "repaired" if f["repaired"] else ("info" if f["severity"] == "info" else "problem")
-            render.echo(f"{mark}: {f['message']}")
-            if f["repair_error"]:
-                render.echo(f"  repair failed: {f['repair_error']}")
-            elif f["repairable"] and not f["repaired"]:
-                render.echo(f"  --repair would {f['repair']}.")
-        if model["clean"]:
-            render.echo(f"{model['repo']}: consistent" + (f" ({model['repaired']} repaired)." if model["repaired"] else "."))
+        for f in model.findings:
+            mark = "repaired" if f.repaired else ("info" if f.severity == "info" else "problem")
+            render.echo(f"{mark}: {f.message}")
+            if f.repair_error:
+                render.echo(f"  repair failed: {f.repair_error}")
+            elif f.repairable and not f.repaired:
+                render.echo(f"  --repair would {f.repair}.")
+        if model.clean:
+            render.echo(f"{model.repo}: consistent" + (f" ({model.repaired} repaired)." if model.repaired else "."))
         else:
-            render.echo(f"{model['problems']} problem(s)"
-                        + (f", {model['repairable']} repairable with --repair." if model["repairable"] else "."))
-    if not model["clean"]:
+            render.echo(f"{model.problems} problem(s)"
+                        + (f", {model.repairable} repairable with --repair." if model.repairable else "."))
+    if not model.clean:
         ctx.exit(1)

@@ -18,6 +18,6 @@ def demo(directory, keep, as_json):
 
     model = run(directory=directory, keep=keep, say=(lambda s: None) if as_json else render.echo)
     if as_json:
-        render.emit_json("demo", model)
-    elif model["kept"] or directory:
-        render.echo(f"repositories kept in {model['root']}")
+        render.emit_json("demo", model.to_json())
+    elif model.kept or directory:
+        render.echo(f"repositories kept in {model.root}")

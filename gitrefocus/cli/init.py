@@ -33,21 +33,21 @@ def init(remote, claude, dry_run, as_json):
     from gitrefocus.commands.init import init as run
 
     model = run(remote=remote, claude=claude, dry_run=dry_run)
-    for w in model["warnings"]:
+    for w in model.warnings:
         render.warn(w)
     if as_json:
-        render.emit_json("init", model)
+        render.emit_json("init", model.to_json())
         return
-    changes = [s for s in model["steps"] if s["changed"]]
+    changes = [s for s in model.steps if s.needed]
     if not changes:
-        render.echo(f"{model['repo']} already takes part in refocus; nothing to change.")
+        render.echo(f"{model.repo} already takes part in refocus; nothing to change.")
         return
     render.echo(("would change (dry run):" if dry_run else "changed:"))
     for s in changes:
-        render.echo(f"  - {s['what']}")
-    if model["core_hooks_path"]:
-        render.echo(f"core.hooksPath is set: the hook lives in {model['hooks_dir']}.")
-    if model["undo"] and not dry_run:
+        render.echo(f"  - {s.what}")
+    if model.core_hooks_path:
+        render.echo(f"core.hooksPath is set: the hook lives in {model.hooks_dir}.")
+    if model.undo and not dry_run:
         render.echo("to undo:")
-        for u in model["undo"]:
+        for u in model.undo:
             render.echo(f"  {u}")

@@ -101,7 +101,9 @@ def _command_section(name: str, cmd: click.Command, ctx: click.Context) -> list[
             lines += [".TP", f".B {_escape(record[0])}", _escape(record[1])]
     if isinstance(cmd, click.Group):
         for sub in cmd.list_commands(ctx):
-            lines += _command_section(f"{name} {sub}", cmd.get_command(ctx, sub), ctx)
+            sub_cmd = cmd.get_command(ctx, sub)
+            if sub_cmd is not None:
+                lines += _command_section(f"{name} {sub}", sub_cmd, ctx)
     return [line for line in lines if line != ""]
 
 

@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from gitrefocus.cli import render
 from gitrefocus.model.ids import ref_name
 
+if TYPE_CHECKING:
+    from gitrefocus.ops.index_md import Row
+
 JSON_HELP = "Print a versioned JSON object instead of text."
 
 
-def _notices(model: dict) -> None:
-    for n in model.get("notices", []):
+def _notices(notices: list[str]) -> None:
+    for n in notices:
         render.note(n)
 
 
-def _where(r: dict) -> str:
-    if not r.get("counterpart"):
+def _where(r: Row) -> str:
+    if not r.counterpart:
         return ""
-    return ("from " if r["direction"] == "incoming" else "to ") + r["counterpart"]
+    return ("from " if r.direction == "incoming" else "to ") + r.counterpart
 
 
 @click.command("list")
@@ -29,11 +34,11 @@ def list_(all_, as_json):
     from gitrefocus.commands.list import list_ as run
 
     model = run(all=all_)
-    _notices(model)
+    _notices(model.notices)
     if as_json:
-        render.emit_json("list", model)
+        render.emit_json("list", model.to_json())
         return
-    rows = [[r["id"], r["status"], r["direction"], _where(r)] for r in model["entries"]]
+    rows = [[r.id, r.status, r.direction, _where(r)] for r in model.entries]
     if rows:
         render.table(None, ["ID", "STATUS", "DIRECTION", "COUNTERPART"], rows)
 
@@ -47,17 +52,17 @@ def show(refocus_id, as_json):
 
     model = run(refocus_id=refocus_id)
     if as_json:
-        render.emit_json("show", model)
+        render.emit_json("show", model.to_json())
         return
-    for p in model["problems"]:
+    for p in model.problems:
         render.warn(p)
-    if model["brief"]:
-        render.echo(model["brief"].rstrip("\n"))
+    if model.brief:
+        render.echo(model.brief.rstrip("\n"))
         render.echo()
-    render.echo(f"# Events ({model['direction']}, {ref_name(model['id'])})")
-    for e in model["events"]:
-        who = e["actor"].get("name") or ""
-        render.echo(f"{e['at']}  {e['kind']:<13} {who}  {e['commit'][:10]}")
+    render.echo(f"# Events ({model.direction}, {ref_name(model.id)})")
+    for e in model.events:
+        who = e.event.actor.get("name") or ""
+        render.echo(f"{e.event.at}  {e.event.kind:<13} {who}  {e.commit[:10]}")
 
 
 def _section(title: str, rows: list[str]) -> bool:
@@ -75,25 +80,26 @@ def status(as_json):
     from gitrefocus.commands.status import status as run
 
     model = run()
-    _notices(model)
+    _notices(model.notices)
     if as_json:
-        render.emit_json("status", model)
+        render.emit_json("status", model.to_json())
         return
-    inc, out = model["incoming"], model["outgoing"]
-    said = _section("Incoming, waiting for launch:", [f"{r['id']}  {_where(r)}" for r in inc["pending_launch"]])
+    inc, out = model.incoming, model.outgoing
+    said = _section("Incoming, waiting for launch:", [f"{r.row.id}  {_where(r.row)}" for r in inc.pending_launch])
     said |= _section("Incoming, in progress:", [
-        f"{r['id']}  launched {r['launched_at']}" + ("  (quiet: no event for %s h)" % r["quiet_hours"] if r.get("quiet") else "")
-        for r in inc["in_progress"]])
-    said |= _section("Incoming, blocked:", [r["id"] for r in inc["blocked"]])
+        f"{r.row.id}  launched {r.row.launched_at}" + ("  (quiet: no event for %s h)" % r.quiet_hours if r.quiet else "")
+        for r in inc.in_progress])
+    said |= _section("Incoming, blocked:", [r.row.id for r in inc.blocked])
     said |= _section("Outgoing, results waiting (git refocus receive):", [
-        f"{r['id']}  {r['status']}: {((r.get('result') or {}).get('summary') or '').strip()[:100]}" for r in out["results_waiting"]])
+        f"{w.row.id}  {w.row.status}: {(w.parsed.summary if w.parsed else '').strip()[:100]}" for w in out.results_waiting])
     said |= _section("Outgoing, still un-launched (continue waiting, or abandon):", [
-        f"{r['id']}  {_where(r)}  {int(r['age_hours'])} h" for r in out["unlaunched"]])
-    said |= _section("Outgoing, in flight:", [f"{r['id']}  {r['status']}  {_where(r)}" for r in out["in_flight"]])
-    said |= _section("Divergences:", [f"{d['id']}: {d['problem']}" for d in model["divergences"]])
-    for key in ("stale_context", "changes_since_last_session"):
-        if model.get(key):
-            said |= _section(key.replace("_", " ").capitalize() + ":", [str(x) for x in model[key]])
+        f"{r.row.id}  {_where(r.row)}  {int(r.age_hours)} h" for r in out.unlaunched])
+    said |= _section("Outgoing, in flight:", [f"{r.row.id}  {r.row.status}  {_where(r.row)}" for r in out.in_flight])
+    said |= _section("Divergences:", [f"{d.id}: {d.problem}" for d in model.divergences])
+    for title, lines in (("Stale context:", model.stale_context),
+                         ("Changes since last session:", model.changes_since_last_session)):
+        if lines:
+            said |= _section(title, [str(x) for x in lines])
     if not said:
         render.echo("nothing needs attention here.")
 
@@ -105,11 +111,11 @@ def index(as_json):
     from gitrefocus.commands.index import index as run
 
     model = run()
-    _notices(model)
+    _notices(model.notices)
     if as_json:
-        render.emit_json("index", model)
+        render.emit_json("index", model.to_json())
     else:
-        render.echo(f"{model['path']}: {model['active']} active, {model['recent']} recent, {model['archived']} archived.")
+        render.echo(f"{model.path}: {model.active} active, {model.recent} recent, {model.archived} archived.")
 
 
 @click.command()
@@ -122,7 +128,7 @@ def pickup(refocus_id):
     """
     from gitrefocus.commands.pickup import pickup as run
 
-    click.echo(run(refocus_id=refocus_id)["prompt"], nl=False)
+    click.echo(run(refocus_id=refocus_id).prompt, nl=False)
 
 
 @click.command()
@@ -135,10 +141,10 @@ def gc(dry_run, days, as_json):
 
     model = run(dry_run=dry_run, days=days)
     if as_json:
-        render.emit_json("gc", model)
+        render.emit_json("gc", model.to_json())
         return
     verb = "would move" if dry_run else "moved"
-    for m in model["archived"]:
-        render.echo(f"{verb} {m['from']} -> {m['to']}")
-    if not model["archived"]:
-        render.echo(f"nothing finished more than {model['days']} days ago.")
+    for m in model.archived:
+        render.echo(f"{verb} {m.source} -> {m.target}")
+    if not model.archived:
+        render.echo(f"nothing finished more than {model.days} days ago.")

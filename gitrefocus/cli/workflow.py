@@ -9,8 +9,8 @@ from gitrefocus.cli import render
 JSON_HELP = "Print a versioned JSON object instead of text."
 
 
-def _report_warnings(model: dict) -> None:
-    for w in model.get("warnings", []):
+def _report_warnings(warnings: list[str]) -> None:
+    for w in warnings:
         render.warn(w)
 
 
@@ -51,14 +51,14 @@ def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, rel
                 context=list(context), deliverables=list(deliverable), related=list(related),
                 related_ids=list(related_ids), files=list(files), parent=parent, assign=assign,
                 from_transcript=from_transcript, oneshot=oneshot, commit=commit)
-    _report_warnings(model)
+    _report_warnings(model.warnings)
     if as_json:
-        render.emit_json("spawn", model)
+        render.emit_json("spawn", model.to_json())
         return
-    render.echo(model["marker"])
-    render.echo(f"brief:   {model['brief_path']}")
+    render.echo(model.marker)
+    render.echo(f"brief:   {model.brief_path}")
     render.echo("launch the child with:")
-    render.echo(f"  {model['relaunch_command']}")
+    render.echo(f"  {model.relaunch_command}")
 
 
 @click.command()
@@ -74,11 +74,11 @@ def start(refocus_id, session_id, as_json):
     from gitrefocus.commands.start import start as run
 
     model = run(refocus_id=refocus_id, session_id=session_id)
-    _report_warnings(model)
+    _report_warnings(model.warnings)
     if as_json:
-        render.emit_json("start", model)
+        render.emit_json("start", model.to_json())
     else:
-        render.echo(f"{model['id']}: {model['status']} (launched {model['launched_at']}); commits here now carry Refocus-Id.")
+        render.echo(f"{model.id}: {model.status} (launched {model.launched_at}); commits here now carry Refocus-Id.")
 
 
 @click.command()
@@ -111,18 +111,18 @@ def complete(refocus_id, status, summary, dod, dod_unmet, artifact, follow_up, m
                 artifacts=list(artifact), follow_ups=list(follow_up), material_changes=list(material_change),
                 no_material_changes=no_material_changes, from_json=from_json, save_transcript=save_transcript,
                 commit=commit)
-    _report_warnings(model)
+    _report_warnings(model.warnings)
     if as_json:
-        render.emit_json("complete", model)
+        render.emit_json("complete", model.to_json())
         return
-    render.echo(f"{model['id']}: {model['status']} at {model['completed_at']}.")
-    if model["suggested_files"]:
+    render.echo(f"{model.id}: {model.status} at {model.completed_at}.")
+    if model.suggested_files:
         render.note("files this session wrote that are not listed as artifacts (kept as suggested_files): "
-                    + ", ".join(model["suggested_files"]))
-    for r in model["redactions"]:
+                    + ", ".join(model.suggested_files))
+    for r in model.redactions:
         render.echo(f"redacted {r.get('kind')} on line {r.get('line')}: {r.get('preview')}")
-    if model["source_updated"]:
-        render.echo(f"the source ({model['source_dir']}) now shows the result waiting.")
+    if model.source_updated:
+        render.echo(f"the source ({model.source_dir}) now shows the result waiting.")
     else:
         render.echo("the source repository is not reachable here; `git refocus sync` carries the result.")
 
@@ -141,11 +141,11 @@ def abandon(refocus_id, reason, commit, as_json):
     from gitrefocus.commands.abandon import abandon as run
 
     model = run(refocus_id=refocus_id, reason=reason, commit=commit)
-    _report_warnings(model)
+    _report_warnings(model.warnings)
     if as_json:
-        render.emit_json("abandon", model)
+        render.emit_json("abandon", model.to_json())
     else:
-        render.echo(f"{model['id']}: abandoned ({model['reason']}).")
+        render.echo(f"{model.id}: abandoned ({model.reason}).")
 
 
 @click.command()
@@ -161,12 +161,12 @@ def receive(refocus_id, as_json):
 
     model = run(refocus_id=refocus_id)
     if as_json:
-        render.emit_json("receive", model)
+        render.emit_json("receive", model.to_json())
         return
-    if not model["received"]:
+    if not model.received:
         render.echo("no results waiting.")
-    for r in model["received"]:
-        res = r.get("result") or {}
-        render.echo(f"{r['id']}: {r['status']} — {res.get('summary', '').strip()}")
-        for f in res.get("follow_ups", []):
-            render.echo(f"  follow-up: {f['dir']} {f['slug']}: {f['reason']}")
+    for r in model.received:
+        res = r.parsed
+        render.echo(f"{r.id}: {r.status} — {res.summary.strip() if res else ''}")
+        for f in res.follow_ups if res else ():
+            render.echo(f"  follow-up: {f.dir} {f.slug}: {f.reason}")

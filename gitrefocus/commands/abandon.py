@@ -2,25 +2,44 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import events as ev
 from gitrefocus.model import lifecycle
+from gitrefocus.model.events import Event
 from gitrefocus.ops import index_md, linkage, record
 from gitrefocus.store import catalog, localstate
+from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace
 
 
-def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".") -> dict:
+@dataclass(frozen=True)
+class AbandonOutcome:
+    id: str
+    status: str
+    reason: str
+    files_written: list[str]
+    commit: str | None
+    warnings: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "status": self.status, "reason": self.reason,
+                "files_written": self.files_written, "commit": self.commit, "warnings": self.warnings}
+
+
+def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".") -> AbandonOutcome:
     if not reason or not reason.strip():
         raise RefocusError("abandon needs --reason: say why, for whoever reads this later.")
     ws = Workspace.open(cwd)
     rid = catalog.resolve_id(ws, refocus_id)
 
-    def make(tip):
+    def make(tip: Tip | None) -> Event:
         if tip is None:
             raise RefocusError(f"{rid} has no event log here; run `git refocus doctor --repair`.")
-        lifecycle.require_transition(rid, tip.state["status"], lifecycle.ABANDONED)
+        lifecycle.require_transition(rid, tip.state.status, lifecycle.ABANDONED)
         return record.new_event(ws, rid, ev.ABANDONED, "user", reason=reason.strip(),
                                 meta_changes={"status": lifecycle.ABANDONED, "reason": reason.strip()})
 
@@ -37,5 +56,5 @@ def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".
         record.note(other, other.head_oid(), rid, "abandoned", role="dest", status="abandoned", reason=reason.strip())
     index_md.refresh(ws, other)
     commit_oid = scoped_commit(ws, out.written, f"refocus({rid}): abandoned") if commit else None
-    return {"id": rid, "status": state["status"], "reason": reason.strip(),
-            "files_written": out.written + other_written, "commit": commit_oid, "warnings": warnings}
+    return AbandonOutcome(id=rid, status=state.status, reason=reason.strip(), files_written=out.written + other_written,
+                     commit=commit_oid, warnings=warnings)

@@ -4,16 +4,47 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model import result as res
+from gitrefocus.model.events import Event
+from gitrefocus.model.result import DodItem, Result
 from gitrefocus.model.session import transcript_pointer
 from gitrefocus.ops import index_md, linkage, promote, record
 from gitrefocus.store import catalog, localstate
+from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class CompleteOutcome:
+    id: str
+    status: str
+    completed_at: str | None
+    result: Result
+    brief_path: str | None
+    source_updated: bool  # the source repository is on this machine and now has the result
+    source_dir: str | None
+    files_written: list[str]
+    commit: str | None
+    warnings: list[str]
+    redactions: list[dict[str, Any]]  # what --save-transcript scrubbed
+    suggested_files: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "status": self.status, "completed_at": self.completed_at,
+            "result": self.result.to_dict(), "brief_path": self.brief_path,
+            "source_updated": self.source_updated, "source_dir": self.source_dir,
+            "files_written": self.files_written, "commit": self.commit, "warnings": self.warnings,
+            "redactions": self.redactions, "suggested_files": self.suggested_files,
+        }
 
 
 def _match_criterion(done_when: list[str], spec: str) -> int:
@@ -32,17 +63,19 @@ def _match_criterion(done_when: list[str], spec: str) -> int:
     )
 
 
-def definition_of_done(done_when: list[str], met: list[str], unmet: list[str]) -> list[dict]:
-    dod = [{"criterion": c, "met": False, "note": "not stated"} for c in done_when]
+def definition_of_done(done_when: list[str], met: Sequence[str], unmet: Sequence[str]) -> tuple[DodItem, ...]:
+    dod = [DodItem(criterion=c, met=False, note="not stated") for c in done_when]
     for spec in met:
-        dod[_match_criterion(done_when, spec)].update(met=True, note=None)
+        i = _match_criterion(done_when, spec)
+        dod[i] = replace(dod[i], met=True, note=None)
     for spec in unmet:
         which, _, note = spec.partition("=")
-        dod[_match_criterion(done_when, which)].update(met=False, note=f"not met: {note.strip()}" if note.strip() else "not met")
-    return dod
+        i = _match_criterion(done_when, which)
+        dod[i] = replace(dod[i], met=False, note=f"not met: {note.strip()}" if note.strip() else "not met")
+    return tuple(dod)
 
 
-def load_return_object(path: str) -> dict:
+def load_return_object(path: str) -> Result:
     try:
         if path == "-":
             import sys
@@ -73,11 +106,11 @@ def suggested_files(ws: Workspace, rid: str) -> list[str]:
 
 def complete(
     *, refocus_id: str | None = None, status: str = "completed", summary: str | None = None,
-    dod: list[str] = (), dod_unmet: list[str] = (), artifacts: list[str] = (),
-    follow_ups: list[str] = (), material_changes: list[str] = (), no_material_changes: str | None = None,
+    dod: Sequence[str] = (), dod_unmet: Sequence[str] = (), artifacts: Sequence[str] = (),
+    follow_ups: Sequence[str] = (), material_changes: Sequence[str] = (), no_material_changes: str | None = None,
     from_json: str | None = None, save_transcript: bool = False, commit: bool = False,
-    cwd: str = ".", env=os.environ,
-) -> dict:
+    cwd: str = ".", env: Mapping[str, str] = os.environ,
+) -> CompleteOutcome:
     ws = Workspace.open(cwd)
     rid = refocus_id or localstate.active_refocus(ws.git_dir, env)
     if not rid:
@@ -87,44 +120,46 @@ def complete(
         raise RefocusError(f"{rid} has no brief in this repository; complete it from its destination.")
 
     if from_json:
-        kwargs = load_return_object(from_json)
+        draft = load_return_object(from_json)
         if summary:
-            kwargs["summary"] = summary
+            draft = replace(draft, summary=summary)
     else:
-        kwargs = dict(status=status, summary=summary or "", artifacts=[res.parse_artifact(a) for a in artifacts],
-                      follow_ups=[res.parse_follow_up(f) for f in follow_ups], material_changes=[],
-                      no_material_changes=None)
-    kwargs["material_changes"] = list(kwargs.get("material_changes") or []) + [res.parse_material_change(m) for m in material_changes]
-    kwargs["no_material_changes"] = no_material_changes or kwargs.get("no_material_changes")
-    kwargs["follow_ups"] = list(kwargs.get("follow_ups") or [])
+        draft = Result(status=status, summary=summary or "", artifacts=tuple(res.parse_artifact(a) for a in artifacts),
+                       follow_ups=tuple(res.parse_follow_up(f) for f in follow_ups))
+    draft = replace(
+        draft, material_changes=draft.material_changes + tuple(res.parse_material_change(m) for m in material_changes),
+        no_material_changes=no_material_changes or draft.no_material_changes,
+    )
     prepared = None
     if save_transcript:  # locate and scrub first: a missing transcript refuses before any write
+        from gitrefocus.handoff.scrub import scrub_transcript
         from gitrefocus.ops import transcript
         from gitrefocus.store import eventlog
 
-        prepared = transcript.prepare(ws, eventlog.require_tip(ws.repo, rid).state)
+        prepared = transcript.prepare(ws, eventlog.require_tip(ws.repo, rid).state, scrub_transcript)
     warnings: list[str] = []
     now = clock.now_iso()
     written: list[str] = []
-    outcome: dict = {}
+    made: list[tuple[Result, list[str]]] = []  # (result, suggested files) of the build that won
 
-    def make(tip):
+    def make(tip: Tip | None) -> Event:
         if tip is None:
             raise RefocusError(f"{rid} has no event log here; run `git refocus doctor --repair`.")
         state = tip.state
         doc = record.current_doc(ws, rid, tip)
-        result = res.Result(
-            **kwargs, dod=definition_of_done(doc.meta["done_when"], list(dod), list(dod_unmet)),
-            child_session=transcript_pointer(state.get("dest_dir") or ws.workdir, state["child_session_id"]),
+        if doc is None:
+            raise RefocusError(f"{rid} has no brief document to update.")
+        result = replace(
+            draft, dod=definition_of_done(doc.meta["done_when"], dod, dod_unmet),
+            child_session=transcript_pointer(state.dest_dir or ws.workdir, str(state.child_session_id)),
             completed_at=now,
-        )
-        if state["status"] in lifecycle.PENDING_LAUNCH:
-            raise RefocusError(f"cannot complete {rid}: it is {state['status']} and was never started (run `git refocus start {rid}` first).")
-        lifecycle.require_transition(rid, state["status"], result.lifecycle_status)
-        outcome["result"] = result
+        ).checked()
+        if state.status in lifecycle.PENDING_LAUNCH:
+            raise RefocusError(f"cannot complete {rid}: it is {state.status} and was never started (run `git refocus start {rid}` first).")
+        lifecycle.require_transition(rid, state.status, result.lifecycle_status)
         suggested = [f for f in suggested_files(ws, rid) if f not in doc.meta["relevant_files"]]
-        outcome["suggested"] = [f for f in suggested if f not in {a["path"] for a in result.artifacts}]
-        changes = {"status": result.lifecycle_status, "completed_at": now}
+        made[:] = [(result, [f for f in suggested if f not in {a.path for a in result.artifacts}])]
+        changes: dict[str, Any] = {"status": result.lifecycle_status, "completed_at": now}
         if prepared is not None:
             changes["transcript_saved"] = True
         if suggested:
@@ -135,10 +170,10 @@ def complete(
         )
 
     out = record.write_event(ws, rid, make)
-    result = outcome["result"]
+    result, suggested = made[0]
     written += out.written
     if result.status == "completed":
-        unmet = [d["criterion"] for d in result.dod if not d["met"]]
+        unmet = [d.criterion for d in result.dod if not d.met]
         if unmet:
             warnings.append(f"completed with {len(unmet)} done_when criteria not marked met (--dod N): " + "; ".join(unmet))
     try:
@@ -152,21 +187,19 @@ def complete(
         from gitrefocus.ops import transcript
 
         written += transcript.write(ws, rid, prepared)
-        outcome["redactions"] = prepared.redactions
     localstate.clear_active(ws.git_dir, rid)
     localstate.unmap_sessions(ws.git_dir, rid)
     state = out.tip.state
-    record.note(ws, ws.head_oid(), rid, "completed", role="dest", status=state["status"])
-    warnings += linkage.on_finish(ws, rid, state["status"])
+    record.note(ws, ws.head_oid(), rid, "completed", role="dest", status=state.status)
+    warnings += linkage.on_finish(ws, rid, state.status)
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
     index_md.refresh(ws, other)
-    commit_oid = scoped_commit(ws, written, f"refocus({rid}): {state['status']}") if commit else None
-    return {
-        "id": rid, "status": state["status"], "completed_at": state["completed_at"],
-        "result": result.to_dict(), "brief_path": record.brief_file(ws, rid),
-        "source_updated": other is not None, "source_dir": state.get("source_dir"),
-        "files_written": written, "commit": commit_oid, "warnings": warnings,
-        "redactions": outcome.get("redactions", []),
-        "suggested_files": outcome.get("suggested", []),
-    }
+    commit_oid = scoped_commit(ws, written, f"refocus({rid}): {state.status}") if commit else None
+    return CompleteOutcome(
+        id=rid, status=state.status, completed_at=state.completed_at, result=result,
+        brief_path=record.brief_file(ws, rid), source_updated=other is not None, source_dir=state.source_dir,
+        files_written=written, commit=commit_oid, warnings=warnings,
+        redactions=prepared.redactions if prepared is not None else [],
+        suggested_files=suggested,
+    )

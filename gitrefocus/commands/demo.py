@@ -6,6 +6,9 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from gitrefocus.commands.complete import complete
 from gitrefocus.commands.receive import receive
@@ -14,6 +17,7 @@ from gitrefocus.commands.spawn import spawn
 from gitrefocus.commands.start import start
 from gitrefocus.commands.status import status
 from gitrefocus.model.ids import ref_name
+from gitrefocus.model.result import Result
 from gitrefocus.store import git
 
 IDENTITY = ["-c", "user.name=Refocus Demo", "-c", "user.email=demo@example.com"]
@@ -28,7 +32,18 @@ def _repo(path: str, readme: str) -> None:
     git.run(path, "commit", "-q", "-m", "initial", config=IDENTITY)
 
 
-def demo(*, directory: str | None = None, keep: bool = False, say=print) -> dict:
+@dataclass(frozen=True)
+class DemoOutcome:
+    id: str
+    root: str  # where the two repositories were made
+    events: list[str]  # the event kinds of the round trip
+    kept: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "root": self.root, "events": self.events, "kept": self.kept}
+
+
+def demo(*, directory: str | None = None, keep: bool = False, say: Callable[[str], object] = print) -> DemoOutcome:
     root = directory or tempfile.mkdtemp(prefix="refocus-demo-")
     if directory:
         os.makedirs(root, exist_ok=True)
@@ -48,13 +63,13 @@ def demo(*, directory: str | None = None, keep: bool = False, say=print) -> dict
             out_of_scope=["Migrating code-executor to the standard"],
             context=["Servers speak SSH-stdio through a dispatcher", "TLS is required from day one"],
         )
-        rid = spawned["id"]
-        say(f"2. spawn: {spawned['marker']}")
-        say(f"   brief: {spawned['brief_path']}")
-        say(f"   relaunch: {spawned['relaunch_command']}")
-        child_env = dict(env, CLAUDE_CODE_SESSION_ID=spawned["child_session_id"])
+        rid = spawned.id
+        say(f"2. spawn: {spawned.marker}")
+        say(f"   brief: {spawned.brief_path}")
+        say(f"   relaunch: {spawned.relaunch_command}")
+        child_env = dict(env, CLAUDE_CODE_SESSION_ID=spawned.child_session_id)
         started = start(refocus_id=None, cwd=mcp, env=child_env)
-        say(f"3. start (what the child's SessionStart hook does): {rid} is {started['status']}")
+        say(f"3. start (what the child's SessionStart hook does): {rid} is {started.status}")
         with open(os.path.join(mcp, "MCPSTANDARD.md"), "w", encoding="utf-8") as fh:
             fh.write("# MCP standard\n\n## 3. Transport\nSSH-stdio via dispatcher.\n")
         done = complete(
@@ -63,16 +78,18 @@ def demo(*, directory: str | None = None, keep: bool = False, say=print) -> dict
             follow_ups=[f"{root}/code-executor:migrate-to-standard:code-executor must adopt the standard"],
             material_changes=["architecture.md=MCP servers speak SSH-stdio through one dispatcher"],
         )
-        say(f"4. complete: {rid} is {done['status']}; docs/context/architecture.md updated in the destination")
-        waiting = status(cwd=memory)["outgoing"]["results_waiting"]
-        say(f"5. status in the source: {len(waiting)} result waiting: {waiting[0]['result']['summary']}")
-        got = receive(cwd=memory)["received"]
-        say(f"6. receive: {got[0]['id']} acknowledged; follow-up suggested: {got[0]['result']['follow_ups'][0]['slug']}")
-        events = [e["kind"] for e in show(refocus_id=rid, cwd=memory)["events"]]
+        say(f"4. complete: {rid} is {done.status}; docs/context/architecture.md updated in the destination")
+        waiting = status(cwd=memory).outgoing.results_waiting
+        summary = Result.from_dict(waiting[0].result or {}).summary
+        say(f"5. status in the source: {len(waiting)} result waiting: {summary}")
+        got = receive(cwd=memory).received
+        follow_up = Result.from_dict(got[0].result or {}).follow_ups[0]
+        say(f"6. receive: {got[0].id} acknowledged; follow-up suggested: {follow_up.slug}")
+        events = [e.event.kind for e in show(refocus_id=rid, cwd=memory).events]
         say(f"7. event log {ref_name(rid)}: {' → '.join(events)}")
         if keep or directory:
             say(f"   try: git -C {mcp} log --notes=refocus; git -C {mcp} refocus show {rid}")
-        return {"id": rid, "root": root, "events": events, "kept": keep}
+        return DemoOutcome(id=rid, root=root, events=events, kept=keep)
     finally:
         if not keep and not directory:
             shutil.rmtree(root, ignore_errors=True)

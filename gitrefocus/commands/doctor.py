@@ -21,10 +21,13 @@ conflicted after a merge) is reported for a person to decide.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
@@ -34,8 +37,13 @@ from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
 from gitrefocus.ops import linkage, reconcile, record, setup
 from gitrefocus.store import atomic, catalog, eventlog, git, localstate, refs
+from gitrefocus.store.catalog import Catalog, Entry
+from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.notes import NOTES_REF
 from gitrefocus.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from pygit2 import Oid
 
 PROBLEM, INFO = "problem", "info"
 TMP_REF_PREFIXES = (refs.TMP_PREFIX, *refs.LEGACY_TMP_PREFIXES)
@@ -55,15 +63,35 @@ class Finding:
     message: str
     id: str | None = None
     severity: str = PROBLEM
-    fix: object = field(default=None, repr=False)  # a lossless repair, or None
+    fix: Callable[[], object] | None = field(default=None, repr=False)  # a lossless repair, or None
     repair: str | None = None  # what the repair does
     repaired: bool = False
     repair_error: str | None = None
 
-    def as_dict(self) -> dict:
+    @property
+    def repairable(self) -> bool:
+        return self.fix is not None
+
+    def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "id": self.id, "severity": self.severity, "message": self.message,
-                "repairable": self.fix is not None, "repair": self.repair, "repaired": self.repaired,
+                "repairable": self.repairable, "repair": self.repair, "repaired": self.repaired,
                 "repair_error": self.repair_error}
+
+
+@dataclass(frozen=True)
+class DoctorOutcome:
+    repo: str
+    repair: bool  # --repair was given
+    findings: list[Finding]  # everything found, repaired or not, in the order found
+    problems: int  # problems that remain
+    repaired: int
+    repairable: int  # remaining problems --repair can fix
+    clean: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"repo": self.repo, "repair": self.repair, "findings": [f.to_json() for f in self.findings],
+                "problems": self.problems, "repaired": self.repaired, "repairable": self.repairable,
+                "clean": self.clean}
 
 
 # -- setup ------------------------------------------------------------------
@@ -72,12 +100,12 @@ def check_setup(ws: Workspace) -> list[Finding]:
     try:
         step = setup.hook_step(ws)
         if step.needed:
-            out.append(Finding("hook", step.problem, fix=step.apply, repair=step.what))
+            out.append(Finding("hook", step.problem or step.what, fix=step.apply, repair=step.what))
     except RefocusError as exc:
         out.append(Finding("hook", str(exc)))
     for step in setup.config_steps(ws):
         if step.needed:
-            out.append(Finding("config", step.problem, fix=step.apply, repair=f"run `{step.what}`"))
+            out.append(Finding("config", step.problem or step.what, fix=step.apply, repair=f"run `{step.what}`"))
     problem = setup.rewrite_mode_problem(ws)
     if problem:
         out.append(Finding("config", problem))
@@ -108,25 +136,27 @@ def rebuild_ref(ws: Workspace, rid: str, path: str) -> None:
                             event_id=_event_id(rid, "edited", status, digest)))
         prev = status
     for i, event in enumerate(events):
-        def build(tip, event=event, first=(i == 0)):
+        def build(tip: Tip | None, event: Event = event, first: bool = (i == 0)) -> tuple[Event, bytes]:
             if first and tip is not None:
                 raise RefocusError(f"{ref_name(rid)} appeared meanwhile; nothing to rebuild.")
             return event, data
         eventlog.append(ws.repo, rid, build)
 
 
-def recreate_file(ws: Workspace, rid: str, tip_oid) -> None:
+def recreate_file(ws: Workspace, rid: str, tip_oid: Oid) -> None:
     data = eventlog.snapshot(ws.repo, tip_oid)
+    if data is None:
+        raise RefocusError(f"{eventlog.snapshot_label(rid)} is missing; nothing to re-create the file from.")
     path = ws.brief_path(rid)
     if os.path.lexists(path):
         raise RefocusError(f"{ws.rel(path)} appeared meanwhile; left as it is.")
     atomic.write_bytes(path, data)
 
 
-def _classify_file(ws: Workspace, entry) -> Finding | None:
+def _classify_file(ws: Workspace, entry: Entry, path: str) -> Finding | None:
     """A brief file that differs from its ref's snapshot."""
-    rid, rel = entry.id, ws.rel(entry.path)
-    with open(entry.path, "rb") as fh:
+    rid, rel = entry.id, ws.rel(path)
+    with open(path, "rb") as fh:
         data = fh.read()
     tip = eventlog.read_tip(ws.repo, rid)
     if tip is None:
@@ -143,7 +173,7 @@ def _classify_file(ws: Workspace, entry) -> Finding | None:
         status = Brief.parse(data, rel).status
     except RefocusError as exc:
         return Finding("file-unreadable", str(exc), rid)
-    current = tip.state["status"]
+    current = tip.state.status
     if status == current:
         return None  # body edits are the user's and are kept
     if lifecycle.is_legal(current, status):
@@ -159,7 +189,7 @@ def _ref_missing(ws: Workspace, rid: str, path: str) -> Finding:
     try:
         with open(path, "rb") as fh:
             meta = Brief.parse(fh.read(), ws.rel(path)).meta
-        other = record.counterpart(ws, meta)
+        other = record.counterpart_in(ws, (meta.get("source_dir"), meta.get("dest_dir")))
     except RefocusError:
         other = None
     if other is not None and refs.resolve(other.repo, refs.ref_name(rid)) is not None:
@@ -169,7 +199,7 @@ def _ref_missing(ws: Workspace, rid: str, path: str) -> Finding:
                    repair="rebuild the event log from the file")
 
 
-def check_entries(ws: Workspace, cat) -> list[Finding]:
+def check_entries(ws: Workspace, cat: Catalog) -> list[Finding]:
     out = []
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         rid = entry.id
@@ -181,27 +211,28 @@ def check_entries(ws: Workspace, cat) -> list[Finding]:
             out.append(_ref_missing(ws, rid, entry.path))
         elif entry.state is not None and entry.path is None and entry.incoming:
             oid = refs.resolve(ws.repo, refs.ref_name(rid))
-            if eventlog.snapshot(ws.repo, oid) is not None:
+            if oid is not None and eventlog.snapshot(ws.repo, oid) is not None:
                 out.append(Finding("file-missing", f"{brief_relpath(rid)} is missing but {ref_name(rid)} holds it.", rid,
-                                   fix=lambda rid=rid, oid=oid: recreate_file(ws, rid, oid),
+                                   fix=functools.partial(recreate_file, ws, rid, oid),
                                    repair="re-create the file from the ref's snapshot"))
         elif entry.state is not None and entry.path and not entry.file_matches_ref:
-            finding = _classify_file(ws, entry)
+            finding = _classify_file(ws, entry, entry.path)
             if finding:
                 out.append(finding)
-        if entry.state and entry.state.get("conflicts"):
-            n = len(entry.state["conflicts"])
+        if entry.state and entry.state.conflicts:
+            n = len(entry.state.conflicts)
             out.append(Finding("event-conflicts", f"{n} event(s) of {rid} conflicted after a merge and were not applied "
                                f"(`git refocus show {rid}` lists them).", rid, severity=INFO))
     return out
 
 
-def check_counterparts(ws: Workspace, cat) -> list[Finding]:
-    out, cache = [], {}
+def check_counterparts(ws: Workspace, cat: Catalog) -> list[Finding]:
+    out: list[Finding] = []
+    cache: dict[tuple[str | None, str | None], Workspace | None] = {}
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         if not entry.state:
             continue
-        key = (entry.state.get("source_dir"), entry.state.get("dest_dir"))
+        key = (entry.state.source_dir, entry.state.dest_dir)
         if key not in cache:
             cache[key] = record.counterpart(ws, entry.state)
         other = cache[key]
@@ -214,19 +245,19 @@ def check_counterparts(ws: Workspace, cat) -> list[Finding]:
         their_ids = {e.event_id for _, e in eventlog.chain(other.repo, theirs)} if theirs is not None else set()
         if ours - their_ids:
             out.append(Finding("counterpart-behind", f"{other.workdir} lacks {len(ours - their_ids)} event(s) of {entry.id}.",
-                               entry.id, fix=lambda rid=entry.id, other=other: record.propagate(ws, other, rid),
+                               entry.id, fix=functools.partial(record.propagate, ws, other, entry.id),
                                repair=f"carry the events to {other.workdir}"))
         if their_ids - ours:
             out.append(Finding("behind-counterpart", f"{other.workdir} has {len(their_ids - ours)} event(s) of {entry.id} "
                                f"this repository lacks.", entry.id,
-                               fix=lambda rid=entry.id, other=other: record.propagate(other, ws, rid),
+                               fix=functools.partial(record.propagate, other, ws, entry.id),
                                repair=f"carry the events over from {other.workdir}"))
     return out
 
 
 # -- notes -------------------------------------------------------------------
-def check_notes(ws: Workspace, cat) -> list[Finding]:
-    out = []
+def check_notes(ws: Workspace, cat: Catalog) -> list[Finding]:
+    out: list[Finding] = []
     oid = refs.resolve(ws.repo, NOTES_REF)
     if oid is not None:
         import pygit2
@@ -242,7 +273,7 @@ def check_notes(ws: Workspace, cat) -> list[Finding]:
         if missing:
             out.append(Finding("linkage-missing", f"{len(missing)} commit(s) linked to {rid} lack the note naming its "
                                f"final status {status}.", rid,
-                               fix=lambda rid=rid, status=status, commits=missing: linkage.record_final(ws, rid, status, commits),
+                               fix=functools.partial(linkage.record_final, ws, rid, status, missing),
                                repair="add the linkage notes"))
     return out
 
@@ -262,14 +293,14 @@ def _delete_ref(ws: Workspace, name: str) -> None:
     refs.delete(ws.repo, name)
 
 
-def check_local(ws: Workspace, cat) -> list[Finding]:
+def check_local(ws: Workspace, cat: Catalog) -> list[Finding]:
     out = []
     for ref in ws.repo.references:
         if ref.startswith(TMP_REF_PREFIXES):
             m = _PID_RE.search(ref)
             if m and _alive(int(m.group(1))):
                 continue
-            out.append(Finding("tmp-ref", f"{ref} was left by an interrupted write.", fix=lambda ref=ref: _delete_ref(ws, ref),
+            out.append(Finding("tmp-ref", f"{ref} was left by an interrupted write.", fix=functools.partial(_delete_ref, ws, ref),
                                repair="delete the temporary ref"))
 
     def dangling(rid: str | None) -> str | None:
@@ -289,7 +320,7 @@ def check_local(ws: Workspace, cat) -> list[Finding]:
             why = dangling(localstate.refocus_for_session(ws.git_dir, sid))
             if why:
                 out.append(Finding("session-map", f"session map entry {sid} {why}.",
-                                   fix=lambda sid=sid: localstate.remove(ws.git_dir, "sessions", sid),
+                                   fix=functools.partial(localstate.remove, ws.git_dir, "sessions", sid),
                                    repair="remove the entry"))
         if localstate.read(ws.git_dir, "active") is not None:
             why = dangling(localstate.active_id(ws.git_dir))
@@ -316,7 +347,7 @@ def _key(f: Finding) -> tuple:
     return (f.kind, f.id, f.message)
 
 
-def doctor(*, repair: bool = False, cwd: str = ".", passes: int = 3) -> dict:
+def doctor(*, repair: bool = False, cwd: str = ".", passes: int = 3) -> DoctorOutcome:
     """Check; with ``repair``, fix and check again (a repair can reveal the next
     step, e.g. a rebuilt ref that the counterpart lacks), at most ``passes`` times."""
     ws = Workspace.open(cwd)
@@ -324,12 +355,12 @@ def doctor(*, repair: bool = False, cwd: str = ".", passes: int = 3) -> dict:
     report = list(findings)
     attempted: list[Finding] = []
     for _ in range(passes if repair else 0):
-        todo = [f for f in findings if f.fix is not None]
+        todo = [(f, f.fix) for f in findings if f.fix is not None]
         if not todo:
             break
-        for f in todo:
+        for f, fix in todo:
             try:
-                f.fix()
+                fix()
             except (RefocusError, OSError) as exc:
                 f.repair_error = str(exc)
             attempted.append(f)
@@ -344,8 +375,8 @@ def doctor(*, repair: bool = False, cwd: str = ".", passes: int = 3) -> dict:
 
         index_md.refresh(ws)
     problems = [f for f in findings if f.severity == PROBLEM]
-    return {
-        "repo": ws.workdir, "repair": repair, "findings": [f.as_dict() for f in report],
-        "problems": len(problems), "repaired": sum(1 for f in report if f.repaired),
-        "repairable": sum(1 for f in problems if f.fix is not None), "clean": not problems,
-    }
+    return DoctorOutcome(
+        repo=ws.workdir, repair=repair, findings=report, problems=len(problems),
+        repaired=sum(1 for f in report if f.repaired), repairable=sum(1 for f in problems if f.repairable),
+        clean=not problems,
+    )

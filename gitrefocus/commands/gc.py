@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+from dataclasses import dataclass
+from typing import Any
 
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.ops import index_md
@@ -11,12 +13,32 @@ from gitrefocus.store import catalog
 from gitrefocus.store.workspace import Workspace
 
 
+@dataclass(frozen=True)
+class ArchiveMove:
+    id: str
+    source: str  # the brief, relative to the work tree
+    target: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "from": self.source, "to": self.target}
+
+
+@dataclass(frozen=True)
+class GcOutcome:
+    archived: list[ArchiveMove]  # moved, or with --dry-run to be moved
+    dry_run: bool
+    days: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"archived": [m.to_json() for m in self.archived], "dry_run": self.dry_run, "days": self.days}
+
+
 def quarter(ts: str) -> str:
     d = clock.parse(ts)
     return f"{d.year}-Q{(d.month - 1) // 3 + 1}"
 
 
-def _move(ws, path: str, target: str) -> None:
+def _move(ws: Workspace, path: str, target: str) -> None:
     """``git mv`` a tracked brief (the rename is staged, history follows it);
     rename an untracked one."""
     if ws.rel(path) in ws.repo.index:
@@ -25,7 +47,7 @@ def _move(ws, path: str, target: str) -> None:
         os.replace(path, target)
 
 
-def gc(*, dry_run: bool = False, days: int | None = None, cwd: str = ".") -> dict:
+def gc(*, dry_run: bool = False, days: int | None = None, cwd: str = ".") -> GcOutcome:
     ws = Workspace.open(cwd)
     days = ws.setting("archiveDays") if days is None else days
     cutoff = clock.now() - _dt.timedelta(days=days)
@@ -33,14 +55,14 @@ def gc(*, dry_run: bool = False, days: int | None = None, cwd: str = ".") -> dic
     for entry in sorted(catalog.load(ws).entries.values(), key=lambda e: e.id):
         if entry.archived or not entry.path or entry.status != lifecycle.RESULT:
             continue
-        done = entry.get("completed_at")
+        done = entry.state.completed_at if entry.state else None
         if not done or clock.parse(done) >= cutoff or not entry.file_matches_ref:
             continue
         target = os.path.join(ws.archive_dir, quarter(done), os.path.basename(entry.path))
-        moves.append({"id": entry.id, "from": ws.rel(entry.path), "to": ws.rel(target)})
+        moves.append(ArchiveMove(id=entry.id, source=ws.rel(entry.path), target=ws.rel(target)))
         if not dry_run:
             os.makedirs(os.path.dirname(target), exist_ok=True)
             _move(ws, entry.path, target)
     if moves and not dry_run:
         index_md.refresh(ws)
-    return {"archived": moves, "dry_run": dry_run, "days": days}
+    return GcOutcome(archived=moves, dry_run=dry_run, days=days)

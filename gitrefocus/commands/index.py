@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from gitrefocus.ops import index_md
 from gitrefocus.ops.reconcile import fresh_catalog
 from gitrefocus.store.workspace import Workspace
 
 
-def index(*, cwd: str = ".") -> dict:
+@dataclass(frozen=True)
+class IndexOutcome:
+    path: str  # INDEX.md
+    active: int  # how many refocuses each section lists
+    recent: int
+    archived: int
+    notices: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "active": self.active, "recent": self.recent, "archived": self.archived,
+                "notices": self.notices}
+
+
+def index(*, cwd: str = ".") -> IndexOutcome:
     ws = Workspace.open(cwd)
     cat, notices = fresh_catalog(ws)
     path = index_md.write(cat)
     m = index_md.model(cat)
-    return {"path": path, "active": len(m["active"]), "recent": len(m["recent"]),
-            "archived": m["archived_count"], "notices": notices}
+    return IndexOutcome(path=path, active=len(m.active), recent=len(m.recent), archived=m.archived_count,
+                        notices=notices)

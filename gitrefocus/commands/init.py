@@ -9,10 +9,39 @@ reports the same steps without doing them.
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
+from typing import Any
+
 from gitrefocus.model.brief import INDEX_FILE
 from gitrefocus.ops import setup
 from gitrefocus.store import atomic
 from gitrefocus.store.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class InitOutcome:
+    repo: str
+    dry_run: bool
+    hooks_dir: str  # where git runs hooks from
+    core_hooks_path: str | None
+    steps: list[setup.Step]  # every step, needed (changed) or already done
+    warnings: list[str]
+
+    @property
+    def changed(self) -> int:
+        return sum(1 for s in self.steps if s.needed)
+
+    @property
+    def undo(self) -> list[str]:
+        return [s.undo for s in self.steps if s.needed and s.undo]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "repo": self.repo, "dry_run": self.dry_run, "hooks_dir": self.hooks_dir,
+            "core_hooks_path": self.core_hooks_path, "steps": [s.to_json() for s in self.steps],
+            "changed": self.changed, "undo": self.undo, "warnings": self.warnings,
+        }
 
 
 def _bootstrap_steps(ws: Workspace) -> list[setup.Step]:
@@ -22,7 +51,7 @@ def _bootstrap_steps(ws: Workspace) -> list[setup.Step]:
         what = (f"add {INDEX_FILE} to " if rel == ".gitignore" else "add the refocus INDEX link line to ") + rel
         steps.append(setup.Step(
             "file", what, True, f"remove that line from {rel}",
-            lambda path=path, text=text: atomic.write_text(path, text),
+            functools.partial(atomic.write_text, path, text),
         ))
     return steps
 
@@ -46,12 +75,12 @@ def plan(ws: Workspace, *, remote: str | None = None) -> list[setup.Step]:
     return steps
 
 
-def init(*, remote: str | None = None, claude: bool = False, dry_run: bool = False, cwd: str = ".") -> dict:
+def init(*, remote: str | None = None, claude: bool = False, dry_run: bool = False, cwd: str = ".") -> InitOutcome:
     ws = Workspace.open(cwd)
     steps = plan(ws, remote=remote)  # everything is checked before anything changes
     if not dry_run:
         for step in steps:
-            if step.needed:
+            if step.needed and step.apply is not None:
                 step.apply()
     if claude:
         steps += _claude_steps(ws, dry_run)
@@ -60,11 +89,5 @@ def init(*, remote: str | None = None, claude: bool = False, dry_run: bool = Fal
     if problem:
         warnings.append(problem)
     hooks_path = ws.git("config", "--get", "core.hooksPath", check=False).stdout.strip()
-    return {
-        "repo": ws.workdir, "dry_run": dry_run,
-        "hooks_dir": setup.hooks_dir(ws), "core_hooks_path": hooks_path or None,
-        "steps": [s.as_dict() for s in steps],
-        "changed": sum(1 for s in steps if s.needed),
-        "undo": [s.undo for s in steps if s.needed and s.undo],
-        "warnings": warnings,
-    }
+    return InitOutcome(repo=ws.workdir, dry_run=dry_run, hooks_dir=setup.hooks_dir(ws),
+                       core_hooks_path=hooks_path or None, steps=steps, warnings=warnings)

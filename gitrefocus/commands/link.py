@@ -6,6 +6,9 @@ refocus's event log records a ``linked`` event listing them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import events as ev
 from gitrefocus.ops import linkage, record
@@ -13,7 +16,20 @@ from gitrefocus.store import catalog, eventlog
 from gitrefocus.store.workspace import Workspace
 
 
-def link(*, refocus_id: str, revs: list[str], cwd: str = ".") -> dict:
+@dataclass(frozen=True)
+class LinkOutcome:
+    id: str
+    status: str | None  # after the link; None when nothing new was linked
+    linked: list[str]
+    already_linked: list[str]
+    warnings: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "status": self.status, "linked": self.linked,
+                "already_linked": self.already_linked, "warnings": self.warnings}
+
+
+def link(*, refocus_id: str, revs: list[str], cwd: str = ".") -> LinkOutcome:
     if not revs:
         raise RefocusError("name the commits to link: a revision or a range such as main..HEAD.")
     ws = Workspace.open(cwd)
@@ -28,15 +44,13 @@ def link(*, refocus_id: str, revs: list[str], cwd: str = ".") -> dict:
             ws, rid, lambda tip: record.new_event(ws, rid, ev.LINKED, "user", commits=new, via="link"),
         )
         warnings += out.warnings
-        status = out.tip.state["status"]
+        status = out.tip.state.status
         for oid in new:
             record.note(ws, oid, rid, linkage.LINKED, status=status, via="link")
         # a completion that landed meanwhile may have scanned before these notes existed
-        final = eventlog.require_tip(ws.repo, rid).state["status"]
+        final = eventlog.require_tip(ws.repo, rid).state.status
         if final != status and final in linkage.FINISHED:
             linkage.record_final(ws, rid, final, [c for c in linkage.linked(ws, rid) if c.oid in new])
         record.propagate(ws, record.counterpart(ws, out.tip.state), rid)
-    return {
-        "id": rid, "status": status, "linked": new,
-        "already_linked": [oid for oid in oids if oid not in new], "warnings": warnings,
-    }
+    return LinkOutcome(id=rid, status=status, linked=new, already_linked=[oid for oid in oids if oid not in new],
+                       warnings=warnings)

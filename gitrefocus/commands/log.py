@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.ids import RefocusId
 from gitrefocus.ops import linkage
 from gitrefocus.store import catalog
 from gitrefocus.store.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class LogOutcome:
+    id: str
+    commits: list[linkage.Commit]  # linked to the refocus, oldest first
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "commits": [c.as_dict(self.id) for c in self.commits], "count": len(self.commits)}
 
 
 def resolve_any(ws: Workspace, text: str) -> str:
@@ -20,8 +32,7 @@ def resolve_any(ws: Workspace, text: str) -> str:
         raise
 
 
-def log(*, refocus_id: str, cwd: str = ".") -> dict:
+def log(*, refocus_id: str, cwd: str = ".") -> LogOutcome:
     ws = Workspace.open(cwd)
     rid = resolve_any(ws, refocus_id)
-    commits = [c.as_dict(rid) for c in linkage.linked(ws, rid)]
-    return {"id": rid, "commits": commits, "count": len(commits)}
+    return LogOutcome(id=rid, commits=linkage.linked(ws, rid))

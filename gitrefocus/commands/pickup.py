@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.brief import HANDOFF_SECTIONS, Brief
 from gitrefocus.ops import record
@@ -35,10 +38,19 @@ def pickup_text(doc: Brief) -> str:
     return "\n".join(parts) + "\n"
 
 
-def pickup(*, refocus_id: str, cwd: str = ".") -> dict:
+@dataclass(frozen=True)
+class PickupOutcome:
+    id: str
+    prompt: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "prompt": self.prompt}
+
+
+def pickup(*, refocus_id: str, cwd: str = ".") -> PickupOutcome:
     ws = Workspace.open(cwd)
     rid = catalog.resolve_id(ws, refocus_id)
     loaded = record.load_brief(ws, rid)
     if loaded is None:
         raise RefocusError(f"{rid} has no brief here.")
-    return {"id": rid, "prompt": pickup_text(loaded[0])}
+    return PickupOutcome(id=rid, prompt=pickup_text(loaded[0]))

@@ -2,49 +2,86 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from gitrefocus.errors import RefocusError
+from gitrefocus.model import JSONObject, lifecycle
 from gitrefocus.model import events as ev
-from gitrefocus.model import lifecycle
+from gitrefocus.model.events import Event
+from gitrefocus.model.result import Result
 from gitrefocus.ops import index_md, record
 from gitrefocus.store import catalog
+from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class ReceivedResult:
+    """One result the source acknowledged."""
+
+    id: str
+    status: str
+    received_at: str | None
+    result: JSONObject | None  # as the child recorded it (see :attr:`parsed`)
+    dest_dir: str | None
+
+    @property
+    def parsed(self) -> Result | None:
+        return Result.from_dict(self.result) if self.result is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "status": self.status, "received_at": self.received_at,
+                "result": self.result, "dest_dir": self.dest_dir}
+
+
+@dataclass(frozen=True)
+class ReceiveOutcome:
+    received: list[ReceivedResult]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"received": [r.to_json() for r in self.received]}
 
 
 def waiting(cat: catalog.Catalog) -> list[catalog.Entry]:
     """Outgoing refocuses whose result came back and was not received yet."""
     return sorted(
         (e for e in cat.entries.values()
-         if e.outgoing and e.status in lifecycle.RETURNED and not e.get("received_at")),
+         if e.outgoing and e.status in lifecycle.RETURNED and not (e.state and e.state.received_at)),
         key=lambda e: e.id,
     )
 
 
-def receive_one(ws: Workspace, rid: str, session_id: str | None = None) -> dict:
-    def make(tip):
+def receive_one(ws: Workspace, rid: str, session_id: str | None = None) -> ReceivedResult:
+    def make(tip: Tip | None) -> Event:
         if tip is None:
             raise RefocusError(f"unknown refocus id {rid!r}.")
-        if tip.state["status"] not in lifecycle.RETURNED:
-            raise RefocusError(f"{rid} has no result to receive yet (it is {tip.state['status']}).")
-        if tip.state.get("received_at"):
-            raise RefocusError(f"{rid} was already received at {tip.state['received_at']}.")
+        if tip.state.status not in lifecycle.RETURNED:
+            raise RefocusError(f"{rid} has no result to receive yet (it is {tip.state.status}).")
+        if tip.state.received_at:
+            raise RefocusError(f"{rid} was already received at {tip.state.received_at}.")
         return record.new_event(ws, rid, ev.RECEIVED, "source", session_id=session_id)
 
     out = record.write_event(ws, rid, make)
     state = out.tip.state
-    record.note(ws, ws.head_oid(), rid, "received", role="source", status=state["status"])
+    record.note(ws, ws.head_oid(), rid, "received", role="source", status=state.status)
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
-    return {"id": rid, "status": state["status"], "received_at": state["received_at"],
-            "result": state.get("result"), "dest_dir": state.get("dest_dir")}
+    return ReceivedResult(id=rid, status=state.status, received_at=state.received_at, result=state.result,
+                          dest_dir=state.dest_dir)
 
 
-def receive(*, refocus_id: str | None = None, cwd: str = ".", session_id: str | None = None) -> dict:
+def destinations(ws: Workspace, received: list[ReceivedResult]) -> list[Workspace | None]:
+    """The destination repositories (on this machine) of the results just received."""
+    return [record.counterpart_in(ws, [r.dest_dir]) for r in received]
+
+
+def receive(*, refocus_id: str | None = None, cwd: str = ".", session_id: str | None = None) -> ReceiveOutcome:
     ws = Workspace.open(cwd)
     if refocus_id:
         ids = [catalog.resolve_id(ws, refocus_id)]
     else:
         ids = [e.id for e in waiting(catalog.load(ws))]
     received = [receive_one(ws, rid, session_id) for rid in ids]
-    others = [record.counterpart(ws, r) for r in received] if received else []
-    index_md.refresh(ws, *others)
-    return {"received": received}
+    index_md.refresh(ws, *destinations(ws, received))
+    return ReceiveOutcome(received=received)

@@ -2,13 +2,48 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from gitrefocus.errors import RefocusError
+from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.ops import record
 from gitrefocus.store import catalog, eventlog, refs
 from gitrefocus.store.workspace import Workspace
 
 
-def show(*, refocus_id: str, cwd: str = ".") -> dict:
+@dataclass(frozen=True)
+class ShownEvent:
+    commit: str
+    event: Event
+
+    def to_json(self) -> dict[str, Any]:
+        event = self.event
+        return {"commit": self.commit, "kind": event.kind, "at": event.at, "event_id": event.event_id,
+                "actor": {k: event.actor.get(k) for k in ("name", "role", "session_id")},
+                "data": {k: v for k, v in event.data.items() if k not in ("meta", "result_markdown", "result")}}
+
+
+@dataclass(frozen=True)
+class ShowOutcome:
+    id: str
+    status: str
+    direction: str
+    path: str | None  # the brief file, relative to the work tree
+    state: RefocusState | None
+    brief: str | None  # the brief document: the file, else the ref's snapshot
+    events: list[ShownEvent]
+    problems: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        # the state as state.json holds it (sorted keys)
+        state = dict(sorted(self.state.to_json().items())) if self.state else {}
+        return {"id": self.id, "status": self.status, "direction": self.direction, "path": self.path,
+                "state": {k: v for k, v in state.items() if not k.startswith("_")}, "brief": self.brief,
+                "events": [e.to_json() for e in self.events], "problems": self.problems}
+
+
+def show(*, refocus_id: str, cwd: str = ".") -> ShowOutcome:
     ws = Workspace.open(cwd)
     rid = catalog.resolve_id(ws, refocus_id)
     cat = catalog.load(ws, only=rid)
@@ -26,10 +61,7 @@ def show(*, refocus_id: str, cwd: str = ".") -> dict:
     events = []
     if entry.tip:
         for oid, event in eventlog.chain(ws.repo, refs.resolve(ws.repo, refs.ref_name(rid))):
-            events.append({"commit": str(oid), "kind": event.kind, "at": event.at, "event_id": event.event_id,
-                           "actor": {k: event.actor.get(k) for k in ("name", "role", "session_id")},
-                           "data": {k: v for k, v in event.data.items() if k not in ("meta", "result_markdown", "result")}})
-    state = {k: v for k, v in (entry.state or {}).items() if not k.startswith("_")}
-    return {"id": rid, "status": entry.status, "direction": entry.direction,
-            "path": ws.rel(path) if path else None, "state": state, "brief": text, "events": events,
-            "problems": entry.problems + ([entry.file_error] if entry.file_error else [])}
+            events.append(ShownEvent(commit=str(oid), event=event))
+    return ShowOutcome(id=rid, status=entry.status, direction=entry.direction, path=ws.rel(path) if path else None,
+                       state=entry.state, brief=text, events=events,
+                       problems=entry.problems + ([entry.file_error] if entry.file_error else []))

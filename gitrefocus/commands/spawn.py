@@ -3,22 +3,52 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief, BriefContent, render_body, validate_meta
+from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.ids import RefocusId, derive_slug, new_session_id, validate_slug
 from gitrefocus.model.session import relaunch_command
 from gitrefocus.ops import guards, index_md, record, setup
 from gitrefocus.store import catalog
+from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace, is_inside
 
 INHERITED_WORD_CAP = 300
 
 
-def _source_dir(ws: Workspace, env) -> str:
+@dataclass(frozen=True)
+class SpawnOutcome:
+    id: str
+    child_session_id: str
+    status: str
+    brief_path: str
+    dest_dir: str
+    source_dir: str
+    parent_refocus_id: str | None
+    relaunch_command: str  # what starts the child session
+    marker: str  # the one line a transcript shows for the spawn
+    files_written: list[str]
+    commits: dict[str, str | None]  # "dest" / "source" -> commit made by --commit
+    warnings: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "child_session_id": self.child_session_id, "status": self.status,
+            "brief_path": self.brief_path, "dest_dir": self.dest_dir, "source_dir": self.source_dir,
+            "parent_refocus_id": self.parent_refocus_id, "relaunch_command": self.relaunch_command,
+            "marker": self.marker, "files_written": self.files_written, "commits": self.commits,
+            "warnings": self.warnings,
+        }
+
+
+def _source_dir(ws: Workspace, env: Mapping[str, str]) -> str:
     project = env.get("CLAUDE_PROJECT_DIR")
     if project:
         real = os.path.realpath(project)
@@ -27,7 +57,7 @@ def _source_dir(ws: Workspace, env) -> str:
     return ws.workdir
 
 
-def _text_args(**lists) -> None:
+def _text_args(**lists: Sequence[str]) -> None:
     for name, values in lists.items():
         for value in values or []:
             if not value.strip():
@@ -38,21 +68,21 @@ def stale_outgoing(cat: catalog.Catalog, hours: float) -> list[str]:
     out = []
     for entry in cat.entries.values():
         age = entry.unlaunched_hours(hours)
-        if age is not None:
+        if age is not None and entry.state is not None:
             out.append(
-                f"pending refocus {entry.id} to {entry.get('dest_dir')} still un-launched after "
+                f"pending refocus {entry.id} to {entry.state.dest_dir} still un-launched after "
                 f"{int(age)} h: continue waiting, or `git refocus abandon {entry.id} --reason ...`."
             )
     return out
 
 
 def spawn(
-    *, dest: str, reason: str, done_when: list[str], slug: str | None = None,
-    out_of_scope: list[str] = (), context: list[str] = (), deliverables: list[str] = (),
-    related: list[str] = (), related_ids: list[str] = (), files: list[str] = (),
+    *, dest: str, reason: str, done_when: Sequence[str], slug: str | None = None,
+    out_of_scope: Sequence[str] = (), context: Sequence[str] = (), deliverables: Sequence[str] = (),
+    related: Sequence[str] = (), related_ids: Sequence[str] = (), files: Sequence[str] = (),
     parent: str | None = None, assign: str | None = None, from_transcript: str | None = None,
-    oneshot: bool = False, commit: bool = False, cwd: str = ".", env=os.environ,
-) -> dict:
+    oneshot: bool = False, commit: bool = False, cwd: str = ".", env: Mapping[str, str] = os.environ,
+) -> SpawnOutcome:
     source = Workspace.open(cwd)
     guards.refuse_child_fork(source, env)
     guards.require_dest(dest)
@@ -71,7 +101,7 @@ def spawn(
 
     warnings: list[str] = []
     source_cat = catalog.load(source)
-    states = {rid: e.state for rid, e in source_cat.entries.items() if e.state}
+    states: dict[str, RefocusState] = {rid: e.state for rid, e in source_cat.entries.items() if e.state}
     if not dest_ws.same_repo(source):
         states.update({rid: e.state for rid, e in catalog.load(dest_ws).entries.items() if e.state and rid not in states})
     parent_id = None
@@ -113,7 +143,7 @@ def spawn(
     doc = Brief(meta=meta, body=render_body(meta, BriefContent(reason, context, list(deliverables))))
     snapshot = doc.render().encode("utf-8")
 
-    def build(tip):
+    def build(tip: Tip | None) -> tuple[Event, bytes]:
         if tip is not None:
             raise RefocusError(f"refocus {rid} already exists.")
         event = record.new_event(source, rid, ev.SPAWNED, "source", meta=meta)
@@ -133,16 +163,15 @@ def spawn(
     index_md.refresh(source, dest_ws)
     warnings += stale_outgoing(catalog.load(source), source.setting("staleReservedHours"))
 
-    commits = {}
+    commits: dict[str, str | None] = {}
     if commit:
         commits["dest"] = scoped_commit(dest_ws, dest_written, f"refocus({rid}): spawned")
         if source_written:
             commits["source"] = scoped_commit(source, source_written, f"refocus({rid}): spawned")
-    return {
-        "id": rid, "child_session_id": sid, "status": lifecycle.RESERVED,
-        "brief_path": brief_path, "dest_dir": dest_dir, "source_dir": source_dir,
-        "parent_refocus_id": parent_id,
-        "relaunch_command": relaunch_command(dest_dir, sid, pickup_id=rid if oneshot else None),
-        "marker": f"SPAWNED {rid} → {dest_dir} (child_session_id: {sid}). Awaiting result.",
-        "files_written": dest_written + source_written, "commits": commits, "warnings": warnings,
-    }
+    return SpawnOutcome(
+        id=rid, child_session_id=sid, status=lifecycle.RESERVED, brief_path=brief_path, dest_dir=dest_dir,
+        source_dir=source_dir, parent_refocus_id=parent_id,
+        relaunch_command=relaunch_command(dest_dir, sid, pickup_id=rid if oneshot else None),
+        marker=f"SPAWNED {rid} → {dest_dir} (child_session_id: {sid}). Awaiting result.",
+        files_written=dest_written + source_written, commits=commits, warnings=warnings,
+    )

@@ -3,21 +3,42 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
+from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
 from gitrefocus.ops import index_md, record
 from gitrefocus.store import catalog, localstate
+from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class StartOutcome:
+    id: str
+    status: str
+    launched_at: str | None
+    session_id: str | None
+    brief_path: str | None
+    files_written: list[str]
+    warnings: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "status": self.status, "launched_at": self.launched_at,
+                "session_id": self.session_id, "brief_path": self.brief_path,
+                "files_written": self.files_written, "warnings": self.warnings}
 
 
 def pending_for_session(ws: Workspace, session_id: str | None) -> str | None:
     if not session_id:
         return None
     for entry in catalog.load(ws).entries.values():
-        if entry.get("child_session_id") == session_id and entry.incoming:
+        if entry.state and entry.state.child_session_id == session_id and entry.incoming:
             return entry.id
     return None
 
@@ -39,26 +60,27 @@ def choose(ws: Workspace, refocus_id: str | None, session_id: str | None) -> str
     raise RefocusError(f"several refocuses wait to start here ({', '.join(pending[:5])}); name one.")
 
 
-def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: str = ".", env=os.environ) -> dict:
+def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: str = ".",
+          env: Mapping[str, str] = os.environ) -> StartOutcome:
     ws = Workspace.open(cwd)
     session_id = session_id or env.get("CLAUDE_CODE_SESSION_ID") or None
     rid = choose(ws, refocus_id, session_id)
     warnings: list[str] = []
 
-    def make(tip):
+    def make(tip: Tip | None) -> Event:
         if tip is None:
             raise RefocusError(f"{rid} has no event log here ({ref_name(rid)}); run `git refocus doctor --repair`.")
         state = tip.state
         changes = {}
-        if state["status"] == lifecycle.IN_PROGRESS:
-            others = [s for s in state["sessions"] if s != session_id]
+        if state.status == lifecycle.IN_PROGRESS:
+            others = [s for s in state.sessions if s != session_id]
             if others or not session_id:
                 warnings.append(
-                    f"{rid} was already opened at {state['launched_at']}"
+                    f"{rid} was already opened at {state.launched_at}"
                     + (f" by session {others[-1]}" if others else "") + "; continuing anyway."
                 )
         else:
-            lifecycle.require_transition(rid, state["status"], lifecycle.IN_PROGRESS)
+            lifecycle.require_transition(rid, state.status, lifecycle.IN_PROGRESS)
             changes = {"status": lifecycle.IN_PROGRESS, "launched_at": clock.now_iso()}
         return record.new_event(ws, rid, ev.STARTED, "child", session_id=session_id, meta_changes=changes)
 
@@ -67,12 +89,10 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
     localstate.set_active(ws.git_dir, rid)
     if session_id:
         localstate.map_session(ws.git_dir, session_id, rid)
-    record.note(ws, ws.head_oid(), rid, "started", role="dest", status=state["status"], session=session_id)
+    record.note(ws, ws.head_oid(), rid, "started", role="dest", status=state.status, session=session_id)
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
     index_md.refresh(ws, other)
-    return {
-        "id": rid, "status": state["status"], "launched_at": state["launched_at"],
-        "session_id": session_id, "brief_path": record.brief_file(ws, rid),
-        "files_written": out.written, "warnings": warnings + out.warnings,
-    }
+    return StartOutcome(id=rid, status=state.status, launched_at=state.launched_at, session_id=session_id,
+                        brief_path=record.brief_file(ws, rid), files_written=out.written,
+                        warnings=warnings + out.warnings)

@@ -2,53 +2,149 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
+from typing import Any
+
 from gitrefocus.commands.receive import waiting
-from gitrefocus.model import clock, lifecycle
-from gitrefocus.ops.index_md import row
+from gitrefocus.model import JSONObject, clock, lifecycle
+from gitrefocus.model.result import Result
+from gitrefocus.ops.index_md import Row, row
 from gitrefocus.ops.reconcile import fresh_catalog
+from gitrefocus.store.catalog import Catalog
 from gitrefocus.store.workspace import Workspace
 
 
-def dashboard(ws: Workspace, cat) -> dict:
-    """The status model (also what the SessionStart hook draws from)."""
+@dataclass(slots=True)
+class DashboardRow:
+    """A refocus on the dashboard: its row, how old it is, and (in progress) how
+    quiet. (One per refocus, so not frozen, like :class:`Row`.)"""
+
+    row: Row
+    age_hours: float  # since spawn
+    quiet_hours: float | None = None  # since its last event; in progress only
+    quiet: bool = False  # quiet_hours is past refocus.quietHours
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.row.to_json()
+        out["age_hours"] = self.age_hours
+        if self.quiet_hours is not None:
+            out["quiet_hours"] = self.quiet_hours
+            out["quiet"] = self.quiet
+        return out
+
+
+@dataclass(frozen=True)
+class WaitingResult:
+    """An outgoing refocus whose result came back and was not received yet."""
+
+    row: Row
+    result: JSONObject | None  # as the child recorded it (see :attr:`parsed`)
+
+    @property
+    def parsed(self) -> Result | None:
+        return Result.from_dict(self.result) if self.result is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        return self.row.to_json() | {"result": self.result}
+
+
+@dataclass(frozen=True)
+class Divergence:
+    id: str
+    problem: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "problem": self.problem}
+
+
+@dataclass(frozen=True)
+class Incoming:
+    pending_launch: list[DashboardRow] = field(default_factory=list)
+    in_progress: list[DashboardRow] = field(default_factory=list)
+    blocked: list[DashboardRow] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pending_launch": [r.to_json() for r in self.pending_launch],
+                "in_progress": [r.to_json() for r in self.in_progress],
+                "blocked": [r.to_json() for r in self.blocked]}
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    unlaunched: list[DashboardRow] = field(default_factory=list)
+    results_waiting: list[WaitingResult] = field(default_factory=list)
+    in_flight: list[DashboardRow] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"unlaunched": [r.to_json() for r in self.unlaunched],
+                "results_waiting": [r.to_json() for r in self.results_waiting],
+                "in_flight": [r.to_json() for r in self.in_flight]}
+
+
+@dataclass(frozen=True)
+class StatusOutcome:
+    repo: str
+    incoming: Incoming
+    outgoing: Outgoing
+    divergences: list[Divergence]
+    notices: list[str] = field(default_factory=list)  # what reconciling hand-edited briefs said
+    # from health, display lines; None when there is nothing to say
+    stale_context: list[str] | None = None
+    changes_since_last_session: list[str] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"repo": self.repo, "incoming": self.incoming.to_json(), "outgoing": self.outgoing.to_json(),
+               "divergences": [d.to_json() for d in self.divergences], "notices": self.notices}
+        if self.stale_context is not None:
+            out["stale_context"] = self.stale_context
+        if self.changes_since_last_session is not None:
+            out["changes_since_last_session"] = self.changes_since_last_session
+        return out
+
+
+def dashboard(ws: Workspace, cat: Catalog) -> StatusOutcome:
+    """The status model, without the notices and the health lines."""
     stale_hours = ws.setting("staleReservedHours")
     quiet_hours = ws.setting("quietHours")
-    incoming = {"pending_launch": [], "in_progress": [], "blocked": []}
-    outgoing = {"unlaunched": [], "results_waiting": [], "in_flight": []}
+    incoming, outgoing = Incoming(), Outgoing()
     divergences = []
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
+        state = entry.state
         r = row(entry, ws.workdir)
-        r["age_hours"] = round(clock.age_hours(entry.get("spawned_at")), 1)
+        quiet = None
+        if entry.incoming and entry.status == lifecycle.IN_PROGRESS:
+            quiet = round(clock.age_hours(state.last_event_at if state else None), 1)
+        d = DashboardRow(r, round(clock.age_hours(state.spawned_at if state else None), 1), quiet,
+                         quiet is not None and bool(quiet_hours) and quiet > quiet_hours)
         if entry.incoming:
             if entry.status in lifecycle.PENDING_LAUNCH:
-                incoming["pending_launch"].append(r)
+                incoming.pending_launch.append(d)
             elif entry.status == lifecycle.IN_PROGRESS:
-                r["quiet_hours"] = round(clock.age_hours(entry.get("last_event_at")), 1)
-                r["quiet"] = bool(quiet_hours) and r["quiet_hours"] > quiet_hours
-                incoming["in_progress"].append(r)
+                incoming.in_progress.append(d)
             elif entry.status == lifecycle.BLOCKED:
-                incoming["blocked"].append(r)
-        if entry.outgoing:
+                incoming.blocked.append(d)
+        if entry.outgoing:  # a refocus into this repository itself shows on both sides, as one row
             if entry.unlaunched_hours(stale_hours) is not None:
-                outgoing["unlaunched"].append(r)
+                outgoing.unlaunched.append(d)
             elif entry.status in lifecycle.ACTIVE - {lifecycle.BLOCKED}:
-                outgoing["in_flight"].append(r)
-        for problem in r["problems"]:
-            divergences.append({"id": entry.id, "problem": problem})
-        if entry.state and entry.state.get("conflicts"):
-            divergences.append({"id": entry.id, "problem": f"{len(entry.state['conflicts'])} event(s) conflicted after a merge and were not applied"})
-    outgoing["results_waiting"] = [row(e, ws.workdir) | {"result": e.get("result")} for e in waiting(cat)]
-    return {"repo": ws.workdir, "incoming": incoming, "outgoing": outgoing, "divergences": divergences}
+                outgoing.in_flight.append(d)
+        for problem in r.problems:
+            divergences.append(Divergence(entry.id, problem))
+        if state and state.conflicts:
+            divergences.append(Divergence(entry.id, f"{len(state.conflicts)} event(s) conflicted after a merge and were not applied"))
+    outgoing.results_waiting.extend(
+        WaitingResult(row(e, ws.workdir), e.state.result if e.state else None) for e in waiting(cat))
+    return StatusOutcome(repo=ws.workdir, incoming=incoming, outgoing=outgoing, divergences=divergences)
 
 
-def status(*, cwd: str = ".") -> dict:
+def status(*, cwd: str = ".") -> StatusOutcome:
     ws = Workspace.open(cwd)
     cat, notices = fresh_catalog(ws)
     model = dashboard(ws, cat)
-    model["notices"] = notices
     from gitrefocus.health import (
         for_status,  # stale context, changes since the last session (read-only)
     )
 
-    model.update(for_status(ws))
-    return model
+    health = for_status(ws)
+    return replace(model, notices=notices, stale_context=health.get("stale_context"),
+                   changes_since_last_session=health.get("changes_since_last_session"))

@@ -19,14 +19,19 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from gitrefocus.errors import ConflictError, RefocusError
+from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.ops import index_md, record
 from gitrefocus.store import eventlog, eventmerge, notes, refs
 from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
 from gitrefocus.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from pygit2 import Oid
 
 MAX_ROUNDS = 8
 PROGRESS_EVERY = 250
@@ -60,8 +65,32 @@ def _upstream_remote(ws: Workspace) -> str:
     return ws.git("config", "--get", f"branch.{branch}.remote", check=False).stdout.strip()
 
 
+@dataclass(frozen=True)
+class SyncOutcome:
+    remote: str
+    rounds: int  # of fetch, merge and push
+    created: list[str]  # refocus ids by what happened to their ref here
+    fast_forwarded: list[str]
+    merged: list[str]
+    notes: str  # what happened to refs/notes/refocus here (refs.SAME, ...)
+    pushed: list[str]  # refocus ids whose ref the remote accepted
+    notes_pushed: bool
+    files_written: list[str]
+    warnings: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "remote": self.remote, "rounds": self.rounds, "created": self.created,
+            "fast_forwarded": self.fast_forwarded, "merged": self.merged, "notes": self.notes,
+            "pushed": self.pushed, "notes_pushed": self.notes_pushed,
+            "files_written": self.files_written, "warnings": self.warnings,
+        }
+
+
 @dataclass
 class Report:
+    """What a sync did so far (it may take several rounds)."""
+
     remote: str
     rounds: int = 0
     by_kind: dict[str, list[str]] = field(default_factory=dict)
@@ -76,15 +105,15 @@ class Report:
         if rid not in bucket:
             bucket.append(rid)
 
-    def as_dict(self) -> dict:
-        get = lambda k: sorted(self.by_kind.get(k, []))  # noqa: E731
-        return {
-            "remote": self.remote, "rounds": self.rounds,
-            "created": get(refs.CREATED), "fast_forwarded": get(refs.FAST_FORWARD),
-            "merged": get(refs.MERGED) + get(refs.ADOPTED), "notes": self.notes,
-            "pushed": sorted(set(self.pushed)), "notes_pushed": self.notes_pushed,
-            "files_written": self.files_written, "warnings": self.warnings,
-        }
+    def outcome(self) -> SyncOutcome:
+        def ids(kind: str) -> list[str]:
+            return sorted(self.by_kind.get(kind, []))
+
+        return SyncOutcome(
+            remote=self.remote, rounds=self.rounds, created=ids(refs.CREATED), fast_forwarded=ids(refs.FAST_FORWARD),
+            merged=ids(refs.MERGED) + ids(refs.ADOPTED), notes=self.notes, pushed=sorted(set(self.pushed)),
+            notes_pushed=self.notes_pushed, files_written=self.files_written, warnings=self.warnings,
+        )
 
 
 class Sync:
@@ -111,7 +140,7 @@ class Sync:
         return remote_.push(self.ws, self.remote, names)
 
     # -- merging ------------------------------------------------------------
-    def merge(self) -> dict[str, object]:
+    def merge(self) -> dict[str, Oid]:
         """Merge every tracking ref into the live refs; return the remote's state."""
         repo = self.ws.repo
         theirs = {rid: oid for rid, oid in refs.iter_refs(repo, remote_.tracking_prefix(self.remote))}
@@ -148,7 +177,7 @@ class Sync:
     def _has_file(self, rid: str) -> bool:
         return record.brief_file(self.ws, rid) is not None
 
-    def to_push(self, theirs: dict[str, object]) -> list[str]:
+    def to_push(self, theirs: dict[str, Oid]) -> list[str]:
         repo = self.ws.repo
         names = [refs.ref_name(rid) for rid, oid in refs.iter_refs(repo)
                  if RefocusId.is_valid(rid) and rid not in self.skipped and theirs.get(rid) != oid]
@@ -175,14 +204,14 @@ class Sync:
         if self.touched or others:
             index_md.refresh(*[w for w in [self.ws, *others] if os.path.isdir(w.refocus_dir)])
 
-    def _counterpart(self, state: dict) -> Workspace | None:
-        key = f"{state.get('source_dir')}\0{state.get('dest_dir')}"
+    def _counterpart(self, state: RefocusState) -> Workspace | None:
+        key = f"{state.source_dir}\0{state.dest_dir}"
         if key not in self._counterparts:
             self._counterparts[key] = record.counterpart(self.ws, state)
         return self._counterparts[key]
 
     # -- the whole thing -----------------------------------------------------
-    def run(self) -> dict:
+    def run(self) -> SyncOutcome:
         for round_ in range(1, MAX_ROUNDS + 1):
             self.report.rounds = round_
             self.fetch()
@@ -205,10 +234,10 @@ class Sync:
                 f"settle. Nothing was lost; run `git refocus sync` again."
             )
         self.propagate()
-        return self.report.as_dict()
+        return self.report.outcome()
 
 
-def sync(*, remote: str | None = None, progress: Callable[[str], None] | None = None, cwd: str = ".") -> dict:
+def sync(*, remote: str | None = None, progress: Callable[[str], None] | None = None, cwd: str = ".") -> SyncOutcome:
     """Sync with ``remote``; ``progress``, when given, is told what is happening."""
     ws = Workspace.open(cwd)
     name = choose_remote(ws, remote)

@@ -21,6 +21,7 @@ import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from gitrefocus.handoff import prompts
 from gitrefocus.handoff.prepare import Plan
@@ -102,7 +103,7 @@ def run(plan: Plan, cmd: str, *, repo_root: str, resolve, timeout: float = DEFAU
         else:
             _write(spine, plan.spine_text())
         base_env = _env(work)
-        variables = dict(spine=spine, source_files=list(plan.source.files),
+        variables: dict[str, Any] = dict(spine=spine, source_files=list(plan.source.files),
                          session_uuid=plan.session_id or "", leaf_uuid=plan.leaf_uuid or "",
                          repo_root=repo_root, sections_dir=sections_dir)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from typing import cast
 
 from gitrefocus.handoff import cues
 from gitrefocus.handoff import spine as sp
@@ -244,9 +245,9 @@ def open_threads(an: Analysis, git: GitState) -> Section:
         text = blocks[-1].text
         spans = cues.sentence_spans(text)
         a, b = spans[-1]
-        q, before, after = cues.window(text, a, b)
-        if not cues.looks_like_injection(q):
-            threads.add(f"- The assistant's last question went unanswered: {cues.quote_md(q, before, after)}",
+        question, before, after = cues.window(text, a, b)
+        if not cues.looks_like_injection(question):
+            threads.add(f"- The assistant's last question went unanswered: {cues.quote_md(question, before, after)}",
                         Pointer("transcript", m.label(blocks[-1].line), "open question"))
     _section_block(d, "### Open threads", threads)
     _section_block(d, "### Conflicts", _conflicts(an))
@@ -314,7 +315,7 @@ def _intent_flags(an: Analysis, git: GitState) -> _Draft:
     outside = []
     count = 0
     for path, line in edited.items():
-        rel = relative_path(path, git.root) if os.path.isabs(path) else path
+        rel = relative_path(path, cast(str, git.root)) if os.path.isabs(path) else path  # ok: root is known
         if rel is None:
             outside.append((path, line))
             continue

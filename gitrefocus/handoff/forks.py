@@ -119,7 +119,7 @@ def linearize(g: Graph, leaf: int | None, message_count: int, is_user_turn, stat
     for (fork_node, branch), msgs in groups.items():
         child = path_child.get(fork_node)
         replacement = _first_message_from(g, child, path_child)
-        if not _is_rewind(g, branch, child, is_user_turn(min(msgs)), replacement, is_user_turn):
+        if replacement is None or not _is_rewind(g, branch, child, is_user_turn(min(msgs)), replacement, is_user_turn):
             stats["forks_linearized"] += 1
             continue
         abandoned = sorted(set(msgs))
@@ -134,8 +134,9 @@ def linearize(g: Graph, leaf: int | None, message_count: int, is_user_turn, stat
 def _fork_of(g: Graph, node: int, on_path: set, memo: dict):
     """(fork node on the path, the child below it on this branch), or None."""
     trail = []
-    current, below = node, None
-    result = None
+    current: int | None = node
+    below: int | None = None
+    result: tuple[int, int | None] | None = None
     steps = 0
     while True:
         steps += 1

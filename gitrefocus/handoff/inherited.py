@@ -9,6 +9,7 @@ pointer. When the caps force a cut the result says so.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 MIN_BULLETS = 5
 MAX_BULLETS = 15
@@ -32,6 +33,9 @@ class InheritedContext(tuple):
     ``.bullets``, ``.cut``, ``.warning`` (a sentence for the user, or None) and
     ``.handoff`` (the full :class:`~gitrefocus.handoff.pipeline.Handoff`).
     """
+
+    warning: str | None
+    handoff: Any
 
     def __new__(cls, bullets, cut: bool = False, *, warning: str | None = None, handoff=None):
         self = super().__new__(cls, (list(bullets), bool(cut)))
@@ -118,7 +122,7 @@ def select(sections: dict) -> tuple[list[str], bool]:
     total = sum(_words(b) for b in chosen)
     if total > MAX_WORDS:
         cut = True
-        trimmed = []
+        trimmed: list[str] = []
         budget = MAX_WORDS
         for b in chosen:
             words = b.split()

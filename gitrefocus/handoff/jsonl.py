@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator
 
 PIECE = 1 << 20            # lines longer than this are read in pieces and skeletonized
 STRING_CAP = 64 * 1024     # bytes of any one string kept in a skeleton
@@ -37,7 +37,7 @@ class Line:
     problem: str | None = None  # "invalid-json" | "oversized" | "blank"
     lossy_utf8: bool = False
     skeleton: bool = False
-    prefiltered: object = None  # what the caller's pre-filter made of the raw bytes
+    prefiltered: Any = None  # what the caller's pre-filter made of the raw bytes
 
 
 def safe_cut(body: bytes) -> bytes:
@@ -110,7 +110,7 @@ class _Skeleton:
                 continue
             # the body runs to a closing quote, or to the end of the piece (perhaps
             # stopping just before a lone backslash whose escaped char comes next)
-            end = _STRING_BODY.match(piece, pos).end()
+            end = _STRING_BODY.match(piece, pos).end()  # type: ignore[union-attr]  # matches "" at worst
             if end >= n - 1 and (end == n or piece[end] == 0x5C):
                 body = safe_cut(piece[pos:n])
                 self.carry = piece[pos + len(body):n]

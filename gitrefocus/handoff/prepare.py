@@ -119,8 +119,13 @@ class _Collector:
         self.sidechain_of: dict[str, str] = {}   # uuid -> group, for sidechains without agentId
         self.sidechain_seen: set = set()
         self.text_budget = TEXT_BUDGET
-        self.cwd = self.git_branch = self.version = self.session_id = self.title = None
-        self.first_ts = self.last_ts = None
+        self.cwd: str | None = None
+        self.git_branch: str | None = None
+        self.version: str | None = None
+        self.session_id: str | None = None
+        self.title: str | None = None
+        self.first_ts: str | None = None
+        self.last_ts: str | None = None
         self.files_written: list[tuple[str, int]] = []
         self.todos: list[tuple[str, str, int]] = []
         self.leaf_node: int | None = None
@@ -317,7 +322,7 @@ class _Collector:
             return index
         # a message with no visible block yet is kept: a later line of it may carry text
         msg = sp.Message(sp.ASSISTANT, number, last_line=number)
-        seen: set = set()
+        seen = set()
         self._assistant_blocks(content, number, msg, seen)
         msg.uuid = record.get("uuid") if isinstance(record.get("uuid"), str) else None
         msg.timestamp = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
@@ -357,11 +362,12 @@ class _Collector:
             msg.blocks.append(block)
 
     def _tool_use(self, item: dict, number: int) -> sp.Block:
-        name = item.get("name") if isinstance(item.get("name"), str) else "?"
+        given_name, given_input = item.get("name"), item.get("input")
+        name = given_name if isinstance(given_name, str) else "?"
         tool_id = item.get("id")
         if isinstance(tool_id, str) and len(self.tool_names) < 200_000:
             self.tool_names[tool_id] = name
-        data = item.get("input") if isinstance(item.get("input"), dict) else {}
+        data = given_input if isinstance(given_input, dict) else {}
         path = data.get("file_path") or data.get("notebook_path")
         path = path if isinstance(path, str) else None
         if name == "TodoWrite" and isinstance(data.get("todos"), list):

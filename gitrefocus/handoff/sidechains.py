@@ -85,8 +85,8 @@ def insert_by_time(messages: list[sp.Message], extra: list[sp.Message]) -> list[
     out: list[sp.Message] = []
     j = 0
     for message in messages:
-        while j < len(pending) and pending[j].timestamp and message.timestamp \
-                and pending[j].timestamp < message.timestamp:
+        at = message.timestamp
+        while j < len(pending) and at and (earlier := pending[j].timestamp) and earlier < at:
             out.append(pending[j])
             j += 1
         out.append(message)

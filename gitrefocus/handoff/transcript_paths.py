@@ -16,10 +16,10 @@ import re
 import stat
 from dataclasses import dataclass, field
 
-from gitrefocus.claude.transcripts import config_dir as claude_config_dir
-from gitrefocus.claude.transcripts import find_transcript
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.session import encode_project_dir as encode_cwd
+from gitrefocus.store.transcripts import config_dir as claude_config_dir
+from gitrefocus.store.transcripts import find_transcript
 
 _SESSION_ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]{7,127}$")
 _AGENT_FILE_RE = re.compile(r"^agent-[A-Za-z0-9._-]{1,200}\.jsonl$")  # the name becomes a pointer label
@@ -63,8 +63,8 @@ def _from_path(path: str) -> TranscriptSource:
     if not os.access(path, os.R_OK):
         raise RefocusError(f"transcript {path!r} is not readable.")
     real = os.path.realpath(path)
-    stem = os.path.basename(real)
-    stem = stem[: -len(".jsonl")] if stem.endswith(".jsonl") else None
+    name = os.path.basename(real)
+    stem = name[: -len(".jsonl")] if name.endswith(".jsonl") else None
     session_id = stem if stem and looks_like_session_id(stem) else None
     return TranscriptSource(real, tuple(subagent_files(real, session_id)), session_id)
 

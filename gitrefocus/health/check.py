@@ -12,14 +12,19 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections.abc import Sequence
+from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.health import history
 from gitrefocus.health.staleness import context_dir
 from gitrefocus.model import clock
+from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import ref_name
+from gitrefocus.model.result import Artifact, MaterialChange, Result
 from gitrefocus.ops import record
 from gitrefocus.store import catalog, eventlog, git
+from gitrefocus.store.catalog import Entry
 from gitrefocus.store.workspace import Workspace, is_inside
 
 SPAWN_WALK_LIMIT = 20_000
@@ -27,19 +32,19 @@ SPAWN_WALK_LIMIT = 20_000
 _PATH_RE = re.compile(r"`([^`\n]+)`|((?:[\w.-]+/)+[\w.-]+|[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
 
 
-def _item(label: str, **fields) -> dict:
+def _item(label: str, **fields: Any) -> dict[str, Any]:
     return {"label": label, "flags": [], "facts": [], **fields}
 
 
 class _Repo:
     """The destination repository as the checks see it: HEAD, the work tree, linked commits."""
 
-    def __init__(self, ws: Workspace, refocus_id: str, state: dict):
+    def __init__(self, ws: Workspace, refocus_id: str, state: RefocusState):
         self.ws = ws
         self.id = refocus_id
         self.head = ws.head_oid()
-        self.head_tree = ws.repo[self.head].tree if self.head is not None else None
-        spawned = state.get("spawned_at")
+        self.head_tree = eventlog.commit_at(ws.repo, self.head).tree if self.head is not None else None
+        spawned = state.spawned_at
         self.since = None
         if self.head is not None and spawned:
             self.since = history.commits_since_event(
@@ -59,9 +64,9 @@ class _Repo:
         self._tracked: list[str] | None = None
 
     def _changed_paths(self, oid: str) -> set[str]:
-        commit = self.ws.repo[oid]
+        commit = eventlog.commit_at(self.ws.repo, oid)
         if commit.parent_ids:
-            diff = self.ws.repo.diff(commit.parents[0].tree, commit.tree)
+            diff = self.ws.repo.diff(commit.parents[0].tree, commit.tree)  # type: ignore[call-overload]  # stubs omit (Tree, Tree)
         else:
             diff = commit.tree.diff_to_tree(swap=True)
         return {p for d in diff.deltas for p in (d.old_file.path, d.new_file.path) if p}
@@ -70,7 +75,7 @@ class _Repo:
     def anchor_tree(self):
         """The tree at spawn (None: history before spawn is unknown, treat as empty)."""
         if self.since and self.since.anchor:
-            return self.ws.repo[self.since.anchor].tree
+            return eventlog.commit_at(self.ws.repo, self.since.anchor).tree
         return None
 
     def blob_at(self, tree, path: str):
@@ -129,8 +134,8 @@ def _repo_path(ws: Workspace, raw: str) -> str | None:
     return norm
 
 
-def check_done_when(repo: _Repo, done_when: list[str], result: dict | None) -> list[dict]:
-    claims = {d.get("criterion"): d for d in (result or {}).get("dod", [])}
+def check_done_when(repo: _Repo, done_when: list[str], result: Result | None) -> list[dict[str, Any]]:
+    claims = {d.criterion: d for d in result.dod} if result else {}
     items = []
     for criterion in done_when:
         item = _item(criterion, criterion=criterion, met=None, paths=[])
@@ -139,7 +144,7 @@ def check_done_when(repo: _Repo, done_when: list[str], result: dict | None) -> l
             item["facts"].append("no result recorded yet.")
         elif claim is None:
             item["flags"].append("the result does not say whether this was met — verify.")
-        elif claim.get("met"):
+        elif claim.met:
             item["met"] = True
             item["facts"].append("the result marks this met.")
             if not repo.linked:
@@ -147,14 +152,14 @@ def check_done_when(repo: _Repo, done_when: list[str], result: dict | None) -> l
                                      "(no Refocus-Id trailer, no link note) — verify where the work landed.")
         else:
             item["met"] = False
-            note = claim.get("note")
+            note = claim.note
             item["flags"].append("the result marks this not met" + (f" ({note})" if note else "") + " — verify.")
         for m in _PATH_RE.finditer(criterion):
             name = (m.group(1) or m.group(2)).strip()
             path = _repo_path(repo.ws, name)
             if path is None or not name:
                 continue
-            info = {"path": path, "at_head": repo.at_head(path), "touched_by": repo.touched_by_linked(path)}
+            info: dict[str, Any] = {"path": path, "at_head": repo.at_head(path), "touched_by": repo.touched_by_linked(path)}
             if not info["at_head"]:
                 elsewhere = repo.find_by_name(posixpath.basename(path)) if "/" not in path else []
                 if elsewhere:
@@ -173,12 +178,12 @@ def check_done_when(repo: _Repo, done_when: list[str], result: dict | None) -> l
     return items
 
 
-def check_artifacts(repo: _Repo, artifacts: list[dict]) -> list[dict]:
+def check_artifacts(repo: _Repo, artifacts: Sequence[Artifact]) -> list[dict[str, Any]]:
     items = []
     for art in artifacts:
-        raw = art.get("path") or ""
+        raw = art.path or ""
         path = _repo_path(repo.ws, raw)
-        item = _item(raw, path=path, description=art.get("description"), at_head=False, in_worktree=False,
+        item = _item(raw, path=path, description=art.description, at_head=False, in_worktree=False,
                      touched_by=[])
         if path is None:
             item["flags"].append("points outside this repository — verify where it lives.")
@@ -201,13 +206,13 @@ def check_artifacts(repo: _Repo, artifacts: list[dict]) -> list[dict]:
     return items
 
 
-def check_material_changes(repo: _Repo, changes: list[dict], directory: str) -> list[dict]:
+def check_material_changes(repo: _Repo, changes: Sequence[MaterialChange], directory: str) -> list[dict[str, Any]]:
     items = []
     base = repo.anchor_tree
     for change in changes:
-        path = f"{directory}/{change.get('file', '')}"
-        item = _item(f"{change.get('file')} — {change.get('summary')}", path=path, file=change.get("file"),
-                     summary=change.get("summary"), changed_since_spawn=False, uncommitted=False)
+        path = f"{directory}/{change.file}"
+        item = _item(f"{change.file} — {change.summary}", path=path, file=change.file,
+                     summary=change.summary, changed_since_spawn=False, uncommitted=False)
         before, now = repo.blob_at(base, path), repo.blob_at(repo.head_tree, path)
         item["changed_since_spawn"] = now is not None and now != before
         item["uncommitted"] = repo.worktree_differs(path)
@@ -226,43 +231,43 @@ def check_material_changes(repo: _Repo, changes: list[dict], directory: str) -> 
     return items
 
 
-def _target(ws: Workspace, entry) -> Workspace:
+def _target(ws: Workspace, entry: Entry, state: RefocusState) -> Workspace:
     """Check against the destination: here, or the dest repo when this is the source."""
     if entry.direction != "outgoing":
         return ws
-    dest = Workspace.try_open(entry.get("dest_dir"))
+    dest = Workspace.try_open(state.dest_dir)
     if dest is None:
-        raise RefocusError(f"{entry.id} was worked on in {entry.get('dest_dir')}, which is not reachable here; "
+        raise RefocusError(f"{entry.id} was worked on in {state.dest_dir}, which is not reachable here; "
                            "run git refocus check there.")
     return dest
 
 
-def check(*, refocus_id: str, cwd: str = ".") -> dict:
+def check(*, refocus_id: str, cwd: str = ".") -> dict[str, Any]:
     ws = Workspace.open(cwd)
     rid = catalog.resolve_id(ws, refocus_id)
     entry = catalog.load(ws, only=rid).entries.get(rid)
     if entry is None or entry.state is None:
         raise RefocusError(f"{rid} has no event log here ({ref_name(rid)}); run git refocus doctor --repair.")
-    dest = _target(ws, entry)
+    dest = _target(ws, entry, entry.state)
     tip = eventlog.read_tip(dest.repo, rid) or eventlog.read_tip(ws.repo, rid)
     state = tip.state if tip else entry.state
     doc = record.current_doc(dest, rid, tip)
     done_when = list(doc.meta.get("done_when") or []) if doc else []
-    result = state.get("result")
+    result = Result.from_dict(state.result) if state.result is not None else None
     repo = _Repo(dest, rid, state)
     directory = context_dir(dest)
-    model = {
-        "id": rid, "status": state.get("status"), "repo": dest.workdir,
-        "spawned_at": state.get("spawned_at"), "head": str(repo.head) if repo.head is not None else None,
+    model: dict[str, Any] = {
+        "id": rid, "status": state.status, "repo": dest.workdir,
+        "spawned_at": state.spawned_at, "head": str(repo.head) if repo.head is not None else None,
         "commits_since_spawn": len(repo.since.commits) if repo.since else 0,
         "since_basis": repo.since.basis if repo.since else None,
         "since_truncated": bool(repo.since and repo.since.truncated),
         "linked_commits": [{"oid": c.oid, "subject": c.subject, "by": how} for c, how in repo.linked],
         "has_result": result is not None,
         "done_when": check_done_when(repo, done_when, result),
-        "artifacts": check_artifacts(repo, (result or {}).get("artifacts") or []),
-        "material_changes": check_material_changes(repo, (result or {}).get("material_changes") or [], directory),
-        "no_material_changes": (result or {}).get("no_material_changes"),
+        "artifacts": check_artifacts(repo, result.artifacts if result else ()),
+        "material_changes": check_material_changes(repo, result.material_changes if result else (), directory),
+        "no_material_changes": result.no_material_changes if result else None,
     }
     model["flag_count"] = sum(len(i["flags"]) for k in ("done_when", "artifacts", "material_changes") for i in model[k])
     return model

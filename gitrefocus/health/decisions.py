@@ -90,10 +90,13 @@ def parse_adr(text: str, name: str) -> dict:
     m = _TITLE_RE.search(body)
     if not m:
         raise RefocusError(f"{name}: no '# ADR-NNN: Title' heading.")
-    number = m.group(1) or (_NUMBER_RE.search(name).group(0) if _NUMBER_RE.search(name) else None)
+    in_name = _NUMBER_RE.search(name)
+    number = m.group(1) or (in_name.group(0) if in_name else None)
     if number is None:
         raise RefocusError(f"{name}: no ADR number in the heading or the file name.")
-    number = "ADR-" + _NUMBER_RE.match(number.upper().replace(" ", "-")).group(1)
+    canonical = _NUMBER_RE.match(number.upper().replace(" ", "-"))
+    assert canonical is not None  # number is itself a match of _NUMBER_RE
+    number = "ADR-" + canonical.group(1)
     status = _field(body, "Status")
     if status is None:
         raise RefocusError(f"{name}: no '**Status:** …' line.")

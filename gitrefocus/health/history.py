@@ -145,7 +145,7 @@ class _Chain:
         return [line.decode("ascii").split(" ") for line in bytes(self.data[:end]).splitlines()]
 
 
-def _dir_changes(ws, *, head: str, directory: str, paths: set[str], exclude: list[str],
+def _dir_changes(ws, *, head: str, directory: str, paths: set[str], exclude: list[str | None],
                  stop_when_found: bool) -> dict[str, str]:
     """{path: first commit (walking from head) that changed it}, from ``git log -- DIR``."""
     args = ["log", "--format=%x01%H", "-z", "--name-only", "--no-renames", "--no-color", head]
@@ -222,6 +222,7 @@ def walk_last_changes(ws, *, head: str, paths: set[str], directory: str, exclude
     rows = chain.run()
     walk.seen = len(rows)
     walk.last_parents = " ".join(rows[-1][1:]) if rows else ""
+    boundary: str | None
     if chain.merge_at is not None:
         walk.stop, boundary = "merge", chain.data[chain.merge_at:].split(b" ", 1)[0].decode("ascii")
     elif limit is not None and len(rows) >= limit:
@@ -369,7 +370,7 @@ def commits_in_range(ws, *, head, exclude, limit: int) -> tuple[list[CommitInfo]
     walker = ws.repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME)
     if exclude is not None:
         walker.hide(exclude)
-    out = []
+    out: list[CommitInfo] = []
     for commit in walker:
         if len(out) >= limit:
             return out, True
@@ -387,7 +388,7 @@ def commits_after(ws, *, head, at_epoch: int, limit: int) -> tuple[list[CommitIn
     """Commits on ``head`` committed after ``at_epoch`` (newest first), capped."""
     import pygit2
 
-    out = []
+    out: list[CommitInfo] = []
     for commit in ws.repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME):
         if commit.commit_time <= at_epoch:
             break

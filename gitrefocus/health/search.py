@@ -117,7 +117,8 @@ def _is_private(text: str) -> bool:
 
 def _strip_private(line: str, inside: bool) -> tuple[str, bool]:
     """The visible part of a line and whether a <private> block is still open after it."""
-    out, rest = [], line
+    out: list[str] = []
+    rest = line
     while rest:
         low = rest.lower()
         if inside:
@@ -188,7 +189,7 @@ def projects_under(parent: str, *, here: str, refuse) -> list[tuple[str, str]]:
     if not os.path.isdir(real_parent):
         refuse(parent, "not a directory")
         return []
-    out = []
+    out: list[tuple[str, str]] = []
     try:
         names = sorted(n for n in os.listdir(real_parent) if not n.startswith("."))
     except OSError as exc:

@@ -198,7 +198,7 @@ def refocus_work(*, ws, cat, head) -> list[dict]:
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         if entry.status != lifecycle.IN_PROGRESS or not entry.incoming:
             continue
-        launched = entry.get("launched_at")
+        launched = entry.state.launched_at if entry.state else None
         row = {"id": entry.id, "launched_at": launched, "commits_since_launch": None, "with_trailer": None,
                "linked_by_note": None, "basis": None, "truncated": False, "flagged": False}
         if launched and head is not None:
@@ -221,7 +221,8 @@ def unlaunched(*, ws, cat) -> list[dict]:
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         age = entry.unlaunched_hours(hours)
         if age is not None:
-            out.append({"id": entry.id, "dest_dir": entry.get("dest_dir"), "age_hours": round(age, 1)})
+            out.append({"id": entry.id, "dest_dir": entry.state.dest_dir if entry.state else None,
+                        "age_hours": round(age, 1)})
     return out
 
 

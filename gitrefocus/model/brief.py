@@ -14,6 +14,10 @@ from gitrefocus.model import frontmatter, lifecycle
 from gitrefocus.model.ids import RefocusId, is_session_id
 from gitrefocus.model.session import relaunch_command, transcript_pointer
 
+TYPE_CHECKING = False  # no `typing` at run time: the post-tool-use hook imports this module
+if TYPE_CHECKING:
+    from typing import Any
+
 STR, OPT_STR, LIST, BOOL, TS, OPT_TS = "str", "opt-str", "list", "bool", "ts", "opt-ts"
 
 # Key order is the order written to disk (seed 000 §4c, then SPEC §10 fields).
@@ -43,7 +47,7 @@ SCHEMA: dict[str, str] = {
     "transcript_saved": BOOL,
     "reason": OPT_STR,
 }
-_DEFAULTS = {LIST: [], BOOL: False, OPT_STR: None, OPT_TS: None}
+_DEFAULTS: dict[str, Any] = {LIST: [], BOOL: False, OPT_STR: None, OPT_TS: None}
 SPAWN_MODES = ("manual", "oneshot")
 _TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")
 
@@ -78,8 +82,8 @@ HARD_RULE = (
 )
 
 
-def _check_type(key: str, kind: str, value, where: str):
-    def bad(expected: str):
+def _check_type(key: str, kind: str, value: Any, where: str) -> Any:
+    def bad(expected: str) -> RefocusError:
         got = type(value).__name__ if value is not None else "null"
         return RefocusError(f"{where}: frontmatter key {key!r} must be {expected}, not {got}.")
 
@@ -107,9 +111,9 @@ def _check_type(key: str, kind: str, value, where: str):
     return value
 
 
-def validate_meta(meta: dict, where: str) -> dict:
+def validate_meta(meta: dict[str, Any], where: str) -> dict[str, Any]:
     """Check types and values; return the metadata in canonical key order."""
-    out: dict = {}
+    out: dict[str, Any] = {}
     for key, kind in SCHEMA.items():
         if key in meta:
             out[key] = _check_type(key, kind, meta[key], where)
@@ -136,16 +140,16 @@ def validate_meta(meta: dict, where: str) -> dict:
 
 @dataclass
 class Brief:
-    meta: dict
+    meta: dict[str, Any]  # validated frontmatter (validate_meta), user keys kept
     body: str = ""
 
     @property
     def id(self) -> str:
-        return self.meta["id"]
+        return str(self.meta["id"])
 
     @property
     def status(self) -> str:
-        return self.meta["status"]
+        return str(self.meta["status"])
 
     def render(self) -> str:
         return frontmatter.render(self.meta) + self.body
@@ -163,7 +167,7 @@ class Brief:
         meta = validate_meta(frontmatter.load(yaml_text, where), where)
         return cls(meta=meta, body=body)
 
-    def with_meta(self, **changes) -> "Brief":
+    def with_meta(self, **changes: Any) -> "Brief":
         meta = dict(self.meta)
         meta.update(changes)
         return Brief(meta=meta, body=self.body)
@@ -204,7 +208,7 @@ class BriefContent:
     deliverables: list[str] = field(default_factory=list)
 
 
-def render_body(meta: dict, content: BriefContent) -> str:
+def render_body(meta: dict[str, Any], content: BriefContent) -> str:
     source_dir = meta["source_dir"]
     sid = meta["source_session_id"]
     source_pointer = (

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, make_dataclass, replace
+from types import MappingProxyType
+from typing import Any, cast
 
-from gitrefocus.model import lifecycle
+from gitrefocus.model import JSONObject, lifecycle, recorded
 
 SCHEMA = 1
 
@@ -21,6 +24,7 @@ KINDS = (SPAWNED, STARTED, COMPLETED, ABANDONED, EDITED, RECEIVED, LINKED, SESSI
 # Events that rewrite the brief document; the others carry the previous snapshot.
 DOC_KINDS = frozenset({SPAWNED, STARTED, COMPLETED, ABANDONED, EDITED})
 
+# The frontmatter keys the folded state copies from the spawned event's meta.
 STATE_KEYS = (
     "id", "status", "slug", "child_session_id", "source_session_id", "spawn_mode",
     "spawned_at", "launched_at", "completed_at", "source_dir", "dest_dir",
@@ -33,8 +37,8 @@ class Event:
     refocus_id: str
     kind: str
     at: str
-    actor: dict = field(default_factory=dict)
-    data: dict = field(default_factory=dict)
+    actor: JSONObject = field(default_factory=dict)
+    data: JSONObject = field(default_factory=dict)
     event_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     schema: int = SCHEMA
 
@@ -56,79 +60,195 @@ class Event:
         return (self.at, self.event_id)
 
 
-def initial_state(meta: dict) -> dict:
-    state = {k: meta.get(k) for k in STATE_KEYS}
-    state.update(
-        schema=SCHEMA, received_at=None, result=None, reason=None, sessions=[],
-        conflicts=[], last_event=None, last_event_at=None, events=0,
-    )
-    return state
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """An event kept in the log but not applied: its transition was not legal
+    from ``status`` (possible only after two clones diverged)."""
+
+    event_id: str
+    kind: str
+    at: str
+    status: str
+
+    def to_json(self) -> JSONObject:
+        return {"at": self.at, "event_id": self.event_id, "kind": self.kind, "status": self.status}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> "Conflict":
+        return cls(event_id=recorded(raw, "event_id"), kind=recorded(raw, "kind"), at=recorded(raw, "at"),
+                   status=recorded(raw, "status"))
 
 
-def apply(state: dict | None, event: Event) -> tuple[dict, bool]:
+@dataclass(frozen=True, slots=True)
+class RefocusState:
+    """The state of one refocus: a pure fold of its events (:func:`apply`).
+
+    Stored as ``state.json`` in every event commit; :meth:`to_json` is exactly
+    the object written there, so clones that fold the same events build the
+    same commits. Values are carried as the events gave them: ``result`` is
+    the completed event's result object, verbatim, and keys this version does
+    not know (written by a newer one) are kept in ``extra`` and written back.
+    """
+
+    id: str
+    status: str
+    slug: str | None = None
+    child_session_id: str | None = None
+    source_session_id: str | None = None
+    spawn_mode: str | None = None
+    spawned_at: str | None = None
+    launched_at: str | None = None
+    completed_at: str | None = None
+    source_dir: str | None = None
+    dest_dir: str | None = None
+    parent_refocus_id: str | None = None
+    assigned_to: str | None = None
+    schema: int = SCHEMA
+    received_at: str | None = None
+    result: JSONObject | None = None
+    reason: str | None = None
+    sessions: tuple[str, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    last_event: str | None = None
+    last_event_at: str | None = None
+    events: int = 0
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> JSONObject:
+        out: JSONObject = {k: getattr(self, k) for k in STATE_KEYS}
+        out.update(
+            schema=self.schema, received_at=self.received_at, result=self.result, reason=self.reason,
+            sessions=list(self.sessions), conflicts=[c.to_json() for c in self.conflicts],
+            last_event=self.last_event, last_event_at=self.last_event_at, events=self.events,
+        )
+        out.update(self.extra)
+        return out
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> "RefocusState":
+        """Read a ``state.json`` object; missing keys (but the id and the status)
+        take their initial value."""
+        if "id" not in raw or "status" not in raw:
+            raise ValueError("not a refocus state (no id or status)")
+        get = raw.get
+        conflicts = get("conflicts")
+        state = _Unfrozen(
+            raw["id"], raw["status"], get("slug"), get("child_session_id"), get("source_session_id"),
+            get("spawn_mode"), get("spawned_at"), get("launched_at"), get("completed_at"), get("source_dir"),
+            get("dest_dir"), get("parent_refocus_id"), get("assigned_to"), get("schema", SCHEMA),
+            get("received_at"), get("result"), get("reason"), tuple(get("sessions") or ()),
+            tuple(Conflict.from_json(c) for c in conflicts) if conflicts else (),
+            get("last_event"), get("last_event_at"), get("events", 0),
+            _NO_EXTRA if raw.keys() <= _FIELDS else {k: v for k, v in raw.items() if k not in _FIELDS},
+        )
+        state.__class__ = cls  # frozen from here on: see _Unfrozen
+        return cast(RefocusState, state)
+
+    def to_row(self) -> list[Any]:
+        """The state as one JSON list, a value per field in :data:`ROW_FIELDS`
+        order: the compact form the catalog caches (see :meth:`from_row`)."""
+        row = [getattr(self, name) for name in ROW_FIELDS]
+        row[_SESSIONS] = list(self.sessions)
+        row[_CONFLICTS] = [c.to_json() for c in self.conflicts]
+        row[_EXTRA] = dict(self.extra)
+        return row
+
+    @classmethod
+    def from_row(cls, row: list[Any]) -> "RefocusState":
+        """Read back :meth:`to_row`; a row of other fields is a TypeError."""
+        if len(row) != len(ROW_FIELDS):
+            raise TypeError(f"a state row has {len(ROW_FIELDS)} values, not {len(row)}")
+        values = list(row)
+        values[_SESSIONS] = tuple(values[_SESSIONS])
+        values[_CONFLICTS] = tuple(Conflict.from_json(c) for c in values[_CONFLICTS]) if values[_CONFLICTS] else ()
+        values[_EXTRA] = values[_EXTRA] or _NO_EXTRA
+        state = _Unfrozen(*values)
+        state.__class__ = cls  # frozen from here on: see _Unfrozen
+        return cast(RefocusState, state)
+
+
+ROW_FIELDS = tuple(f.name for f in fields(RefocusState))
+_SESSIONS, _CONFLICTS, _EXTRA = (ROW_FIELDS.index(name) for name in ("sessions", "conflicts", "extra"))
+
+# The catalog reads every state of a repository on each listing (10,000s). A
+# frozen dataclass's __init__ pays an object.__setattr__ per field, four times
+# the cost of this plain twin with the same slots; from_json and from_row build
+# the twin and give it the frozen class, allowed because the layouts are identical.
+_Unfrozen: Any = make_dataclass("_Unfrozen", ROW_FIELDS, slots=True)
+
+_NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
+_FIELDS = frozenset(STATE_KEYS) | {
+    "schema", "received_at", "result", "reason", "sessions", "conflicts", "last_event", "last_event_at", "events",
+}
+
+
+def initial_state(meta: Mapping[str, Any]) -> RefocusState:
+    """The state before any event, from a spawned event's frontmatter."""
+    values = {k: recorded(meta, k) for k in STATE_KEYS}
+    return RefocusState(**values)
+
+
+def apply(state: RefocusState | None, event: Event) -> tuple[RefocusState, bool]:
     """Fold one event into the state. Returns (new state, applied?).
 
     An event whose transition is not legal from the current status (which can
     only happen after two clones diverged) is kept in the log but listed in
     ``conflicts`` and changes nothing else.
     """
-    if event.kind == SPAWNED or state is None:
-        if event.kind != SPAWNED:
-            state = initial_state({"id": event.refocus_id, "status": lifecycle.RESERVED})
-        else:
-            state = initial_state(event.data.get("meta", {}))
-            state["status"] = lifecycle.RESERVED
-    else:
-        state = dict(state, sessions=list(state["sessions"]), conflicts=list(state["conflicts"]))
+    if event.kind == SPAWNED:
+        state = replace(initial_state(event.data.get("meta", {})), status=lifecycle.RESERVED)
+    elif state is None:
+        state = initial_state({"id": event.refocus_id, "status": lifecycle.RESERVED})
     applied = True
     data = event.data
-    cur = state["status"]
+    cur = state.status
+    status, launched_at, completed_at = cur, state.launched_at, state.completed_at
+    received_at, result, reason, sessions = state.received_at, state.result, state.reason, state.sessions
     if event.kind == STARTED:
         sid = data.get("session_id")
         if cur == lifecycle.IN_PROGRESS:
             pass  # a second session opened it: recorded, no transition
         elif lifecycle.is_legal(cur, lifecycle.IN_PROGRESS):
-            state["status"] = lifecycle.IN_PROGRESS
-            state["launched_at"] = state["launched_at"] or event.at
+            status = lifecycle.IN_PROGRESS
+            launched_at = launched_at or event.at
         else:
             applied = False
-        if applied and sid and sid not in state["sessions"]:
-            state["sessions"].append(sid)
+        if applied and sid and sid not in sessions:
+            sessions = (*sessions, sid)
     elif event.kind == COMPLETED:
         new = data.get("status", lifecycle.RESULT)
         if lifecycle.is_legal(cur, new):
-            state["status"] = new
-            state["completed_at"] = event.at
-            state["result"] = data.get("result")
-            state["received_at"] = None
+            status, completed_at, result, received_at = new, event.at, data.get("result"), None
         else:
             applied = False
     elif event.kind == ABANDONED:
         if lifecycle.is_legal(cur, lifecycle.ABANDONED):
-            state["status"] = lifecycle.ABANDONED
-            state["reason"] = data.get("reason")
+            status, reason = lifecycle.ABANDONED, data.get("reason")
         else:
             applied = False
     elif event.kind == EDITED:
         new = data.get("to")
         if new and new != cur:
             if lifecycle.is_legal(cur, new):
-                state["status"] = new
+                status = new
                 if new == lifecycle.ABANDONED:
-                    state["reason"] = data.get("reason")
+                    reason = data.get("reason")
             else:
                 applied = False
     elif event.kind == RECEIVED:
         if cur in lifecycle.RETURNED:
-            state["received_at"] = event.at
+            received_at = event.at
         else:
             applied = False
+    conflicts = state.conflicts
     if not applied:
-        state["conflicts"].append({"event_id": event.event_id, "kind": event.kind, "at": event.at, "status": cur})
-    state["last_event"] = event.kind
-    state["last_event_at"] = event.at
-    state["events"] += 1
-    return state, applied
+        conflicts = (*conflicts, Conflict(event_id=event.event_id, kind=event.kind, at=event.at, status=cur))
+    new_state = replace(
+        state, status=status, launched_at=launched_at, completed_at=completed_at, received_at=received_at,
+        result=result, reason=reason, sessions=sessions, conflicts=conflicts,
+        last_event=event.kind, last_event_at=event.at, events=state.events + 1,
+    )
+    return new_state, applied
 
 
 def merge(ours: list[Event], theirs: list[Event]) -> list[Event]:

@@ -11,8 +11,13 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
+from types import ModuleType
 
 from gitrefocus.errors import RefocusError
+
+TYPE_CHECKING = False  # no `typing` at run time: the post-tool-use hook imports this module
+if TYPE_CHECKING:
+    from typing import Any
 
 FENCE = "---"
 _TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")
@@ -22,13 +27,13 @@ _YAML_WORDS = frozenset(
 )
 
 
-def _yaml():
+def _yaml() -> ModuleType:
     import yaml
 
     return yaml
 
 
-def _loader():
+def _loader() -> Any:  # a yaml Loader class, the C one when built
     yaml = _yaml()
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -44,7 +49,7 @@ def split(text: str, where: str) -> tuple[str, str]:
     raise RefocusError(f"{where}: frontmatter is not closed by a '---' line.")
 
 
-def load(yaml_text: str, where: str) -> dict:
+def load(yaml_text: str, where: str) -> dict[str, Any]:
     yaml = _yaml()
     try:
         data = yaml.load(yaml_text, Loader=_loader())
@@ -60,7 +65,7 @@ def load(yaml_text: str, where: str) -> dict:
     return {str(k): normalize(v) for k, v in data.items()}
 
 
-def normalize(value):
+def normalize(value: Any) -> Any:
     """YAML turns unquoted timestamps and dates into objects; we keep strings."""
     if isinstance(value, _dt.datetime):
         if value.tzinfo is not None:
@@ -90,12 +95,12 @@ def _reads_back(value: str) -> bool:
     a date, a boolean...)."""
     yaml = _yaml()
     try:
-        return yaml.load(value, Loader=_loader()) == value
+        return bool(yaml.load(value, Loader=_loader()) == value)
     except yaml.YAMLError:
         return False
 
 
-def scalar(value) -> str:
+def scalar(value: object) -> str:
     if value is None:
         return "null"
     if value is True:
@@ -120,7 +125,7 @@ def scalar(value) -> str:
     return _quote(value)
 
 
-def render(data: dict) -> str:
+def render(data: dict[str, Any]) -> str:
     lines = [FENCE]
     for key, value in data.items():
         key = scalar(key)

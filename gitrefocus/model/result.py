@@ -3,38 +3,110 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from gitrefocus.errors import RefocusError
+from gitrefocus.model import JSONObject, recorded
 from gitrefocus.model.brief import RESULT_HEADING
 
 RETURN_STATUSES = ("completed", "failed", "partial", "blocked")
 _MARKDOWN_STATUS = {"completed": "completed", "failed": "blocked", "partial": "blocked", "blocked": "blocked"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class MaterialChange:
+    """A decision to promote into ``<contextDir>/<file>``."""
+
     file: str
     summary: str
 
+    def to_dict(self) -> JSONObject:
+        return {"file": self.file, "summary": self.summary}
 
-@dataclass
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> MaterialChange:
+        return cls(file=recorded(raw, "file"), summary=recorded(raw, "summary"))
+
+
+@dataclass(frozen=True)
+class DodItem:
+    """One ``done_when`` criterion and whether the child says it was met."""
+
+    criterion: str
+    met: bool
+    note: str | None = None
+
+    def to_dict(self) -> JSONObject:
+        return {"criterion": self.criterion, "met": self.met, "note": self.note}
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> DodItem:
+        return cls(criterion=recorded(raw, "criterion"), met=recorded(raw, "met"), note=recorded(raw, "note"))
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A file the child produced."""
+
+    path: str
+    description: str | None = None
+
+    def to_dict(self) -> JSONObject:
+        return {"path": self.path, "description": self.description}
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> Artifact:
+        return cls(path=recorded(raw, "path"), description=recorded(raw, "description"))
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """Work that belongs elsewhere; the parent decides. A return object may
+    give more keys than these three: they are kept (``extra``), in its order."""
+
+    dir: str
+    slug: str
+    reason: str
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    key_order: tuple[str, ...] = field(default=("dir", "slug", "reason"), compare=False, repr=False)
+
+    def to_dict(self) -> JSONObject:
+        values = {"dir": self.dir, "slug": self.slug, "reason": self.reason, **self.extra}
+        out = {k: values[k] for k in self.key_order if k in values}
+        out.update((k, v) for k, v in values.items() if k not in out)
+        return out
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> FollowUp:
+        extra = {k: v for k, v in raw.items() if k not in ("dir", "slug", "reason")}
+        return cls(dir=recorded(raw, "dir"), slug=recorded(raw, "slug"), reason=recorded(raw, "reason"),
+                   extra=extra, key_order=tuple(raw))
+
+
+@dataclass(frozen=True)
 class Result:
+    """What a child returns. Built from flags or a return object, then
+    :meth:`checked` before it is recorded; :meth:`from_dict` reads one back
+    from an event (as recorded, without judging it again)."""
+
     status: str  # completed | blocked (the Result section's Status)
     summary: str
-    material_changes: list[MaterialChange]
-    no_material_changes: str | None  # the N/A reason, when there are none
-    dod: list[dict] = field(default_factory=list)  # {criterion, met, note}
-    artifacts: list[dict] = field(default_factory=list)  # {path, description}
-    follow_ups: list[dict] = field(default_factory=list)  # {dir, slug, reason}
+    material_changes: tuple[MaterialChange, ...] = ()
+    no_material_changes: str | None = None  # the N/A reason, when there are none
+    dod: tuple[DodItem, ...] = ()
+    artifacts: tuple[Artifact, ...] = ()
+    follow_ups: tuple[FollowUp, ...] = ()
     return_status: str | None = None  # seed 003 status when given --from-json
-    errors: list = field(default_factory=list)
-    next_steps: str | list | None = None
-    metadata: dict = field(default_factory=dict)
+    errors: list[Any] = field(default_factory=list)
+    next_steps: str | list[Any] | None = None
+    metadata: JSONObject = field(default_factory=dict)
     child_session: str | None = None
     completed_at: str | None = None
 
-    def __post_init__(self) -> None:
+    def checked(self) -> Result:
+        """This result, if it can be recorded; RefocusError saying what to fix otherwise."""
         if self.status not in ("completed", "blocked"):
             raise RefocusError(f"result status must be completed or blocked, not {self.status!r}.")
         if not self.summary.strip():
@@ -46,13 +118,38 @@ class Result:
             )
         if self.material_changes and self.no_material_changes:
             raise RefocusError("give material changes or --no-material-changes, not both.")
+        return self
 
     @property
     def lifecycle_status(self) -> str:
         return "result" if self.status == "completed" else "blocked"
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+    def to_dict(self) -> JSONObject:
+        """The result object stored in the completed event (and printed by ``complete --json``)."""
+        return {
+            "status": self.status, "summary": self.summary,
+            "material_changes": [m.to_dict() for m in self.material_changes],
+            "no_material_changes": self.no_material_changes,
+            "dod": [d.to_dict() for d in self.dod],
+            "artifacts": [a.to_dict() for a in self.artifacts],
+            "follow_ups": [f.to_dict() for f in self.follow_ups],
+            "return_status": self.return_status, "errors": list(self.errors), "next_steps": self.next_steps,
+            "metadata": dict(self.metadata), "child_session": self.child_session, "completed_at": self.completed_at,
+        }
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> Result:
+        return cls(
+            status=recorded(raw, "status"), summary=recorded(raw, "summary") or "",
+            material_changes=tuple(MaterialChange.from_dict(m) for m in recorded(raw, "material_changes") or ()),
+            no_material_changes=recorded(raw, "no_material_changes"),
+            dod=tuple(DodItem.from_dict(d) for d in recorded(raw, "dod") or ()),
+            artifacts=tuple(Artifact.from_dict(a) for a in recorded(raw, "artifacts") or ()),
+            follow_ups=tuple(FollowUp.from_dict(f) for f in recorded(raw, "follow_ups") or ()),
+            return_status=recorded(raw, "return_status"), errors=list(recorded(raw, "errors") or ()),
+            next_steps=recorded(raw, "next_steps"), metadata=dict(recorded(raw, "metadata") or {}),
+            child_session=recorded(raw, "child_session"), completed_at=recorded(raw, "completed_at"),
+        )
 
     def render(self) -> str:
         out = [RESULT_HEADING, "", "### Status", f"- {self.status}"]
@@ -60,16 +157,16 @@ class Result:
             out[-1] += f" (returned as {self.return_status})"
         out += ["", "### Definition-of-Done met"]
         out += [
-            f"- [{'x' if d['met'] else ' '}] {d['criterion']}" + (f" — {d['note']}" if d.get("note") else "")
+            f"- [{'x' if d.met else ' '}] {d.criterion}" + (f" — {d.note}" if d.note else "")
             for d in self.dod
         ] or ["- (no done_when criteria)"]
         out += ["", "### Summary", self.summary.strip(), "", "### Artifacts produced"]
         out += [
-            f"- `{a['path']}`" + (f" — {a['description']}" if a.get("description") else "")
+            f"- `{a.path}`" + (f" — {a.description}" if a.description else "")
             for a in self.artifacts
         ] or ["- (none)"]
         out += ["", "### Suggested follow-ups (parent decides)"]
-        out += [f"- `{f['dir']}` — {f['slug']} — {f['reason']}" for f in self.follow_ups] or ["- (none)"]
+        out += [f"- `{f.dir}` — {f.slug} — {f.reason}" for f in self.follow_ups] or ["- (none)"]
         if self.errors:
             out += ["", "### Errors"] + [f"- {e if isinstance(e, str) else json.dumps(e)}" for e in self.errors]
         if self.next_steps:
@@ -79,7 +176,7 @@ class Result:
         if self.material_changes:
             out += [f"- {m.file} — {m.summary}" for m in self.material_changes]
         else:
-            out += [f"N/A — {self.no_material_changes.strip()}"]
+            out += [f"N/A — {(self.no_material_changes or '').strip()}"]
         out += ["", "### Child session"]
         if self.child_session:
             out.append(f"- Session jsonl: `{self.child_session}`")
@@ -104,21 +201,24 @@ def check_context_file(file: str) -> None:
         )
 
 
-def parse_artifact(spec: str) -> dict:
+def parse_artifact(spec: str) -> Artifact:
     path, _, desc = spec.partition("=")
     if not path.strip():
         raise RefocusError(f"--artifact {spec!r}: expected PATH[=DESCRIPTION].")
-    return {"path": path.strip(), "description": desc.strip() or None}
+    return Artifact(path=path.strip(), description=desc.strip() or None)
 
 
-def parse_follow_up(spec: str) -> dict:
+def parse_follow_up(spec: str) -> FollowUp:
     parts = spec.rsplit(":", 2)
     if len(parts) != 3 or not all(p.strip() for p in parts):
         raise RefocusError(f"--follow-up {spec!r}: expected DIR:SLUG:REASON.")
-    return {"dir": parts[0].strip(), "slug": parts[1].strip(), "reason": parts[2].strip()}
+    return FollowUp(dir=parts[0].strip(), slug=parts[1].strip(), reason=parts[2].strip())
 
 
-def _require(obj: dict, key: str, kind, what: str, where: str):
+_Kind = type | tuple[type, ...]
+
+
+def _require(obj: Mapping[str, Any], key: str, kind: _Kind, what: str, where: str) -> Any:
     if key not in obj:
         raise RefocusError(f"{where}: missing required field {key!r}.")
     value = obj[key]
@@ -127,7 +227,7 @@ def _require(obj: dict, key: str, kind, what: str, where: str):
     return value
 
 
-def _optional(obj: dict, key: str, kind, what: str, where: str, default):
+def _optional(obj: Mapping[str, Any], key: str, kind: _Kind, what: str, where: str, default: Any) -> Any:
     if key not in obj or obj[key] is None:
         return default
     value = obj[key]
@@ -136,8 +236,9 @@ def _optional(obj: dict, key: str, kind, what: str, where: str, default):
     return value
 
 
-def from_return_object(obj, where: str) -> dict:
-    """Validate a seed-003 standardized return object; return Result keyword args.
+def from_return_object(obj: object, where: str) -> Result:
+    """Validate a seed-003 standardized return object; return the Result it
+    describes (not yet :meth:`Result.checked`: flags may still add to it).
 
     ``{status: completed|failed|partial|blocked, summary, artifacts, metadata,
     errors, next_steps}`` plus the refocus extensions ``material_changes``
@@ -155,39 +256,46 @@ def from_return_object(obj, where: str) -> dict:
     artifacts = []
     for i, art in enumerate(_require(obj, "artifacts", list, "a list", where)):
         if isinstance(art, str) and art.strip():
-            artifacts.append({"path": art.strip(), "description": None})
+            artifacts.append(Artifact(path=art.strip(), description=None))
         elif isinstance(art, dict) and isinstance(art.get("path"), str) and art["path"].strip():
             desc = art.get("description", art.get("summary"))
             if desc is not None and not isinstance(desc, str):
                 raise RefocusError(f"{where}: artifacts[{i}].description must be a string.")
-            artifacts.append({"path": art["path"].strip(), "description": desc})
+            artifacts.append(Artifact(path=art["path"].strip(), description=desc))
         else:
             raise RefocusError(f"{where}: artifacts[{i}] must be a path or an object with a 'path'.")
     metadata = _optional(obj, "metadata", dict, "an object", where, {})
     errors = _optional(obj, "errors", list, "a list", where, [])
     next_steps = _optional(obj, "next_steps", (str, list), "a string or a list", where, None)
-    kwargs = dict(
-        status=_MARKDOWN_STATUS[status], return_status=status, summary=summary,
-        artifacts=artifacts, metadata=metadata, errors=errors, next_steps=next_steps,
-        material_changes=[], no_material_changes=None,
-    )
+    material_changes: list[MaterialChange] = []
+    no_material_changes = None
     mc = obj.get("material_changes")
     if isinstance(mc, str):
-        kwargs["no_material_changes"] = mc.removeprefix("N/A").lstrip(" —-:") or mc
+        no_material_changes = mc.removeprefix("N/A").lstrip(" —-:") or mc
     elif isinstance(mc, list):
         for i, m in enumerate(mc):
             if isinstance(m, str):
-                kwargs["material_changes"].append(parse_material_change(m))
+                material_changes.append(parse_material_change(m))
             elif isinstance(m, dict) and isinstance(m.get("file"), str) and isinstance(m.get("summary"), str):
                 check_context_file(m["file"])
-                kwargs["material_changes"].append(MaterialChange(file=m["file"], summary=m["summary"]))
+                material_changes.append(MaterialChange(file=m["file"], summary=m["summary"]))
             else:
                 raise RefocusError(f"{where}: material_changes[{i}] must be FILE=SUMMARY or {{file, summary}}.")
     elif mc is not None:
         raise RefocusError(f"{where}: field 'material_changes' must be a list or an N/A string.")
-    follow_ups = _optional(obj, "follow_ups", list, "a list", where, [])
-    kwargs["follow_ups"] = [parse_follow_up(f) if isinstance(f, str) else f for f in follow_ups]
-    for i, f in enumerate(kwargs["follow_ups"]):
-        if not (isinstance(f, dict) and all(isinstance(f.get(k), str) for k in ("dir", "slug", "reason"))):
+    given = _optional(obj, "follow_ups", list, "a list", where, [])
+    parsed = [parse_follow_up(f) if isinstance(f, str) else f for f in given]  # strings first: their error wins
+    follow_ups = []
+    for i, f in enumerate(parsed):
+        if isinstance(f, FollowUp):
+            follow_ups.append(f)
+        elif isinstance(f, dict) and all(isinstance(f.get(k), str) for k in ("dir", "slug", "reason")):
+            follow_ups.append(FollowUp.from_dict(f))
+        else:
             raise RefocusError(f"{where}: follow_ups[{i}] must be DIR:SLUG:REASON or {{dir, slug, reason}}.")
-    return kwargs
+    return Result(
+        status=_MARKDOWN_STATUS[status], return_status=status, summary=summary,
+        artifacts=tuple(artifacts), metadata=metadata, errors=errors, next_steps=next_steps,
+        material_changes=tuple(material_changes), no_material_changes=no_material_changes,
+        follow_ups=tuple(follow_ups),
+    )

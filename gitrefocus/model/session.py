@@ -2,7 +2,7 @@
 where Claude Code files a session's transcript, as text a person can follow.
 
 Pure string functions; finding a transcript on disk is
-:mod:`gitrefocus.claude.transcripts`.
+:mod:`gitrefocus.store.transcripts`.
 """
 
 from __future__ import annotations

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from gitrefocus.errors import GuardRefused, RefocusError
 from gitrefocus.model import lifecycle
+from gitrefocus.model.events import RefocusState
 from gitrefocus.store import catalog, eventlog, localstate
+from gitrefocus.store.workspace import Workspace
 
 CHILD_CANNOT_FORK = (
     "Architectural violation: Child sessions cannot fork. Surface this work in "
@@ -15,22 +18,22 @@ CHILD_CANNOT_FORK = (
 )
 
 
-def child_refocus_of_session(ws, session_id: str | None) -> str | None:
+def child_refocus_of_session(ws: Workspace, session_id: str | None) -> str | None:
     """The non-terminal refocus whose child session is ``session_id``, if any."""
     if not session_id:
         return None
     mapped = localstate.refocus_for_session(ws.git_dir, session_id)
     if mapped:
         tip = eventlog.read_tip(ws.repo, mapped)
-        if tip is None or tip.state["status"] not in lifecycle.TERMINAL:
+        if tip is None or tip.state.status not in lifecycle.TERMINAL:
             return mapped
     for entry in catalog.load(ws).entries.values():
-        if entry.get("child_session_id") == session_id and entry.status not in lifecycle.TERMINAL:
+        if entry.state and entry.state.child_session_id == session_id and entry.status not in lifecycle.TERMINAL:
             return entry.id
     return None
 
 
-def refuse_child_fork(ws, env=os.environ) -> None:
+def refuse_child_fork(ws: Workspace, env: Mapping[str, str] = os.environ) -> None:
     """Children are leaves (seed 000 D4): by env var, or by session id."""
     if env.get("SESSION_REFOCUS_ROLE") == "child":
         raise GuardRefused(CHILD_CANNOT_FORK + " (SESSION_REFOCUS_ROLE=child)")
@@ -39,7 +42,7 @@ def refuse_child_fork(ws, env=os.environ) -> None:
         raise GuardRefused(CHILD_CANNOT_FORK + f" (this session is the child of {rid})")
 
 
-def parent_chain(states: dict[str, dict], parent_id: str | None) -> list[dict]:
+def parent_chain(states: Mapping[str, RefocusState], parent_id: str | None) -> list[RefocusState]:
     """The ancestors of a new refocus, nearest first. Refuses a cycle of ids."""
     chain, seen = [], set()
     current = parent_id
@@ -51,19 +54,19 @@ def parent_chain(states: dict[str, dict], parent_id: str | None) -> list[dict]:
         if state is None:
             break
         chain.append(state)
-        current = state.get("parent_refocus_id")
+        current = state.parent_refocus_id
     return chain
 
 
-def check_chain(ancestors: list[dict], dest_dir: str, max_depth: int) -> list[str]:
+def check_chain(ancestors: list[RefocusState], dest_dir: str, max_depth: int) -> list[str]:
     """Refuse work that would bounce back into a repository already on the chain;
     warn when the chain is deeper than ``max_depth``."""
     real_dest = os.path.realpath(dest_dir)
     for state in ancestors:
-        src = state.get("source_dir")
+        src = state.source_dir
         if src and os.path.realpath(src) == real_dest:
             raise GuardRefused(
-                f"refusing to spawn: {dest_dir} is already the source of {state['id']} on this "
+                f"refusing to spawn: {dest_dir} is already the source of {state.id} on this "
                 "chain (a cycle); finish or abandon that work instead."
             )
     warnings = []

@@ -8,42 +8,93 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+from dataclasses import dataclass
+from typing import Any
 
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.store import atomic
-from gitrefocus.store.catalog import Catalog, Entry
-from gitrefocus.store.workspace import is_inside, relative_inside
+from gitrefocus.store.catalog import INCOMING, Catalog, Entry
+from gitrefocus.store.workspace import Workspace, is_inside, relative_inside
 
 
-def row(entry: Entry, workdir: str) -> dict:
-    s = entry.state or {}
-    counterpart = s.get("source_dir") if entry.direction == "incoming" else s.get("dest_dir")
-    return {
-        "id": entry.id,
-        "date": entry.id[:10],
-        "slug": entry.id[11:-7],
-        "status": entry.status,
-        "direction": entry.direction,
-        "counterpart": counterpart,
-        "spawned_at": s.get("spawned_at"),
-        "launched_at": s.get("launched_at"),
-        "completed_at": s.get("completed_at"),
-        "received_at": s.get("received_at"),
-        "child_session_id": s.get("child_session_id"),
-        "parent_refocus_id": s.get("parent_refocus_id"),
-        "assigned_to": s.get("assigned_to"),
-        "file": (relative_inside(entry.path, workdir) or entry.path) if entry.path else None,
-        "archived": entry.archived,
-        "has_ref": entry.state is not None,
-        "problems": list(entry.problems) + ([entry.file_error] if entry.file_error else []),
-    }
+@dataclass(slots=True)
+class Row:
+    """One refocus as list, status and INDEX.md show it. (Not frozen: status
+    builds one per refocus, and a frozen dataclass costs four times as much to
+    build; nothing changes a row once made.)"""
+
+    id: str
+    status: str
+    direction: str
+    counterpart: str | None  # the other repository's directory
+    spawned_at: str | None
+    launched_at: str | None
+    completed_at: str | None
+    received_at: str | None
+    child_session_id: str | None
+    parent_refocus_id: str | None
+    assigned_to: str | None
+    file: str | None  # the brief, relative to the work tree when inside it
+    archived: bool
+    has_ref: bool
+    problems: list[str]
+
+    @property
+    def date(self) -> str:
+        return self.id[:10]
+
+    @property
+    def slug(self) -> str:
+        return self.id[11:-7]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "date": self.date, "slug": self.slug, "status": self.status,
+            "direction": self.direction, "counterpart": self.counterpart,
+            "spawned_at": self.spawned_at, "launched_at": self.launched_at,
+            "completed_at": self.completed_at, "received_at": self.received_at,
+            "child_session_id": self.child_session_id, "parent_refocus_id": self.parent_refocus_id,
+            "assigned_to": self.assigned_to, "file": self.file, "archived": self.archived,
+            "has_ref": self.has_ref, "problems": list(self.problems),
+        }
 
 
-def model(catalog: Catalog) -> dict:
-    """{active, recent, archived_count, older_count} rows, newest first."""
+def row(entry: Entry, workdir: str) -> Row:
+    s = entry.state
+    counterpart = (s.source_dir if entry.direction == INCOMING else s.dest_dir) if s else None
+    return Row(
+        id=entry.id, status=entry.status, direction=entry.direction, counterpart=counterpart,
+        spawned_at=s.spawned_at if s else None,
+        launched_at=s.launched_at if s else None,
+        completed_at=s.completed_at if s else None,
+        received_at=s.received_at if s else None,
+        child_session_id=s.child_session_id if s else None,
+        parent_refocus_id=s.parent_refocus_id if s else None,
+        assigned_to=s.assigned_to if s else None,
+        file=(relative_inside(entry.path, workdir) or entry.path) if entry.path else None,
+        archived=entry.archived,
+        has_ref=s is not None,
+        problems=list(entry.problems) + ([entry.file_error] if entry.file_error else []),
+    )
+
+
+@dataclass(frozen=True)
+class IndexModel:
+    """What INDEX.md and ``list`` show: rows newest first, and what is left out."""
+
+    active: list[Row]
+    recent: list[Row]
+    archived_count: int
+    older_count: int
+    recent_days: int
+
+
+def model(catalog: Catalog) -> IndexModel:
     recent_days = catalog.ws.setting("recentDays")
     cutoff = clock.now() - _dt.timedelta(days=recent_days)
-    active, recent, archived, older = [], [], 0, 0
+    active: list[Row] = []
+    recent: list[Row] = []
+    archived = older = 0
     for entry in sorted(catalog.entries.values(), key=lambda e: e.id, reverse=True):
         if entry.archived:
             archived += 1
@@ -51,19 +102,20 @@ def model(catalog: Catalog) -> dict:
         if entry.status in lifecycle.ACTIVE:
             active.append(row(entry, catalog.ws.workdir))
             continue
-        finished = (entry.state or {}).get("completed_at") or (entry.state or {}).get("last_event_at")
+        finished = (entry.state.completed_at or entry.state.last_event_at) if entry.state else None
         if finished and clock.parse(finished) >= cutoff:
             recent.append(row(entry, catalog.ws.workdir))
         else:
             older += 1
-    return {"active": active, "recent": recent, "archived_count": archived, "older_count": older, "recent_days": recent_days}
+    return IndexModel(active=active, recent=recent, archived_count=archived, older_count=older,
+                      recent_days=recent_days)
 
 
-def _where(r: dict) -> str:
-    if not r["counterpart"]:
+def _where(r: Row) -> str:
+    if not r.counterpart:
         return ""
-    arrow = "from" if r["direction"] == "incoming" else "to"
-    return f"{arrow} `{_home(r['counterpart'])}`"
+    arrow = "from" if r.direction == INCOMING else "to"
+    return f"{arrow} `{_home(r.counterpart)}`"
 
 
 def _home(path: str) -> str:
@@ -82,26 +134,26 @@ def render(catalog: Catalog) -> str:
         "## Active (status ∈ {reserved, brief, in-progress, blocked})",
         "",
     ]
-    if m["active"]:
+    if m.active:
         lines += ["| Date | Slug | Direction | Status | Counterpart |", "|---|---|---|---|---|"]
-        lines += [f"| {r['date']} | {r['slug']} | {r['direction']} | {r['status']} | {_where(r)} |" for r in m["active"]]
+        lines += [f"| {r.date} | {r.slug} | {r.direction} | {r.status} | {_where(r)} |" for r in m.active]
     else:
         lines.append("(none)")
-    lines += ["", f"## Recent (finished, last {m['recent_days']} days)", ""]
-    if m["recent"]:
+    lines += ["", f"## Recent (finished, last {m.recent_days} days)", ""]
+    if m.recent:
         lines += ["| Date | Slug | Direction | Status | Completed | Counterpart | File |", "|---|---|---|---|---|---|---|"]
-        for r in m["recent"]:
-            link = f"[open]({r['id']}.md)" if r["file"] else "—"
-            done = (r["completed_at"] or "")[:10]
-            lines.append(f"| {r['date']} | {r['slug']} | {r['direction']} | {r['status']} | {done} | {_where(r)} | {link} |")
+        for r in m.recent:
+            link = f"[open]({r.id}.md)" if r.file else "—"
+            done = (r.completed_at or "")[:10]
+            lines.append(f"| {r.date} | {r.slug} | {r.direction} | {r.status} | {done} | {_where(r)} | {link} |")
     else:
         lines.append("(none)")
     lines += [
         "",
         "## Archived",
         "",
-        f"{m['archived_count']} archived under `docs/refocus/archive/YYYY-QN/`; "
-        f"{m['older_count']} older finished entries not shown. "
+        f"{m.archived_count} archived under `docs/refocus/archive/YYYY-QN/`; "
+        f"{m.older_count} older finished entries not shown. "
         "`git refocus list --all` shows everything.",
         "",
     ]
@@ -121,7 +173,7 @@ def write(catalog: Catalog) -> str:
     return path
 
 
-def refresh(*workspaces) -> None:
+def refresh(*workspaces: Workspace | None) -> None:
     """Regenerate INDEX.md in each repository (once per repository)."""
     from gitrefocus.store import catalog as _catalog
 

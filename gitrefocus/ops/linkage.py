@@ -52,7 +52,7 @@ class Commit:
             out.append("note")
         return out
 
-    def final_statuses(self, refocus_id: str) -> set[str]:
+    def final_statuses(self, refocus_id: str) -> set[str | None]:
         return {r.fields.get("status") for r in self.records if r.refocus_id == refocus_id and r.event == LINKED}
 
     def as_dict(self, refocus_id: str) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+from collections.abc import Sequence
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.result import MaterialChange, check_context_file
@@ -26,7 +27,7 @@ def bullet(date: str, refocus_id: str, change: MaterialChange) -> str:
     return f"- {date} (refocus {refocus_id}): {change.summary}"
 
 
-def promote(ws, refocus_id: str, changes: list[MaterialChange], date: str) -> list[str]:
+def promote(ws, refocus_id: str, changes: Sequence[MaterialChange], date: str) -> list[str]:
     """Append one dated bullet per change; re-running adds nothing twice."""
     written = []
     by_path: dict[str, list[str]] = {}

@@ -13,6 +13,7 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model import events as ev
 from gitrefocus.model import lifecycle
 from gitrefocus.model.brief import Brief
+from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
 from gitrefocus.ops import record
 from gitrefocus.store import atomic, catalog, eventlog, git
@@ -43,7 +44,7 @@ def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
         if strict:
             raise
         return []
-    current, edited = tip.state["status"], doc.status
+    current, edited = tip.state.status, doc.status
     if edited == current:
         return []
     if not lifecycle.is_legal(current, edited):
@@ -53,8 +54,8 @@ def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
             raise RefocusError(message)
         return [message]
 
-    def make(t):
-        if t.state["status"] != current:
+    def make(t: eventlog.Tip | None) -> Event:
+        if t is None or t.state.status != current:
             raise RefocusError(f"{rid} changed while importing the edit of {rel}; run the command again.")
         return record.new_event(ws, rid, ev.EDITED, "user", **{"from": current, "to": edited, "reason": doc.meta.get("reason")})
 

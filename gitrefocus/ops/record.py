@@ -11,29 +11,33 @@ from __future__ import annotations
 import getpass
 import os
 import socket
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
 from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief
-from gitrefocus.model.events import Event
+from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.note_line import NoteRecord
 from gitrefocus.store import atomic, eventlog, eventmerge, notes, refs
 from gitrefocus.store.workspace import Workspace
 
+if TYPE_CHECKING:
+    from pygit2 import Oid
 
-@dataclass
+
+@dataclass(frozen=True)
 class Outcome:
     """What a write did, for the command's report and ``--commit``."""
 
-    tip: eventlog.Tip | None = None
+    tip: eventlog.Tip  # the event just appended
     written: list[str] = field(default_factory=list)  # files we wrote, absolute
     warnings: list[str] = field(default_factory=list)
-    counterpart: str | None = None  # work tree of the other repo we updated
 
 
-def actor(ws: Workspace, role: str) -> dict:
+def actor(ws: Workspace, role: str) -> dict[str, Any]:
     sig = ws.signature()
     return {
         "name": sig.name, "email": sig.email, "role": role,
@@ -49,7 +53,7 @@ def _user() -> str:
         return "unknown"
 
 
-def new_event(ws: Workspace, refocus_id: str, kind: str, role: str, **data) -> Event:
+def new_event(ws: Workspace, refocus_id: str, kind: str, role: str, **data: Any) -> Event:
     return Event(refocus_id=refocus_id, kind=kind, at=clock.now_iso(), actor=actor(ws, role), data=data)
 
 
@@ -101,21 +105,21 @@ def brief_file(ws: Workspace, refocus_id: str) -> str | None:
     return None
 
 
-def write_event(ws: Workspace, refocus_id: str, make_event, *, write_file: bool | None = None,
-                reconcile: bool = True) -> Outcome:
+def write_event(ws: Workspace, refocus_id: str, make_event: Callable[[eventlog.Tip | None], Event], *,
+                write_file: bool | None = None, reconcile: bool = True) -> Outcome:
     """Append an event built by ``make_event(tip) -> Event`` and rewrite the file.
 
     ``make_event`` runs against the tip actually being extended (again after a
     lost race) and raises RefocusError to refuse.
     """
-    out = Outcome()
+    warnings: list[str] = []
     docs: dict[str, Brief] = {}
     if reconcile:  # a hand edit of the file is recorded before anything builds on it
         from gitrefocus.ops.reconcile import reconcile_one
 
-        out.warnings += reconcile_one(ws, refocus_id, strict=True)
+        warnings += reconcile_one(ws, refocus_id, strict=True)
 
-    def build(tip):
+    def build(tip: eventlog.Tip | None) -> tuple[Event, bytes | None]:
         event = make_event(tip)
         if event.kind not in ev.DOC_KINDS:
             return event, None
@@ -126,15 +130,16 @@ def write_event(ws: Workspace, refocus_id: str, make_event, *, write_file: bool 
         docs["new"] = new_doc
         return event, new_doc.render().encode("utf-8")
 
-    out.tip = eventlog.append(ws.repo, refocus_id, build)
+    tip = eventlog.append(ws.repo, refocus_id, build)
+    written = []
     path = brief_file(ws, refocus_id)
     if write_file is None:
         write_file = path is not None
-    if write_file and "new" in docs and out.tip.state["status"] == docs["new"].status:
+    if write_file and "new" in docs and tip.state.status == docs["new"].status:
         path = path or ws.brief_path(refocus_id)
         atomic.write_text(path, docs["new"].render())
-        out.written.append(path)
-    return out
+        written.append(path)
+    return Outcome(tip=tip, written=written, warnings=warnings)
 
 
 def propagate(from_ws: Workspace, to_ws: Workspace | None, refocus_id: str) -> list[str]:
@@ -173,15 +178,15 @@ def materialize(ws: Workspace, refocus_id: str, new_events: list[Event]) -> list
     for event in new_events:
         if event.kind in ev.DOC_KINDS and event.kind != ev.SPAWNED:
             new = apply_to_doc(new, event)
-    if tip is not None and new.status != tip.state["status"]:
-        new = new.with_meta(status=tip.state["status"])
+    if tip is not None and new.status != tip.state.status:
+        new = new.with_meta(status=tip.state.status)
     if new.render() == doc.render():
         return []
     atomic.write_text(path, new.render())
     return [path]
 
 
-def note(ws: Workspace, oid, refocus_id: str, event: str, **fields) -> None:
+def note(ws: Workspace, oid: Oid | str | None, refocus_id: str, event: str, **fields: object) -> None:
     """Attach an audit line to commit ``oid`` (skipped on an unborn branch)."""
     if oid is None:
         return
@@ -190,10 +195,15 @@ def note(ws: Workspace, oid, refocus_id: str, event: str, **fields) -> None:
     notes.add_note(ws.repo, oid, line)
 
 
-def counterpart(ws: Workspace, state: dict) -> Workspace | None:
+def counterpart(ws: Workspace, state: RefocusState) -> Workspace | None:
     """The other repository of a refocus, when it is reachable on this machine."""
-    for key in ("source_dir", "dest_dir"):
-        other = Workspace.try_open(state.get(key))
+    return counterpart_in(ws, (state.source_dir, state.dest_dir))
+
+
+def counterpart_in(ws: Workspace, dirs: Iterable[str | None]) -> Workspace | None:
+    """The first of ``dirs`` that is a repository on this machine other than ``ws``."""
+    for path in dirs:
+        other = Workspace.try_open(path)
         if other is not None and not other.same_repo(ws):
             return other
     return None

@@ -8,10 +8,13 @@ changes. Each step says how to undo it.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.brief import INDEX_FILE
@@ -34,10 +37,10 @@ class Step:
     what: str  # one line, for people
     needed: bool
     undo: str | None = None
-    apply: object = field(default=None, repr=False)  # callable doing the change
+    apply: Callable[[], object] | None = field(default=None, repr=False)  # does the change
     problem: str | None = None  # how doctor reports the need
 
-    def as_dict(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "what": self.what, "changed": self.needed, "undo": self.undo}
 
 
@@ -94,7 +97,7 @@ def hook_step(ws) -> Step:
     current = _read(hook)
     if current == ours and _executable(hook):
         return Step("hook", f"commit-msg hook already installed ({hook})", False)
-    if is_ours(current):
+    if current is not None and is_ours(current):
         if hook_version(current) > hook_version(ours) and _executable(hook):
             return Step("hook", f"a newer git-refocus commit-msg hook is installed ({hook})", False)
 
@@ -142,7 +145,7 @@ def config_steps(ws) -> list[Step]:
             steps.append(Step(
                 "config", f"git config --add {key} {NOTES_REF}", True,
                 f"git config --fixed-value --unset {key} {NOTES_REF}",
-                lambda key=key: ws.git("config", "--local", "--add", key, NOTES_REF),
+                functools.partial(ws.git, "config", "--local", "--add", key, NOTES_REF),
                 f"{key} does not include {NOTES_REF}" + (
                     ": `git log` does not show refocus notes." if key == "notes.displayRef"
                     else ": amend and rebase drop refocus notes."),
@@ -179,7 +182,7 @@ def remote_steps(ws, remote: str) -> list[Step]:
         else:
             steps.append(Step(
                 "remote", f"git config --add {key} '{spec}'", True, f"git config --fixed-value --unset {key} '{spec}'",
-                lambda key=key, spec=spec: ws.git("config", "--local", "--add", key, spec),
+                functools.partial(ws.git, "config", "--local", "--add", key, spec),
             ))
     return steps
 

@@ -8,12 +8,15 @@ refuses the whole completion instead of half-doing it (SPEC §10, seed 000 §14)
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gitrefocus.claude.transcripts import find_transcript
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.brief import TRANSCRIPTS_DIR
+from gitrefocus.model.events import RefocusState
 from gitrefocus.store import atomic
+from gitrefocus.store.transcripts import find_transcript
+from gitrefocus.store.workspace import Workspace
 
 LFS_LINE = f"{TRANSCRIPTS_DIR}/*.jsonl filter=lfs diff=lfs merge=lfs -text"
 MAX_BYTES = 512 * 1024 * 1024
@@ -26,18 +29,21 @@ class PreparedTranscript:
     redactions: list[dict] = field(default_factory=list)
 
 
-def prepare(ws, state: dict) -> PreparedTranscript:
-    sid = state.get("child_session_id")
-    path = find_transcript(state.get("dest_dir") or ws.workdir, sid)
+Scrubber = Callable[[str], tuple[str, list[dict]]]
+
+
+def prepare(ws: Workspace, state: RefocusState, scrub: Scrubber) -> PreparedTranscript:
+    """Find the child's transcript and scrub it with ``scrub`` (the handoff's
+    scrubber, passed in by the command so ops/ does not depend on handoff/)."""
+    sid = state.child_session_id
+    path = find_transcript(state.dest_dir or ws.workdir, sid) if sid else None
     if path is None:
         raise RefocusError(f"--save-transcript: no transcript for child session {sid} under ~/.claude/projects; nothing was recorded.")
     if os.path.getsize(path) > MAX_BYTES:
         raise RefocusError(f"--save-transcript: {path} is larger than 512 MB; nothing was recorded.")
-    from gitrefocus.handoff.scrub import scrub_transcript
-
     with open(path, "rb") as fh:
         text = fh.read().decode("utf-8", errors="replace")
-    scrubbed, redactions = scrub_transcript(text)
+    scrubbed, redactions = scrub(text)
     return PreparedTranscript(source=path, text=scrubbed, redactions=redactions)
 
 

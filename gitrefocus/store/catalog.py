@@ -10,40 +10,46 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
+from gitrefocus.model.events import ROW_FIELDS, RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.store import eventlog, git, localstate, refs
-from gitrefocus.store.workspace import is_inside, relative_inside
+from gitrefocus.store.workspace import Workspace, is_inside, relative_inside
+
+if TYPE_CHECKING:
+    from pygit2 import Oid
 
 INCOMING, OUTGOING, LOCAL = "incoming", "outgoing", "local"
 CACHE = ("cache", "catalog.json")
-CACHE_VERSION = 2
+# {"version", "fields": ROW_FIELDS, "states": {commit: [brief blob id, *state row]},
+#  "files": {path: [mtime_ns, size, snapshot, status, error, equal]}}
+CACHE_VERSION = 3
 
 
 @dataclass
 class Entry:
     id: str
-    state: dict | None = None  # folded state from the ref (machine truth)
+    state: RefocusState | None = None  # folded state from the ref (machine truth)
     tip: str | None = None  # ref target, hex
+    snapshot: str | None = None  # blob id of the brief in the ref's tip, hex
     path: str | None = None  # brief file, if this repo has one
     archived: bool = False
     file_status: str | None = None  # status in the file's frontmatter
     file_error: str | None = None  # why the file could not be read
     file_matches_ref: bool = True
-    direction: str = "incoming"
+    direction: str = INCOMING
     problems: list[str] = field(default_factory=list)
 
     @property
     def status(self) -> str:
         if self.state:
-            return self.state["status"]
+            return self.state.status
         return self.file_status or "unknown"
-
-    def get(self, key: str):
-        return (self.state or {}).get(key)
 
     @property
     def incoming(self) -> bool:
@@ -62,11 +68,11 @@ class Entry:
         the SessionStart hook all report."""
         if not (self.outgoing and self.status == lifecycle.RESERVED and stale_after):
             return None
-        age = clock.age_hours(self.get("spawned_at"))
+        age = clock.age_hours(self.state.spawned_at if self.state else None)
         return age if age > stale_after else None
 
 
-def _brief_files(ws) -> dict[str, tuple[str, bool]]:
+def _brief_files(ws: Workspace) -> dict[str, tuple[str, bool]]:
     """{id: (path, archived)} for docs/refocus/*.md and docs/refocus/archive/*/*.md."""
     out: dict[str, tuple[str, bool]] = {}
     root = ws.refocus_dir
@@ -97,29 +103,30 @@ def _realpath(path: str) -> str:
     return os.path.realpath(path)  # entries share a handful of source/dest dirs
 
 
-def _direction(ws, state: dict | None, has_file: bool) -> str:
-    def inside(path):
+def _direction(ws: Workspace, state: RefocusState | None, has_file: bool) -> str:
+    def inside(path: str | None) -> bool:
         if not path:
             return False
         real = _realpath(path)
         return is_inside(real, ws.workdir)
 
     if state:
-        is_dest, is_source = inside(state.get("dest_dir")), inside(state.get("source_dir"))
+        is_dest, is_source = inside(state.dest_dir), inside(state.source_dir)
         if is_dest and is_source:
-            return "local"
+            return LOCAL
         if is_dest:
-            return "incoming"
+            return INCOMING
         if is_source:
-            return "outgoing"
-    return "incoming" if has_file else "outgoing"
+            return OUTGOING
+    return INCOMING if has_file else OUTGOING
 
 
 class Catalog:
-    def __init__(self, ws):
+    def __init__(self, ws: Workspace):
         self.ws = ws
         self.entries: dict[str, Entry] = {}
-        self._cache = {"version": CACHE_VERSION, "states": {}, "files": {}}
+        self._states: dict[str, list[Any]] = {}
+        self._files: dict[str, list[Any]] = {}
         self._dirty = False
 
     # -- cache ------------------------------------------------------------
@@ -129,28 +136,30 @@ class Catalog:
             data = json.loads(text) if text else None
         except (ValueError, RefocusError):
             data = None
-        if isinstance(data, dict) and data.get("version") == CACHE_VERSION:
-            self._cache = data
+        if isinstance(data, dict) and data.get("version") == CACHE_VERSION and data.get("fields") == list(ROW_FIELDS):
+            self._states, self._files = data["states"], data["files"]
 
     def _save_cache(self) -> None:
         if not self._dirty:
             return
+        data = {"version": CACHE_VERSION, "fields": ROW_FIELDS, "states": self._states, "files": self._files}
         try:
-            localstate.write(self.ws.git_dir, *CACHE, text=json.dumps(self._cache, separators=(",", ":")))
+            localstate.write(self.ws.git_dir, *CACHE, text=json.dumps(data, separators=(",", ":")))
         except (OSError, RefocusError):
             pass  # a cache that cannot be written is only slower
 
-    def _state(self, oid) -> dict:
+    def _state(self, oid: Oid) -> tuple[RefocusState, str | None]:
+        """The state at event commit ``oid`` and the blob id of its brief snapshot."""
         key = str(oid)
-        cached = self._cache["states"].get(key)
-        if cached is None:
-            tip = eventlog.tip_at(self.ws.repo, oid)
-            cached = dict(tip.state)
-            snap = eventlog.snapshot_oid(self.ws.repo, oid)
-            cached["_snapshot"] = str(snap) if snap else None
-            self._cache["states"][key] = cached
-            self._dirty = True
-        return cached
+        cached = self._states.get(key)
+        if cached is not None:
+            return RefocusState.from_row(cached[1:]), cached[0]
+        tip = eventlog.tip_at(self.ws.repo, oid)
+        snap_oid = eventlog.snapshot_oid(self.ws.repo, oid)
+        snap = str(snap_oid) if snap_oid else None
+        self._states[key] = [snap, *tip.state.to_row()]
+        self._dirty = True
+        return tip.state, snap
 
     def _file_info(self, path: str, snapshot: str | None) -> tuple[str | None, str | None, bool]:
         """(file status, error, equal to snapshot) with a stat-keyed cache."""
@@ -162,13 +171,14 @@ class Catalog:
             return None, f"cannot read {path}: {exc.strerror}", False
         key = relative_inside(path, self.ws.workdir) or path
         sig = [st.st_mtime_ns, st.st_size, snapshot]
-        cached = self._cache["files"].get(key)
+        cached = self._files.get(key)
         if cached and cached[:3] == sig:
             return cached[3], cached[4], cached[5]
         with open(path, "rb") as fh:
             data = fh.read()
         equal = snapshot is not None and git.blob_hash(data) == snapshot
-        status = error = None
+        status: str | None = None
+        error: str | None = None
         if equal:
             status = None  # same as the ref: no need to parse
         else:
@@ -176,7 +186,7 @@ class Catalog:
                 status = Brief.parse(data, key).status
             except RefocusError as exc:
                 error = str(exc)
-        self._cache["files"][key] = sig + [status, error, equal]
+        self._files[key] = sig + [status, error, equal]
         self._dirty = True
         return status, error, equal
 
@@ -185,7 +195,7 @@ class Catalog:
         self._load_cache()
         files = _brief_files(self.ws)
         if only is not None:
-            tips = {}
+            tips: dict[str, Oid] = {}
             oid = refs.resolve(self.ws.repo, refs.ref_name(only))
             if oid is not None:
                 tips[only] = oid
@@ -198,7 +208,7 @@ class Catalog:
             if rid in tips:
                 try:
                     RefocusId(rid)
-                    entry.state = self._state(tips[rid])
+                    entry.state, entry.snapshot = self._state(tips[rid])
                     entry.tip = str(tips[rid])
                     live_states.add(entry.tip)
                 except (RefocusError, ValueError, KeyError) as exc:
@@ -206,8 +216,7 @@ class Catalog:
                     entry.state = None
             if rid in files:
                 entry.path, entry.archived = files[rid]
-                snapshot = entry.state.get("_snapshot") if entry.state else None
-                status, error, equal = self._file_info(entry.path, snapshot)
+                status, error, equal = self._file_info(entry.path, entry.snapshot)
                 entry.file_error = error
                 entry.file_matches_ref = equal
                 entry.file_status = status if not equal else entry.status
@@ -215,26 +224,26 @@ class Catalog:
             self.entries[rid] = entry
         if only is None:
             # drop cached states no ref points at any more
-            stale = set(self._cache["states"]) - live_states
+            stale = set(self._states) - live_states
             for key in stale:
-                del self._cache["states"][key]
+                del self._states[key]
             self._dirty = self._dirty or bool(stale)
         self._save_cache()
         return self
 
 
-def load(ws, only: str | None = None) -> Catalog:
+def load(ws: Workspace, only: str | None = None) -> Catalog:
     return Catalog(ws).load(only)
 
 
-def known_ids(ws) -> set[str]:
+def known_ids(ws: Workspace) -> set[str]:
     """Every id with a ref or a brief file here (names only: cheap)."""
     ids = {rid for rid, _ in refs.iter_refs(ws.repo)}
     ids.update(_brief_files(ws))
     return ids
 
 
-def match_ids(ids, text: str) -> list[str]:
+def match_ids(ids: Collection[str], text: str) -> list[str]:
     """Ids ``text`` names: itself, or as a prefix, the 6-hex suffix or the slug."""
     text = (text or "").strip()
     if text in ids:
@@ -245,7 +254,7 @@ def match_ids(ids, text: str) -> list[str]:
     ) if text else []
 
 
-def resolve_id(ws, text: str) -> str:
+def resolve_id(ws: Workspace, text: str) -> str:
     """Resolve a full id, unique prefix, 6-hex suffix or unique slug."""
     matches = match_ids(known_ids(ws), text)
     if len(matches) == 1:

@@ -19,40 +19,60 @@ the writer started; otherwise the writer re-reads and retries.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
 from gitrefocus.model import events as ev
-from gitrefocus.model.events import Event
+from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.store import refs
 from gitrefocus.store.refs import ref_name, resolve
 
+if TYPE_CHECKING:
+    from pygit2 import Blob, Commit, Oid, Repository, Signature
 
-@dataclass
+
+@dataclass(frozen=True)
 class Tip:
-    oid: object
-    state: dict
+    """The newest event commit of a refocus: its id, the state after it, the event."""
+
+    oid: Oid
+    state: RefocusState
     event: Event
 
 
 # -- reading ------------------------------------------------------------
-def _blob(repo, commit, name: str) -> bytes | None:
+def commit_at(repo: Repository, oid: Oid | str) -> Commit:
+    """The commit ``oid`` names (pygit2 types a lookup as any object; event
+    logs, HEAD and the commits walked from it are commits)."""
+    return cast("Commit", repo[oid])
+
+
+def _blob(repo: Repository, commit: Commit, name: str) -> bytes | None:
     try:
-        return repo[commit.tree[name].id].data
+        return cast("Blob", repo[commit.tree[name].id]).data
     except KeyError:
         return None
 
 
-def read_tip(repo, refocus_id: str) -> Tip | None:
+def _required_blob(repo: Repository, commit: Commit, name: str) -> bytes:
+    data = _blob(repo, commit, name)
+    if data is None:
+        raise KeyError(f"{name} is missing from event commit {commit.id}")
+    return data
+
+
+def read_tip(repo: Repository, refocus_id: str) -> Tip | None:
     oid = resolve(repo, ref_name(refocus_id))
     return tip_at(repo, oid) if oid is not None else None
 
 
-def tip_at(repo, oid) -> Tip:
-    commit = repo[oid]
-    state = json.loads(_blob(repo, commit, "state.json"))
-    event = Event.from_json(_blob(repo, commit, "event.json"))
+def tip_at(repo: Repository, oid: Oid) -> Tip:
+    commit = commit_at(repo, oid)
+    state = RefocusState.from_json(json.loads(_required_blob(repo, commit, "state.json")))
+    event = Event.from_json(_required_blob(repo, commit, "event.json"))
     return Tip(oid=oid, state=state, event=event)
 
 
@@ -64,45 +84,51 @@ def snapshot_label(refocus_id: str) -> str:
     return f"{ref_name(refocus_id)}:{SNAPSHOT}"
 
 
-def snapshot(repo, oid) -> bytes | None:
-    return _blob(repo, repo[oid], SNAPSHOT)
+def snapshot(repo: Repository, oid: Oid | str) -> bytes | None:
+    return _blob(repo, commit_at(repo, oid), SNAPSHOT)
 
 
-def snapshot_oid(repo, oid):
+def snapshot_oid(repo: Repository, oid: Oid) -> Oid | None:
     try:
-        return repo[oid].tree[SNAPSHOT].id
+        return commit_at(repo, oid).tree[SNAPSHOT].id
     except KeyError:
         return None
 
 
-def is_merge_marker(commit) -> bool:
+def is_merge_marker(commit: Commit) -> bool:
     """A sync merge marker: a second parent keeps the remote's history reachable
     (so pushes fast-forward); the tree repeats its first parent's, so it adds no event."""
     return len(commit.parent_ids) > 1
 
 
-def chain(repo, tip_oid) -> list[tuple[object, Event]]:
+def chain(repo: Repository, tip_oid: Oid | None) -> list[tuple[Oid, Event]]:
     """(commit oid, event), oldest first, along first parents (merge markers skipped)."""
     out = []
     oid = tip_oid
     while oid is not None:
-        commit = repo[oid]
+        commit = commit_at(repo, oid)
         if not is_merge_marker(commit):
-            out.append((oid, Event.from_json(_blob(repo, commit, "event.json"))))
+            out.append((oid, Event.from_json(_required_blob(repo, commit, "event.json"))))
         oid = commit.parent_ids[0] if commit.parent_ids else None
     out.reverse()
     return out
 
 
 # -- writing event commits ---------------------------------------------
-def _signature(event: Event):
+def _signature(event: Event) -> Signature:
     pygit2 = refs._pygit2()
     actor = event.actor or {}
     when = int(clock.parse(event.at).timestamp())
-    return pygit2.Signature(actor.get("name") or "git-refocus", actor.get("email") or "git-refocus@localhost", when, 0)
+    return cast("Signature", pygit2.Signature(actor.get("name") or "git-refocus",
+                                              actor.get("email") or "git-refocus@localhost", when, 0))
 
 
-def build_commit(repo, parent: Tip | None, event: Event, brief: bytes | None) -> Tip:
+def state_json(state: RefocusState) -> bytes:
+    """``state.json`` exactly as every clone writes it."""
+    return json.dumps(state.to_json(), sort_keys=True, indent=1).encode("utf-8")
+
+
+def build_commit(repo: Repository, parent: Tip | None, event: Event, brief: bytes | None) -> Tip:
     """Write (but do not point any ref at) the commit for ``event`` on ``parent``."""
     state, applied = ev.apply(parent.state if parent else None, event)
     if brief is None or not applied:
@@ -110,7 +136,7 @@ def build_commit(repo, parent: Tip | None, event: Event, brief: bytes | None) ->
     tb = repo.TreeBuilder()
     pygit2 = refs._pygit2()
     tb.insert("event.json", repo.create_blob(event.to_json().encode("utf-8")), pygit2.enums.FileMode.BLOB)
-    tb.insert("state.json", repo.create_blob(json.dumps(state, sort_keys=True, indent=1).encode("utf-8")), pygit2.enums.FileMode.BLOB)
+    tb.insert("state.json", repo.create_blob(state_json(state)), pygit2.enums.FileMode.BLOB)
     if brief is not None:
         tb.insert(SNAPSHOT, repo.create_blob(brief), pygit2.enums.FileMode.BLOB)
     sig = _signature(event)
@@ -119,7 +145,11 @@ def build_commit(repo, parent: Tip | None, event: Event, brief: bytes | None) ->
     return Tip(oid=oid, state=state, event=event)
 
 
-def append(repo, refocus_id: str, build) -> Tip:
+# ``build(tip)`` for :func:`append`: the event to add on ``tip`` and the brief after it.
+Build = Callable[[Tip | None], tuple[Event, bytes | None]]
+
+
+def append(repo: Repository, refocus_id: str, build: Build) -> Tip:
     """Append one event with compare-and-swap.
 
     ``build(tip)`` gets the current tip (None if the ref does not exist) and
@@ -139,7 +169,7 @@ def append(repo, refocus_id: str, build) -> Tip:
     return refs.retrying(f"updating {refname}", attempt)
 
 
-def require_tip(repo, refocus_id: str) -> Tip:
+def require_tip(repo: Repository, refocus_id: str) -> Tip:
     tip = read_tip(repo, refocus_id)
     if tip is None:
         raise RefocusError(f"unknown refocus id {refocus_id!r}.")

@@ -15,6 +15,7 @@ adopted instead, so clones converge on one commit rather than stacking markers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import events as ev
@@ -23,8 +24,11 @@ from gitrefocus.model.ids import ref_name
 from gitrefocus.store import eventlog, refs
 from gitrefocus.store.refs import ADOPTED, AHEAD, CREATED, FAST_FORWARD, MERGED, SAME
 
+if TYPE_CHECKING:
+    from pygit2 import Oid, Repository
 
-def import_events(repo, refocus_id: str, theirs: list[tuple[Event, bytes | None]]) -> eventlog.Tip | None:
+
+def import_events(repo: Repository, refocus_id: str, theirs: list[tuple[Event, bytes | None]]) -> eventlog.Tip | None:
     """Merge another clone's events (with their snapshots) into our ref.
 
     Fast-forwards when ours is a prefix of theirs, rebuilds deterministically
@@ -35,7 +39,7 @@ def import_events(repo, refocus_id: str, theirs: list[tuple[Event, bytes | None]
     their_events = [e for e, _ in theirs]
     their_briefs = {e.event_id: b for e, b in theirs}
 
-    def attempt():
+    def attempt() -> eventlog.Tip | None:
         tip_oid = refs.resolve(repo, refname)
         ours = eventlog.chain(repo, tip_oid) if tip_oid is not None else []
         our_events = [e for _, e in ours]
@@ -49,7 +53,8 @@ def import_events(repo, refocus_id: str, theirs: list[tuple[Event, bytes | None]
         if n == len(ours):
             base = tip_oid
         else:
-            base = repo[ours[n][0]].parent_ids[0] if repo[ours[n][0]].parent_ids else None
+            first = eventlog.commit_at(repo, ours[n][0])
+            base = first.parent_ids[0] if first.parent_ids else None
         parent = eventlog.tip_at(repo, base) if base is not None else None
         our_oids = {e.event_id: oid for oid, e in ours}
         for event in merged[n:]:
@@ -59,13 +64,14 @@ def import_events(repo, refocus_id: str, theirs: list[tuple[Event, bytes | None]
             if event.kind not in ev.DOC_KINDS:
                 brief = None
             parent = eventlog.build_commit(repo, parent, event, brief)
+        assert parent is not None  # merged[n:] is not empty: it differs from ours
         refs.cas(repo, refname, parent.oid, tip_oid, "refocus: merge events")
         return parent
 
     return refs.retrying(f"merging into {refname}", attempt)
 
 
-def export_events(repo, tip_oid) -> list[tuple[Event, bytes | None]]:
+def export_events(repo: Repository, tip_oid: Oid) -> list[tuple[Event, bytes | None]]:
     return [(e, eventlog.snapshot(repo, oid)) for oid, e in eventlog.chain(repo, tip_oid)]
 
 
@@ -79,17 +85,17 @@ class RefMerge:
         return self.kind in (CREATED, FAST_FORWARD, MERGED, ADOPTED)
 
 
-def _event_ids(repo, oid) -> list[str]:
+def _event_ids(repo: Repository, oid: Oid | None) -> list[str]:
     return [e.event_id for _, e in eventlog.chain(repo, oid)] if oid is not None else []
 
 
-def _marker(repo, refocus_id: str, first, second):
-    base = repo[first]
+def _marker(repo: Repository, refocus_id: str, first: Oid, second: Oid) -> Oid:
+    base = eventlog.commit_at(repo, first)
     message = f"refocus({refocus_id}): merge\n\nMerged: {second}\n"
     return repo.create_commit(None, base.author, base.committer, message, base.tree_id, [first, second])
 
 
-def check_remote_tip(repo, refocus_id: str, oid) -> None:
+def check_remote_tip(repo: Repository, refocus_id: str, oid: Oid) -> None:
     """Refuse a remote ref that is not an event log of this refocus."""
     try:
         tip = eventlog.tip_at(repo, oid)
@@ -99,7 +105,7 @@ def check_remote_tip(repo, refocus_id: str, oid) -> None:
         raise RefocusError(f"the remote's {ref_name(refocus_id)} holds events of {tip.event.refocus_id}.")
 
 
-def merge_ref(repo, refocus_id: str, theirs, *, want_events: bool = True) -> RefMerge:
+def merge_ref(repo: Repository, refocus_id: str, theirs: Oid, *, want_events: bool = True) -> RefMerge:
     """Bring ``refs/refocus/<id>`` up to date with the remote's ``theirs``."""
     refname = refs.ref_name(refocus_id)
     before = refs.resolve(repo, refname)
@@ -121,6 +127,7 @@ def merge_ref(repo, refocus_id: str, theirs, *, want_events: bool = True) -> Ref
             return FAST_FORWARD
         import_events(repo, refocus_id, export_events(repo, theirs))
         merged = refs.resolve(repo, refname)
+        assert merged is not None  # it was ours, and refs are never deleted
         if _event_ids(repo, merged) == _event_ids(repo, theirs):
             refs.cas(repo, refname, theirs, merged, "refocus: sync (same events as the remote)")
             return ADOPTED

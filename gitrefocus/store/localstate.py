@@ -17,10 +17,15 @@ import json
 import os
 import re
 import stat
+from collections.abc import Mapping
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
 from gitrefocus.store import atomic
+
+TYPE_CHECKING = False  # no `typing` at run time: the post-tool-use hook imports this module
+if TYPE_CHECKING:
+    from typing import Any
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9._-]+\Z")
 
@@ -68,7 +73,7 @@ def remove(git_dir: str, *parts: str) -> bool:
         return False
 
 
-def append_jsonl(git_dir: str, *parts: str, record: dict) -> None:
+def append_jsonl(git_dir: str, *parts: str, record: Mapping[str, Any]) -> None:
     path = _checked(git_dir, *parts)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
@@ -79,7 +84,7 @@ def append_jsonl(git_dir: str, *parts: str, record: dict) -> None:
         os.close(fd)
 
 
-def read_jsonl(git_dir: str, *parts: str) -> list[dict]:
+def read_jsonl(git_dir: str, *parts: str) -> list[dict[str, Any]]:
     text = read(git_dir, *parts)
     out = []
     for line in (text or "").splitlines():
@@ -114,7 +119,8 @@ def refocus_for_session(git_dir: str, session_id: str) -> str | None:
     return text.strip().splitlines()[0] if text and text.strip() else None
 
 
-def active_refocus(git_dir: str, env, session_id: str | None = None, *, worktree: bool = True) -> str | None:
+def active_refocus(git_dir: str, env: Mapping[str, str], session_id: str | None = None, *,
+                   worktree: bool = True) -> str | None:
     """The refocus a session works on, in the commit-msg hook's order (SPEC §4.4):
     ``$SESSION_REFOCUS_ID``, the session map, then (with ``worktree``) ``active``."""
     if env.get("SESSION_REFOCUS_ID"):

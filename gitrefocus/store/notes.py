@@ -8,15 +8,20 @@ and the shared ref is then moved by compare-and-swap (:func:`refs.cas`).
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from gitrefocus.store import git, refs
 from gitrefocus.store.refs import AHEAD, CREATED, FAST_FORWARD, MERGED, SAME
 
+if TYPE_CHECKING:
+    from pygit2 import Oid, Repository, Signature
+
+    from gitrefocus.store.workspace import Workspace
+
 NOTES_REF = "refs/notes/refocus"
 
 
-def add_note(repo: Any, target_oid: Any, line: str, notes_ref: str = NOTES_REF) -> bool:
+def add_note(repo: Repository, target_oid: Oid | str, line: str, notes_ref: str = NOTES_REF) -> bool:
     """Append ``line`` to the note on ``target_oid`` (once) with compare-and-swap.
 
     libgit2 builds the notes commit (fan-out and all) on a private scratch
@@ -30,23 +35,30 @@ def add_note(repo: Any, target_oid: Any, line: str, notes_ref: str = NOTES_REF) 
             return False
         message = "\n".join(lines + [line]) + "\n"
         with refs.scratch(repo, "notes", start=old) as tmp:
-            sig = refs._pygit2().Signature("git-refocus", "git-refocus@localhost")
+            sig = cast("Signature", refs._pygit2().Signature("git-refocus", "git-refocus@localhost"))
             repo.create_note(message, sig, sig, str(target_oid), tmp, True)
             new = refs.resolve(repo, tmp)
-        refs.cas(repo, notes_ref, new, old, "refocus: note")
+        refs.cas(repo, notes_ref, _written(new, tmp), old, "refocus: note")
         return True
 
     return refs.retrying(f"updating {notes_ref}", attempt)
 
 
-def read_note(repo: Any, target_oid: Any, notes_ref: str = NOTES_REF) -> str:
+def _written(oid: Oid | None, scratch_ref: str) -> Oid:
+    """The commit a scratch ref points at after something was written on it."""
+    if oid is None:
+        raise RuntimeError(f"{scratch_ref} was not written")
+    return oid
+
+
+def read_note(repo: Repository, target_oid: Oid | str, notes_ref: str = NOTES_REF) -> str:
     try:
         return str(repo.lookup_note(str(target_oid), notes_ref).message)
     except KeyError:
         return ""
 
 
-def _identity_env(ws: Any) -> dict[str, str]:
+def _identity_env(ws: Workspace) -> dict[str, str]:
     """git notes merge writes a commit: make sure it has an identity."""
     env = dict(os.environ)
     sig = ws.signature()
@@ -56,7 +68,7 @@ def _identity_env(ws: Any) -> dict[str, str]:
     return env
 
 
-def merge_notes(ws: Any, theirs_ref: str) -> str:
+def merge_notes(ws: Workspace, theirs_ref: str) -> str:
     """Union the remote's notes (at ``theirs_ref``) into ``refs/notes/refocus``.
 
     ``git notes merge -s cat_sort_uniq`` (a union of lines; every line is
@@ -81,7 +93,7 @@ def merge_notes(ws: Any, theirs_ref: str) -> str:
             git.run(ws.workdir, "notes", f"--ref={tmp}", "merge", "--quiet", "--strategy=cat_sort_uniq",
                     theirs_ref, config=git.NO_HOOKS, env=_identity_env(ws), what="git notes merge")
             new = refs.resolve(repo, tmp)
-        refs.cas(repo, NOTES_REF, new, ours, "refocus: sync notes (merge)")
+        refs.cas(repo, NOTES_REF, _written(new, tmp), ours, "refocus: sync notes (merge)")
         return MERGED
 
     return refs.retrying(f"merging the remote's notes into {NOTES_REF}", attempt)

@@ -19,7 +19,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from gitrefocus.errors import ConflictError
 from gitrefocus.model.ids import (
@@ -27,6 +27,9 @@ from gitrefocus.model.ids import (
 )
 from gitrefocus.model.ids import ref_name as ref_name
 from gitrefocus.store import faults
+
+if TYPE_CHECKING:
+    from pygit2 import Oid, Repository
 
 TRACKING_PREFIX = "refs/refocus-remotes/"
 TMP_PREFIX = "refs/notes/refocus-tmp/"
@@ -41,7 +44,7 @@ SAME, AHEAD, CREATED, FAST_FORWARD, MERGED, ADOPTED = (
 T = TypeVar("T")
 
 
-def _pygit2() -> Any:
+def _pygit2() -> Any:  # the module
     import pygit2  # ~120 ms: only where a repository is opened
 
     return pygit2
@@ -56,12 +59,13 @@ def temp_ref(purpose: str) -> str:
     return f"{TMP_PREFIX}{purpose}-{os.getpid()}-{random.getrandbits(32):08x}"
 
 
-def resolve(repo: Any, refname: str) -> Any:
+def resolve(repo: Repository, refname: str) -> Oid | None:
+    """Where ``refname`` points (refocus never writes symbolic refs), or None."""
     ref = repo.references.get(refname)
-    return ref.target if ref is not None else None
+    return cast("Oid", ref.target) if ref is not None else None
 
 
-def cas(repo: Any, refname: str, new: Any, old: Any, message: str) -> None:
+def cas(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str) -> None:
     """Move ``refname`` from ``old`` (None: must not exist) to ``new``, or raise _Lost."""
     pygit2 = _pygit2()
     try:
@@ -87,16 +91,16 @@ def retrying(what: str, attempt_fn: Callable[[], T]) -> T:
     raise ConflictError(f"{what}: gave up after {MAX_ATTEMPTS} attempts; other writers kept moving the ref.")
 
 
-def iter_refs(repo: Any, prefix: str = REF_PREFIX) -> Iterator[tuple[str, Any]]:
+def iter_refs(repo: Repository, prefix: str = REF_PREFIX) -> Iterator[tuple[str, Oid]]:
     """(name below ``prefix``, target) for every ref under ``prefix``."""
     pygit2 = _pygit2()
     for ref in repo.references.iterator(pygit2.enums.ReferenceFilter.ALL):
         name = ref.name
         if name.startswith(prefix):
-            yield name[len(prefix):], ref.target
+            yield name[len(prefix):], cast("Oid", ref.target)
 
 
-def delete(repo: Any, refname: str) -> bool:
+def delete(repo: Repository, refname: str) -> bool:
     """Delete ``refname`` if it exists (scratch and quarantined refs only)."""
     ref = repo.references.get(refname)
     if ref is None:
@@ -113,7 +117,7 @@ class scratch:
     :func:`cas`.
     """
 
-    def __init__(self, repo: Any, purpose: str, start: Any = None):
+    def __init__(self, repo: Repository, purpose: str, start: Oid | None = None):
         self.repo, self.name, self.start = repo, temp_ref(purpose), start
 
     def __enter__(self) -> str:

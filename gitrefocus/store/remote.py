@@ -6,15 +6,18 @@ is :mod:`gitrefocus.store.eventmerge` and :func:`gitrefocus.store.notes.merge_no
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.store import git
 from gitrefocus.store.notes import NOTES_REF
 from gitrefocus.store.refs import REF_PREFIX, TRACKING_PREFIX
 
+if TYPE_CHECKING:
+    from gitrefocus.store.workspace import Workspace
 
-def names(ws: Any) -> list[str]:
+
+def names(ws: Workspace) -> list[str]:
     """The repository's remotes."""
     return git.run(ws.workdir, "remote").stdout.split()
 
@@ -36,7 +39,7 @@ def tracking_refspecs(remote: str) -> list[str]:
     return [f"+{REF_PREFIX}*:{base}/refocus/*", f"+{NOTES_REF}*:{base}/notes/refocus*"]
 
 
-def fetch(ws: Any, remote: str) -> None:
+def fetch(ws: Workspace, remote: str) -> None:
     """Bring the remote's event logs and notes into this repository's tracking refs."""
     proc = git.run(ws.workdir, "fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head",
                    remote, *tracking_refspecs(remote), config=git.NO_HOOKS, check=False)
@@ -44,7 +47,7 @@ def fetch(ws: Any, remote: str) -> None:
         raise RefocusError(f"fetching from {remote} failed: {git.last_line(proc)}")
 
 
-def push(ws: Any, remote: str, refnames: list[str]) -> list[str]:
+def push(ws: Workspace, remote: str, refnames: list[str]) -> list[str]:
     """Push, without force, every refocus ref (a pattern: git sends only what the
     remote lacks) and the notes if named; return the refs the remote rejected."""
     specs = [f"{REF_PREFIX}*:{REF_PREFIX}*"] if any(r.startswith(REF_PREFIX) for r in refnames) else []

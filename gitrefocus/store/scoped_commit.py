@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from gitrefocus.model.brief import INDEX_FILE
 
+if TYPE_CHECKING:
+    from gitrefocus.store.workspace import Workspace
 
-def scoped_commit(ws, paths: list[str], message: str) -> str | None:
+
+def scoped_commit(ws: Workspace, paths: list[str], message: str) -> str | None:
     """Commit exactly ``paths`` (nothing else staged is included); return the oid."""
     rel = sorted({os.path.relpath(p, ws.workdir) for p in paths if p})
     rel = [p for p in rel if not p.startswith("..") and p != INDEX_FILE]

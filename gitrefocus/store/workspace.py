@@ -16,10 +16,16 @@ from gitrefocus.model.brief import (
 from gitrefocus.store import config as _config
 from gitrefocus.store import git
 
+TYPE_CHECKING = False  # no `typing` at run time: the post-tool-use hook imports this module
+if TYPE_CHECKING:
+    from typing import Any, overload
+
+    from pygit2 import Oid, Repository, Signature
+
 REFOCUS_DIR = BRIEF_DIR
 
 
-def _pygit2():
+def _pygit2() -> Any:  # the module
     import pygit2  # ~120 ms: only where a repository is opened
 
     return pygit2
@@ -61,7 +67,7 @@ def find_git_dir(path: str) -> str | None:
 class Workspace:
     """One git work tree. Construct with :meth:`open`."""
 
-    def __init__(self, repo, workdir: str):
+    def __init__(self, repo: Repository, workdir: str):
         self.repo = repo
         self.workdir = workdir
 
@@ -78,7 +84,7 @@ class Workspace:
             gitdir = None
         if gitdir is None:
             raise RefocusError(f"{what} {path!r} is not inside a git repository.")
-        repo = pygit2.Repository(gitdir)
+        repo: Repository = pygit2.Repository(gitdir)
         if repo.is_bare or repo.workdir is None:
             raise RefocusError(f"{what} {path!r} is in a bare repository; refocus needs a work tree.")
         return cls(repo, os.path.realpath(repo.workdir))
@@ -131,27 +137,34 @@ class Workspace:
         return self.common_dir == other.common_dir
 
     # -- settings -------------------------------------------------------
-    def setting(self, key: str):
+    if TYPE_CHECKING:
+        @overload
+        def setting(self, key: _config.IntKey) -> int: ...
+        @overload
+        def setting(self, key: _config.StrKey) -> str: ...
+    def setting(self, key: _config.IntKey | _config.StrKey) -> int | str:
         return _config.get(self.repo.config, key)
 
     def settings(self, key: str) -> list[str]:
         return _config.get_multi(self.repo.config, key)
 
     # -- git ------------------------------------------------------------
-    def head_oid(self):
+    def head_oid(self) -> Oid | None:
         try:
-            return self.repo.head.target
+            target = self.repo.head.target
         except Exception:  # unborn branch
             return None
+        return None if isinstance(target, str) else target  # HEAD is resolved: a commit id
 
     def git(self, *args: str, check: bool = True, input: str | None = None,
             what: str | None = None) -> subprocess.CompletedProcess[str]:
         """``git -C <workdir> args`` through the one wrapper (:func:`git.run`)."""
         return git.run(self.workdir, *args, check=check, input=input, what=what)
 
-    def signature(self):
+    def signature(self) -> Signature:
         pygit2 = _pygit2()
         try:
             return self.repo.default_signature
         except Exception:
-            return pygit2.Signature("git-refocus", "git-refocus@localhost")
+            fallback: Signature = pygit2.Signature("git-refocus", "git-refocus@localhost")
+            return fallback

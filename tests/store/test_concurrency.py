@@ -40,7 +40,7 @@ WORKER = textwrap.dedent("""
         from gitrefocus.commands.link import link
         for oid in arg.split(","):
             out = link(refocus_id=rid, revs=[oid], cwd=dest)
-            assert out["linked"] == [oid], out
+            assert out.linked == [oid], out
             done.append(oid)
     elif role == "notes":
         from gitrefocus.ops import record

@@ -1,4 +1,4 @@
-"""Where Claude Code keeps a session's transcript (the one place that knows)."""
+"""Where Claude Code keeps a session's transcript on disk (the one place that knows)."""
 
 from __future__ import annotations
 

@@ -41,8 +41,15 @@ def is_inside(path: str, directory: str) -> bool:
 
 
 def relative_inside(path: str, directory: str) -> str | None:
-    """``path`` relative to ``directory`` when it lies inside it, else None."""
-    return os.path.relpath(path, directory) if is_inside(path, directory) else None
+    """``path`` relative to ``directory`` when it lies inside it, else None.
+
+    A slice, not ``os.path.relpath`` (which normalises both paths again): the
+    catalog calls this once per brief, tens of thousands of times a listing."""
+    if not is_inside(path, directory):
+        return None
+    if path == directory.rstrip(os.sep) or path == directory:
+        return "."
+    return path[len(directory.rstrip(os.sep)) + 1:]
 
 
 def find_git_dir(path: str) -> str | None:

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import JSONObject, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
-from gitrefocus.model.result import Result
-from gitrefocus.ops import index_md, record
+from gitrefocus.ops import record
 from gitrefocus.store import catalog
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from gitrefocus.model.result import Result
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,9 @@ class ReceivedResult:
 
     @property
     def parsed(self) -> Result | None:
+        # lazy: the SessionStart hook imports this module and rarely needs a parsed result
+        from gitrefocus.model.result import Result
+
         return Result.from_dict(self.result) if self.result is not None else None
 
     def to_json(self) -> dict[str, Any]:
@@ -83,5 +88,7 @@ def receive(*, refocus_id: str | None = None, cwd: str = ".", session_id: str | 
     else:
         ids = [e.id for e in waiting(catalog.load(ws))]
     received = [receive_one(ws, rid, session_id) for rid in ids]
+    from gitrefocus.ops import index_md
+
     index_md.refresh(ws, *destinations(ws, received))
     return ReceiveOutcome(received=received)

@@ -6,17 +6,10 @@ import click
 
 from gitrefocus.cli import render
 
-JSON_HELP = "Print a versioned JSON object instead of text."
-
-
-def _report_warnings(warnings: list[str]) -> None:
-    for w in warnings:
-        render.warn(w)
-
 
 @click.command()
 @click.argument("refocus_id", metavar="ID")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def log(refocus_id, as_json):
     """List the commits that belong to a refocus, oldest first.
 
@@ -40,7 +33,7 @@ def log(refocus_id, as_json):
 @click.command()
 @click.argument("refocus_id", metavar="ID")
 @click.argument("revs", metavar="REV-RANGE...", nargs=-1, required=True)
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def link(refocus_id, revs, as_json):
     """Link commits made without the hook to a refocus.
 
@@ -51,7 +44,7 @@ def link(refocus_id, revs, as_json):
     from gitrefocus.commands.link import link as run
 
     model = run(refocus_id=refocus_id, revs=list(revs))
-    _report_warnings(model.warnings)
+    render.warnings(model.warnings)
     if as_json:
         render.emit_json("link", model.to_json())
         return
@@ -63,7 +56,7 @@ def link(refocus_id, revs, as_json):
 @click.command()
 @click.argument("remote", required=False)
 @click.option("--progress/--no-progress", default=None, help="Show progress on stderr (default: when stderr is a terminal).")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def sync(remote, progress, as_json):
     """Exchange refocus refs and notes with REMOTE (default: refocus.remote,
     the current branch's remote, origin, or the only remote).
@@ -81,7 +74,7 @@ def sync(remote, progress, as_json):
     if progress is None:
         progress = sys.stderr.isatty()
     model = run(remote=remote, progress=render.note if progress else None)
-    _report_warnings(model.warnings)
+    render.warnings(model.warnings)
     if as_json:
         render.emit_json("sync", model.to_json())
         return
@@ -95,7 +88,7 @@ def sync(remote, progress, as_json):
 
 @click.command()
 @click.option("--repair", is_flag=True, help="Repair what can be repaired without losing anything.")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 @click.pass_context
 def doctor(ctx, repair, as_json):
     """Check that brief files, refs, notes, the hook and local state agree.

@@ -6,12 +6,10 @@ import click
 
 from gitrefocus.cli import render
 
-JSON_HELP = "Print a versioned JSON object instead of text."
-
 
 @click.command()
 @click.option("--all", "all_", is_flag=True, help="Also list what is healthy.")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def health(all_, as_json):
     """Staleness of docs/context and of refocus work, counted from git history.
 
@@ -60,7 +58,7 @@ def health(all_, as_json):
 
 @click.command()
 @click.argument("refocus_id", metavar="ID")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def check(refocus_id, as_json):
     """Stated intent against git for one refocus, as flags to verify.
 
@@ -95,7 +93,7 @@ def check(refocus_id, as_json):
 
 @click.command()
 @click.option("--dry-run", "-n", is_flag=True, help="Print the index instead of writing it.")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def decisions(dry_run, as_json):
     """Generate docs/context/decisions/INDEX.md from the ADR files.
 
@@ -126,7 +124,7 @@ def decisions(dry_run, as_json):
 @click.option("--kind", type=click.Choice(["brief", "result", "context"]), multiple=True,
               help="Only these kinds of text; repeat.")
 @click.option("--limit", type=click.IntRange(min=1), default=200, show_default=True, help="Stop after this many matches.")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def search(text, cross_project, kind, limit, as_json):
     """Search briefs, results and context files (case-insensitive).
 

@@ -6,8 +6,6 @@ import click
 
 from gitrefocus.cli import render
 
-JSON_HELP = "Print a versioned JSON object instead of text."
-
 
 @click.command()
 @click.option("--remote", metavar="NAME",
@@ -15,7 +13,7 @@ JSON_HELP = "Print a versioned JSON object instead of text."
                    "refs/refocus-remotes/NAME/ (tracking refs, never under refs/remotes/).")
 @click.option("--claude", is_flag=True, help="Also merge the Claude Code hooks into .claude/settings.json.")
 @click.option("--dry-run", is_flag=True, help="Show what would change; change nothing.")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def init(remote, claude, dry_run, as_json):
     """Make this repository take part in refocus.
 

@@ -11,6 +11,7 @@ import os
 import sys
 
 JSON_VERSION = 1
+JSON_HELP = "Print a versioned JSON object instead of text."  # the --json option of every command
 
 
 def _use_rich(stream) -> bool:
@@ -37,6 +38,17 @@ def warn(message: str) -> None:
 
 def note(message: str) -> None:
     _err(message, None)
+
+
+def warnings(messages: list[str]) -> None:
+    """The warnings a command's outcome carries, one line each on stderr."""
+    for message in messages:
+        warn(message)
+
+
+def notes(messages: list[str]) -> None:
+    for message in messages:
+        note(message)
 
 
 def _err(text: str, style: str | None) -> None:

@@ -12,14 +12,6 @@ from gitrefocus.model.ids import ref_name
 if TYPE_CHECKING:
     from gitrefocus.ops.index_md import Row
 
-JSON_HELP = "Print a versioned JSON object instead of text."
-
-
-def _notices(notices: list[str]) -> None:
-    for n in notices:
-        render.note(n)
-
-
 def _where(r: Row) -> str:
     if not r.counterpart:
         return ""
@@ -28,13 +20,13 @@ def _where(r: Row) -> str:
 
 @click.command("list")
 @click.option("--all", "all_", is_flag=True, help="Include older finished and archived entries.")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def list_(all_, as_json):
     """List refocuses here: active ones and those finished recently."""
     from gitrefocus.commands.list import list_ as run
 
     model = run(all=all_)
-    _notices(model.notices)
+    render.notes(model.notices)
     if as_json:
         render.emit_json("list", model.to_json())
         return
@@ -45,7 +37,7 @@ def list_(all_, as_json):
 
 @click.command()
 @click.argument("refocus_id", metavar="ID")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def show(refocus_id, as_json):
     """Show one refocus in full: the brief document and its event log."""
     from gitrefocus.commands.show import show as run
@@ -74,13 +66,13 @@ def _section(title: str, rows: list[str]) -> bool:
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def status(as_json):
     """What needs attention here: incoming briefs, outgoing results, divergences."""
     from gitrefocus.commands.status import status as run
 
     model = run()
-    _notices(model.notices)
+    render.notes(model.notices)
     if as_json:
         render.emit_json("status", model.to_json())
         return
@@ -105,13 +97,13 @@ def status(as_json):
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def index(as_json):
     """Regenerate docs/refocus/INDEX.md (every writing command also does)."""
     from gitrefocus.commands.index import index as run
 
     model = run()
-    _notices(model.notices)
+    render.notes(model.notices)
     if as_json:
         render.emit_json("index", model.to_json())
     else:
@@ -134,7 +126,7 @@ def pickup(refocus_id):
 @click.command()
 @click.option("--dry-run", "-n", is_flag=True, help="Show what would move.")
 @click.option("--days", type=click.IntRange(min=0), help="Archive results older than this (default refocus.archiveDays, 90).")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def gc(dry_run, days, as_json):
     """Move results finished long ago to docs/refocus/archive/YYYY-QN/."""
     from gitrefocus.commands.gc import gc as run

@@ -6,13 +6,6 @@ import click
 
 from gitrefocus.cli import render
 
-JSON_HELP = "Print a versioned JSON object instead of text."
-
-
-def _report_warnings(warnings: list[str]) -> None:
-    for w in warnings:
-        render.warn(w)
-
 
 @click.command()
 @click.argument("dest", type=click.Path(file_okay=True, dir_okay=True))
@@ -30,7 +23,7 @@ def _report_warnings(warnings: list[str]) -> None:
 @click.option("--from-transcript", metavar="PATH|SESSION", help="Fill Inherited context from a Claude Code transcript (handoff).")
 @click.option("--oneshot", is_flag=True, help="Print the non-interactive `claude -p` relaunch form.")
 @click.option("--commit", is_flag=True, help="Commit the files this command wrote (scoped commit).")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, related, related_ids, files,
           parent, assign, from_transcript, oneshot, commit, as_json):
     """Source side: write a brief for a child session in DEST.
@@ -51,7 +44,7 @@ def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, rel
                 context=list(context), deliverables=list(deliverable), related=list(related),
                 related_ids=list(related_ids), files=list(files), parent=parent, assign=assign,
                 from_transcript=from_transcript, oneshot=oneshot, commit=commit)
-    _report_warnings(model.warnings)
+    render.warnings(model.warnings)
     if as_json:
         render.emit_json("spawn", model.to_json())
         return
@@ -64,7 +57,7 @@ def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, rel
 @click.command()
 @click.argument("refocus_id", metavar="[ID]", required=False)
 @click.option("--session-id", help="The Claude session opening the brief (default: $CLAUDE_CODE_SESSION_ID).")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def start(refocus_id, session_id, as_json):
     """Child side: mark a brief in-progress and make it active for commit tagging.
 
@@ -74,7 +67,7 @@ def start(refocus_id, session_id, as_json):
     from gitrefocus.commands.start import start as run
 
     model = run(refocus_id=refocus_id, session_id=session_id)
-    _report_warnings(model.warnings)
+    render.warnings(model.warnings)
     if as_json:
         render.emit_json("start", model.to_json())
     else:
@@ -96,7 +89,7 @@ def start(refocus_id, session_id, as_json):
 @click.option("--from-json", metavar="FILE", help="Read a standardized return object ({status, summary, artifacts, ...}); - for stdin.")
 @click.option("--save-transcript", is_flag=True, help="Consent to commit the child transcript (scrubbed) under docs/refocus/transcripts/.")
 @click.option("--commit", is_flag=True, help="Commit the files this command wrote (scoped commit).")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def complete(refocus_id, status, summary, dod, dod_unmet, artifact, follow_up, material_change,
              no_material_changes, from_json, save_transcript, commit, as_json):
     """Child side: append the Result and return it to the source.
@@ -111,7 +104,7 @@ def complete(refocus_id, status, summary, dod, dod_unmet, artifact, follow_up, m
                 artifacts=list(artifact), follow_ups=list(follow_up), material_changes=list(material_change),
                 no_material_changes=no_material_changes, from_json=from_json, save_transcript=save_transcript,
                 commit=commit)
-    _report_warnings(model.warnings)
+    render.warnings(model.warnings)
     if as_json:
         render.emit_json("complete", model.to_json())
         return
@@ -131,7 +124,7 @@ def complete(refocus_id, status, summary, dod, dod_unmet, artifact, follow_up, m
 @click.argument("refocus_id", metavar="ID")
 @click.option("--reason", required=True, help="Why this refocus is abandoned (kept in the record).")
 @click.option("--commit", is_flag=True, help="Commit the brief file change (scoped commit).")
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def abandon(refocus_id, reason, commit, as_json):
     """Stop a refocus that is not finished; its brief stays as a record.
 
@@ -141,7 +134,7 @@ def abandon(refocus_id, reason, commit, as_json):
     from gitrefocus.commands.abandon import abandon as run
 
     model = run(refocus_id=refocus_id, reason=reason, commit=commit)
-    _report_warnings(model.warnings)
+    render.warnings(model.warnings)
     if as_json:
         render.emit_json("abandon", model.to_json())
     else:
@@ -150,7 +143,7 @@ def abandon(refocus_id, reason, commit, as_json):
 
 @click.command()
 @click.argument("refocus_id", metavar="[ID]", required=False)
-@click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def receive(refocus_id, as_json):
     """Source side: acknowledge a returned result (records `received`).
 

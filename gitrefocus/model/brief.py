@@ -68,7 +68,6 @@ CONTEXT = "Inherited context"
 DELIVERABLES = "Open questions / desired deliverables"
 HARD_RULE_TITLE = "Hard rule for child"
 POINTER_BACK = "Pointer back"
-SECTIONS = (WHY, CONTEXT, DELIVERABLES, HARD_RULE_TITLE, POINTER_BACK)
 # what a child is handed when it starts (pickup prompt, SessionStart hook)
 HANDOFF_SECTIONS = (WHY, CONTEXT, DELIVERABLES)
 

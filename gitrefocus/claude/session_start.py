@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 from gitrefocus.claude import hookio
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
-from gitrefocus.model.brief import HANDOFF_SECTIONS, brief_relpath
+from gitrefocus.model.brief import HANDOFF_SECTIONS
 from gitrefocus.model.events import RefocusState
+from gitrefocus.model.ids import brief_relpath
 from gitrefocus.model.session import relaunch_command
 from gitrefocus.ops import record
 from gitrefocus.store import catalog, localstate

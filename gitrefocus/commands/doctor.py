@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING, Any
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
-from gitrefocus.model.brief import Brief, brief_relpath
+from gitrefocus.model.brief import Brief
 from gitrefocus.model.events import Event
-from gitrefocus.model.ids import ref_name
+from gitrefocus.model.ids import brief_relpath, ref_name
 from gitrefocus.ops import linkage, reconcile, record, setup
 from gitrefocus.store import atomic, catalog, eventlog, git, localstate, refs
 from gitrefocus.store.catalog import Catalog, Entry

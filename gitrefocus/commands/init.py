@@ -13,7 +13,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from gitrefocus.model.brief import INDEX_FILE
+from gitrefocus.model.ids import INDEX_FILE
 from gitrefocus.ops import setup
 from gitrefocus.store import atomic
 from gitrefocus.store.workspace import Workspace

@@ -51,17 +51,6 @@ _DEFAULTS: dict[str, Any] = {LIST: [], BOOL: False, OPT_STR: None, OPT_TS: None}
 SPAWN_MODES = ("manual", "oneshot")
 _TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")
 
-# Where briefs live in a repository (relative to the work tree root).
-BRIEF_DIR = "docs/refocus"
-INDEX_FILE = f"{BRIEF_DIR}/INDEX.md"
-ARCHIVE_DIR = f"{BRIEF_DIR}/archive"
-TRANSCRIPTS_DIR = f"{BRIEF_DIR}/transcripts"
-
-
-def brief_relpath(refocus_id: str) -> str:
-    return f"{BRIEF_DIR}/{refocus_id}.md"
-
-
 # The body's sections, in the order a brief is written.
 WHY = "Why this branch exists"
 CONTEXT = "Inherited context"

@@ -1,4 +1,5 @@
-"""Refocus ids, slugs and the child session id they are derived from.
+"""Refocus ids, slugs and the child session id they are derived from, and the
+names an id gives: its ref (``refs/refocus/<id>``) and its brief file.
 
 An id is ``<YYYY-MM-DD>-<slug>-<6hex>``: the UTC spawn date, a kebab-case slug,
 and the first six hex digits of the UUIDv4 ``child_session_id``, so that
@@ -26,6 +27,17 @@ _UUID4_RE = re.compile(
 def ref_name(refocus_id: str) -> str:
     """``refs/refocus/<id>`` (no validation: callers hold ids they already checked)."""
     return REF_PREFIX + refocus_id
+
+
+# Where a refocus's files live in a repository (relative to the work tree root).
+BRIEF_DIR = "docs/refocus"
+INDEX_FILE = f"{BRIEF_DIR}/INDEX.md"
+ARCHIVE_DIR = f"{BRIEF_DIR}/archive"
+TRANSCRIPTS_DIR = f"{BRIEF_DIR}/transcripts"
+
+
+def brief_relpath(refocus_id: str) -> str:
+    return f"{BRIEF_DIR}/{refocus_id}.md"
 
 
 def slug_problem(slug: str) -> str | None:

@@ -17,7 +17,7 @@ from importlib import resources
 from typing import Any
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.model.brief import INDEX_FILE
+from gitrefocus.model.ids import INDEX_FILE
 from gitrefocus.store import atomic
 from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.model.brief import TRANSCRIPTS_DIR
 from gitrefocus.model.events import RefocusState
+from gitrefocus.model.ids import TRANSCRIPTS_DIR
 from gitrefocus.store import atomic
 from gitrefocus.store.transcripts import find_transcript
 from gitrefocus.store.workspace import Workspace

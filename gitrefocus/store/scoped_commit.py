@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from gitrefocus.model.brief import INDEX_FILE
+from gitrefocus.model.ids import INDEX_FILE
 
 if TYPE_CHECKING:
     from gitrefocus.store.workspace import Workspace

@@ -7,12 +7,7 @@ import subprocess
 from functools import cached_property
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.model.brief import (
-    ARCHIVE_DIR,
-    BRIEF_DIR,
-    TRANSCRIPTS_DIR,
-    brief_relpath,
-)
+from gitrefocus.model.ids import ARCHIVE_DIR, BRIEF_DIR, TRANSCRIPTS_DIR, brief_relpath
 from gitrefocus.store import config as _config
 from gitrefocus.store import git
 

@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("gitrefocus.cli.init", "init"),
     "spawn": ("gitrefocus.cli.workflow", "spawn"),
     "start": ("gitrefocus.cli.workflow", "start"),
+    "stop": ("gitrefocus.cli.workflow", "stop"),
     "complete": ("gitrefocus.cli.workflow", "complete"),
     "abandon": ("gitrefocus.cli.workflow", "abandon"),
     "receive": ("gitrefocus.cli.workflow", "receive"),

@@ -77,7 +77,15 @@ def status(as_json):
         render.emit_json("status", model.to_json())
         return
     inc, out = model.incoming, model.outgoing
-    said = _section("Incoming, waiting for launch:", [f"{r.row.id}  {_where(r.row)}" for r in inc.pending_launch])
+    said = False
+    if model.active and model.active.problem:
+        render.warn(f"the active refocus of this worktree {model.active.problem}; commits are tagged with it. "
+                    "Clear it: git refocus stop.")
+        said = True
+    elif model.active:
+        said = _section("Active here (commits carry its Refocus-Id; `git refocus stop` clears it):",
+                        [f"{model.active.id}  {model.active.status}"])
+    said |= _section("Incoming, waiting for launch:", [f"{r.row.id}  {_where(r.row)}" for r in inc.pending_launch])
     said |= _section("Incoming, in progress:", [
         f"{r.row.id}  launched {r.row.launched_at}" + ("  (quiet: no event for %s h)" % r.quiet_hours if r.quiet else "")
         for r in inc.in_progress])

@@ -71,7 +71,35 @@ def start(refocus_id, session_id, as_json):
     if as_json:
         render.emit_json("start", model.to_json())
     else:
-        render.echo(f"{model.id}: {model.status} (launched {model.launched_at}); commits here now carry Refocus-Id.")
+        tagged = ("commits here now carry Refocus-Id." if model.tagging else
+                  "commits here are NOT tagged: no git-refocus commit-msg hook (run `git refocus init`).")
+        render.echo(f"{model.id}: {model.status} (launched {model.launched_at}); {tagged}")
+
+
+@click.command()
+@click.argument("refocus_id", metavar="[ID]", required=False)
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
+def stop(refocus_id, as_json):
+    """Stop tagging this worktree's commits with a refocus (clears the active marker).
+
+    Without ID, clears whatever `start` made active here. The refocus keeps
+    its status: finish it with `complete` or `abandon`.
+    """
+    from gitrefocus.commands.stop import stop as run
+
+    model = run(refocus_id=refocus_id)
+    if as_json:
+        render.emit_json("stop", model.to_json())
+        return
+    if model.id is None:
+        render.echo("no refocus is active here; commits are not tagged.")
+        return
+    if model.cleared_active or model.sessions_unmapped:
+        render.echo(f"{model.id} is no longer active here; new commits do not carry its Refocus-Id.")
+    else:
+        render.echo(f"{model.id} was not active here; nothing to clear.")
+    if model.env_still_set:
+        render.warn(f"$SESSION_REFOCUS_ID still names {model.id} in this shell; `unset SESSION_REFOCUS_ID` too.")
 
 
 @click.command()

@@ -13,7 +13,8 @@ loses nothing (SPEC §5, §13):
 - finished refocus whose linked commits lack the final linkage note: add it;
 - commit-msg hook or notes config missing: install / set them;
 - temporary refs left by a killed process, session-map entries and the
-  ``active`` id pointing at finished or unknown refocuses: remove them.
+  ``active`` id pointing at finished, unknown or foreign refocuses (ones
+  this repository is not the destination of): remove them.
 
 Everything else (an unreadable file, an illegal status edit, events that
 conflicted after a merge) is reported for a person to decide.
@@ -303,15 +304,10 @@ def check_local(ws: Workspace, cat: Catalog) -> list[Finding]:
             out.append(Finding("tmp-ref", f"{ref} was left by an interrupted write.", fix=functools.partial(_delete_ref, ws, ref),
                                repair="delete the temporary ref"))
 
+    from gitrefocus.commands.stop import marker_problem
+
     def dangling(rid: str | None) -> str | None:
-        if not rid:
-            return "is empty or unreadable"
-        entry = cat.entries.get(rid)
-        if entry is None:
-            return f"names {rid}, which this repository does not know"
-        if entry.status in lifecycle.TERMINAL:
-            return f"names {rid}, which is {entry.status}"
-        return None
+        return marker_problem(cat, rid)
 
     try:
         sessions_dir = os.path.join(localstate.state_dir(ws.git_dir), "sessions")

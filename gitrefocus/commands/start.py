@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +13,7 @@ from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
-from gitrefocus.ops import index_md, record
+from gitrefocus.ops import index_md, record, setup
 from gitrefocus.store import catalog, localstate
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.workspace import Workspace
@@ -27,11 +28,12 @@ class StartOutcome:
     brief_path: str | None
     files_written: list[str]
     warnings: list[str]
+    tagging: bool = False  # the commit-msg hook is installed: commits here carry Refocus-Id
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "status": self.status, "launched_at": self.launched_at,
                 "session_id": self.session_id, "brief_path": self.brief_path,
-                "files_written": self.files_written, "warnings": self.warnings}
+                "files_written": self.files_written, "warnings": self.warnings, "tagging": self.tagging}
 
 
 def pending_for_session(ws: Workspace, session_id: str | None) -> str | None:
@@ -60,11 +62,31 @@ def choose(ws: Workspace, refocus_id: str | None, session_id: str | None) -> str
     raise RefocusError(f"several refocuses wait to start here ({', '.join(pending[:5])}); name one.")
 
 
+def require_destination(ws: Workspace, rid: str) -> None:
+    """Only the destination starts a refocus: started anywhere else, the
+    worktree's commits would carry another repository's Refocus-Id."""
+    entry = catalog.load(ws, only=rid).entries.get(rid)
+    if entry is None or entry.incoming:
+        return
+    where = entry.state.dest_dir if entry.state else None
+    raise RefocusError(f"{rid} is worked on in its destination{' ' + where if where else ''}, not here; "
+                       f"start it there: git refocus -C {shlex.quote(where or 'DEST')} start {rid}.")
+
+
+def tagging(ws: Workspace) -> bool:
+    """Whether commits here get the Refocus-Id trailer (our commit-msg hook is installed)."""
+    try:
+        return not setup.hook_step(ws).needed
+    except RefocusError:
+        return False
+
+
 def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: str = ".",
           env: Mapping[str, str] = os.environ) -> StartOutcome:
     ws = Workspace.open(cwd)
     session_id = session_id or env.get("CLAUDE_CODE_SESSION_ID") or None
     rid = choose(ws, refocus_id, session_id)
+    require_destination(ws, rid)
     warnings: list[str] = []
 
     def make(tip: Tip | None) -> Event:
@@ -95,4 +117,4 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
     index_md.refresh(ws, other)
     return StartOutcome(id=rid, status=state.status, launched_at=state.launched_at, session_id=session_id,
                         brief_path=record.brief_file(ws, rid), files_written=out.written,
-                        warnings=warnings + out.warnings)
+                        warnings=warnings + out.warnings, tagging=tagging(ws))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -82,19 +84,33 @@ class Outgoing:
 
 
 @dataclass(frozen=True)
+class Active:
+    """The refocus this worktree's commits are tagged with (see ``start``/``stop``)."""
+
+    id: str
+    status: str | None
+    problem: str | None  # why the marker is wrong (finished, foreign, unknown); None when right
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "status": self.status, "problem": self.problem}
+
+
+@dataclass(frozen=True)
 class StatusOutcome:
     repo: str
     incoming: Incoming
     outgoing: Outgoing
     divergences: list[Divergence]
     notices: list[str] = field(default_factory=list)  # what reconciling hand-edited briefs said
+    active: Active | None = None
     # from health, display lines; None when there is nothing to say
     stale_context: list[str] | None = None
     changes_since_last_session: list[str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = {"repo": self.repo, "incoming": self.incoming.to_json(), "outgoing": self.outgoing.to_json(),
-               "divergences": [d.to_json() for d in self.divergences], "notices": self.notices}
+               "divergences": [d.to_json() for d in self.divergences], "notices": self.notices,
+               "active": self.active.to_json() if self.active else None}
         if self.stale_context is not None:
             out["stale_context"] = self.stale_context
         if self.changes_since_last_session is not None:
@@ -137,6 +153,17 @@ def dashboard(ws: Workspace, cat: Catalog) -> StatusOutcome:
     return StatusOutcome(repo=ws.workdir, incoming=incoming, outgoing=outgoing, divergences=divergences)
 
 
+def active(ws: Workspace, cat: Catalog, env: Mapping[str, str] = os.environ) -> Active | None:
+    from gitrefocus.commands.stop import marker_problem
+    from gitrefocus.store import localstate
+
+    rid = localstate.active_refocus(ws.git_dir, env)
+    if not rid:
+        return None
+    entry = cat.entries.get(rid)
+    return Active(rid, entry.status if entry else None, marker_problem(cat, rid))
+
+
 def status(*, cwd: str = ".") -> StatusOutcome:
     ws = Workspace.open(cwd)
     cat, notices = fresh_catalog(ws)
@@ -146,5 +173,5 @@ def status(*, cwd: str = ".") -> StatusOutcome:
     )
 
     health = for_status(ws)
-    return replace(model, notices=notices, stale_context=health.get("stale_context"),
+    return replace(model, notices=notices, active=active(ws, cat), stale_context=health.get("stale_context"),
                    changes_since_last_session=health.get("changes_since_last_session"))

@@ -27,6 +27,15 @@ TRANSITIONS: dict[str, frozenset[str]] = {
 }
 
 
+# A status in the user's words ("completed", not "result").
+WORDS = {RESERVED: "reserved (not launched yet)", BRIEF: "waiting for launch", IN_PROGRESS: "in progress",
+         RESULT: "completed", BLOCKED: "blocked", ABANDONED: "abandoned"}
+
+
+def in_words(status: str) -> str:
+    return WORDS.get(status, status)
+
+
 def is_legal(current: str, new: str) -> bool:
     return new in TRANSITIONS.get(current, frozenset())
 

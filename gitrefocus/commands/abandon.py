@@ -55,6 +55,6 @@ def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".
     if other is not None and other_written:
         record.note(other, other.head_oid(), rid, "abandoned", role="dest", status="abandoned", reason=reason.strip())
     index_md.refresh(ws, other)
-    commit_oid = scoped_commit(ws, out.written, f"refocus({rid}): abandoned") if commit else None
+    commit_oid = scoped_commit(ws, out.written, f"refocus({rid}): abandoned", refocus_id=rid) if commit else None
     return AbandonOutcome(id=rid, status=state.status, reason=reason.strip(), files_written=out.written + other_written,
                      commit=commit_oid, warnings=warnings)

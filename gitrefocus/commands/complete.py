@@ -195,7 +195,7 @@ def complete(
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
     index_md.refresh(ws, other)
-    commit_oid = scoped_commit(ws, written, f"refocus({rid}): {state.status}") if commit else None
+    commit_oid = scoped_commit(ws, written, f"refocus({rid}): {state.status}", refocus_id=rid) if commit else None
     return CompleteOutcome(
         id=rid, status=state.status, completed_at=state.completed_at, result=result,
         brief_path=record.brief_file(ws, rid), source_updated=other is not None, source_dir=state.source_dir,

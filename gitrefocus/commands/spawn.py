@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -76,6 +77,31 @@ def stale_outgoing(cat: catalog.Catalog, hours: float) -> list[str]:
     return out
 
 
+def _identities(source: Workspace, dest: Workspace) -> dict[str, Any]:
+    """The commit each repository stands on: how a clone, wherever it lives,
+    knows which side of this refocus it is (catalog direction). Left out when
+    two different repositories stand on the same commit and cannot be told apart."""
+    s, d = source.head_oid(), dest.head_oid()
+    if s is None or d is None or (s == d and not dest.same_repo(source)):
+        return {}
+    return {"repos": {"source": str(s), "dest": str(d)}}
+
+
+def uninitialised(dest: Workspace, written: Sequence[str]) -> list[str]:
+    """A loud warning when DEST never ran `git refocus init`: spawn does not
+    install a hook into another repository, so its commits would go untagged."""
+    try:
+        missing = setup.hook_step(dest).needed
+    except RefocusError:
+        missing = True
+    if not missing:
+        return []
+    wrote = ", ".join(dest.rel(p) for p in written)
+    return [f"{dest.workdir} has not run `git refocus init`: its commits will NOT carry Refocus-Id "
+            f"(no commit-msg hook there). Wrote {wrote}. Run `git refocus -C {shlex.quote(dest.workdir)} init` "
+            "(add --claude for the Claude Code hooks)."]
+
+
 def spawn(
     *, dest: str, reason: str, done_when: Sequence[str], slug: str | None = None,
     out_of_scope: Sequence[str] = (), context: Sequence[str] = (), deliverables: Sequence[str] = (),
@@ -146,7 +172,7 @@ def spawn(
     def build(tip: Tip | None) -> tuple[Event, bytes]:
         if tip is not None:
             raise RefocusError(f"refocus {rid} already exists.")
-        event = record.new_event(source, rid, ev.SPAWNED, "source", meta=meta)
+        event = record.new_event(source, rid, ev.SPAWNED, "source", meta=meta, **_identities(source, dest_ws))
         return event, snapshot
 
     from gitrefocus.store import atomic, eventlog
@@ -159,15 +185,16 @@ def spawn(
     record.note(dest_ws, dest_ws.head_oid(), rid, "spawned", role="dest", status="reserved", source=source_dir)
 
     dest_written = [brief_path] + setup.ensure(dest_ws.workdir)
+    warnings += uninitialised(dest_ws, dest_written)
     source_written = setup.ensure(source.workdir) if not dest_ws.same_repo(source) else []
     index_md.refresh(source, dest_ws)
     warnings += stale_outgoing(catalog.load(source), source.setting("staleReservedHours"))
 
     commits: dict[str, str | None] = {}
     if commit:
-        commits["dest"] = scoped_commit(dest_ws, dest_written, f"refocus({rid}): spawned")
+        commits["dest"] = scoped_commit(dest_ws, dest_written, f"refocus({rid}): spawned", refocus_id=rid)
         if source_written:
-            commits["source"] = scoped_commit(source, source_written, f"refocus({rid}): spawned")
+            commits["source"] = scoped_commit(source, source_written, f"refocus({rid}): spawned", refocus_id=rid)
     return SpawnOutcome(
         id=rid, child_session_id=sid, status=lifecycle.RESERVED, brief_path=brief_path, dest_dir=dest_dir,
         source_dir=source_dir, parent_refocus_id=parent_id,

@@ -197,6 +197,9 @@ def apply(state: RefocusState | None, event: Event) -> tuple[RefocusState, bool]
     """
     if event.kind == SPAWNED:
         state = replace(initial_state(event.data.get("meta", {})), status=lifecycle.RESERVED)
+        repos = event.data.get("repos")
+        if isinstance(repos, dict):  # which commit each side stood on: its identity across clones
+            state = replace(state, extra={**state.extra, "repos": repos})
     elif state is None:
         state = initial_state({"id": event.refocus_id, "status": lifecycle.RESERVED})
     applied = True

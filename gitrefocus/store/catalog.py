@@ -104,6 +104,24 @@ def _realpath(path: str) -> str:
 
 
 def _direction(ws: Workspace, state: RefocusState | None, has_file: bool) -> str:
+    """Which side of the refocus this repository is. By identity first: a clone
+    holds the commit its original stood on at spawn (recorded in the spawned
+    event), wherever it lives on disk; then, for older refocuses, by path."""
+    repos = state.extra.get("repos") if state else None
+    if isinstance(repos, dict):
+        def holds(oid: object) -> bool:
+            try:
+                return isinstance(oid, str) and len(oid) == 40 and oid in ws.repo
+            except (ValueError, KeyError):
+                return False
+
+        source, dest = repos.get("source"), repos.get("dest")
+        is_dest, is_source = holds(dest), holds(source)
+        if is_dest and is_source and source == dest:
+            return LOCAL
+        if is_dest != is_source:
+            return INCOMING if is_dest else OUTGOING
+
     def inside(path: str | None) -> bool:
         if not path:
             return False

@@ -59,12 +59,23 @@ class LazyGroup(click.Group):
             command.name = name
         return command
 
+    def resolve_command(self, ctx, args):
+        name = args[0] if args else ""
+        if args and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=3, cutoff=0.6)
+            close += [c for c in self.list_commands(ctx) if c.startswith(name) and c not in close]
+            hint = f" Did you mean {' or '.join(repr(c) for c in close[:3])}?" if close else ""
+            ctx.fail(f"{name!r} is not a git refocus command.{hint} See `git refocus --help`.")
+        return super().resolve_command(ctx, args)
+
     def format_commands(self, ctx, formatter):
         rows = []
         for name in self.list_commands(ctx):
             cmd = self.get_command(ctx, name)
             if cmd is not None and not cmd.hidden:
-                rows.append((name, cmd.get_short_help_str(limit=70)))
+                rows.append((name, cmd.get_short_help_str(limit=1000)))  # whole, wrapped: never cut
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
@@ -74,8 +85,11 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="git-refocus")
 @click.option("--debug", is_flag=True, envvar="GIT_REFOCUS_DEBUG", help="Show tracebacks for internal errors.")
 @click.option("-C", "directory", metavar="PATH", help="Run as if started in PATH (like git -C).")
+@click.option("--no-pager", is_flag=True, help="Do not page long output (like git --no-pager).")
+@click.option("--no-color", "--no-colour", "no_color", is_flag=True,
+              help="Plain text, no colour (also NO_COLOR, or color.ui=never in git config).")
 @click.pass_context
-def cli(ctx, debug, directory):
+def cli(ctx, debug, directory, no_pager, no_color):
     """Concept-bound session forking for coding agents, recorded in git.
 
     A session in repo A that drifts into work belonging to repo B spawns a
@@ -100,25 +114,32 @@ def cli(ctx, debug, directory):
             os.chdir(directory)
         except OSError as exc:
             raise click.UsageError(f"cannot change to {directory!r}: {exc.strerror}") from None
+    from gitrefocus.cli import render
+
+    render.configure(pager=not no_pager, color=not no_color)
+
+
+def _wants_json(argv: list[str]) -> bool:
+    return "--json" in argv[: argv.index("--")] if "--" in argv else "--json" in argv
 
 
 def main(argv: list[str] | None = None) -> int:
-    debug = "--debug" in (argv or sys.argv[1:]) or bool(os.environ.get("GIT_REFOCUS_DEBUG"))
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args or bool(os.environ.get("GIT_REFOCUS_DEBUG"))
+    as_json = _wants_json(args)
+    from gitrefocus.cli import render
+
     try:
         return cli.main(args=argv, prog_name="git refocus", standalone_mode=False) or 0
     except RefocusError as exc:
-        from gitrefocus.cli.render import error
-
-        error(str(exc))
-        return exc.exit_code
+        return render.failure(str(exc), exc.exit_code, as_json)
     except click.exceptions.Abort:
-        from gitrefocus.cli.render import error
-
-        error("aborted.")
-        return 1
+        return render.failure("aborted.", 1, as_json)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
+        if as_json:
+            render.failure(exc.format_message(), exc.exit_code, as_json, stderr=False)
         exc.show()
         return exc.exit_code
     except BrokenPipeError:
@@ -126,7 +147,5 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a bug: one line unless --debug
         if debug:
             raise
-        from gitrefocus.cli.render import error
-
-        error(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback).")
-        return EXIT_INTERNAL
+        return render.failure(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback).",
+                              EXIT_INTERNAL, as_json)

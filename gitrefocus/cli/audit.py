@@ -26,8 +26,9 @@ def log(refocus_id, as_json):
     if not model.commits:
         render.note(f"no commits are linked to {model.id} yet.")
         return
-    for c in model.commits:
-        render.echo(f"{c.abbrev} {c.author_date[:10]} {c.subject}  ({', '.join(c.via(model.id))})")
+    with render.paged():
+        for c in model.commits:
+            render.echo(f"{c.abbrev} {c.author_date[:10]} {c.subject}  ({', '.join(c.via(model.id))})")
 
 
 @click.command()

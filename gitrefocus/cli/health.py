@@ -9,20 +9,29 @@ from gitrefocus.cli import render
 
 @click.command()
 @click.option("--all", "all_", is_flag=True, help="Also list what is healthy.")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when anything is flagged (for CI), like git diff --exit-code.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def health(all_, as_json):
+def health(all_, exit_code, as_json):
     """Staleness of docs/context and of refocus work, counted from git history.
 
     For each context file: commits on HEAD since the last commit that changed
     it, flagged past refocus.stalenessCommits (default 5; 0 disables). For
     each in-progress refocus here: commits since launch and how many carry
     its Refocus-Id trailer. Outgoing briefs still un-launched past
-    refocus.staleReservedHours. Prints nothing when everything is healthy.
+    refocus.staleReservedHours. Says "nothing needs attention here." when
+    everything is healthy; --exit-code makes anything flagged exit 1.
     """
-    from gitrefocus.health.staleness import describe
     from gitrefocus.health.staleness import health as run
 
     model = run()
+    _health_text(model, all_, as_json)
+    if exit_code and not model["healthy"]:
+        raise click.exceptions.Exit(1)
+
+
+def _health_text(model, all_, as_json):
+    from gitrefocus.health.staleness import describe
+
     if as_json:
         render.emit_json("health", model)
         return
@@ -52,8 +61,8 @@ def health(all_, as_json):
         render.echo("Outgoing, still un-launched (continue waiting, or abandon):")
         for u in model["unlaunched"]:
             render.echo(f"  {u['id']}  {int(u['age_hours'])} h  to {u['dest_dir']}")
-    if all_ and model["healthy"]:
-        render.echo("healthy.")
+    if model["healthy"]:
+        render.echo("nothing needs attention here." if not all_ else "healthy.")
 
 
 @click.command()

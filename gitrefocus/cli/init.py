@@ -24,7 +24,8 @@ def init(remote, claude, dry_run, as_json):
     - sets notes.displayRef and notes.rewriteRef to refs/notes/refocus and
       notes.rewriteMode to cat_sort_uniq, so `git log` shows refocus notes and
       amend/rebase carry them to the new commits;
-    - adds docs/refocus/INDEX.md to .gitignore and the INDEX link line to CLAUDE.md.
+    - adds docs/refocus/INDEX.md to .gitignore and the INDEX link line to CLAUDE.md
+      (agent sessions read CLAUDE.md first; the line is how they find the refocus history).
 
     Running it again changes nothing. Each change is printed with its undo command.
     """

@@ -14,6 +14,8 @@ from gitrefocus import __version__
 from gitrefocus.errors import __doc__ as EXIT_TABLE
 
 HEADER = r""".TH GIT-REFOCUS 1 "" "git-refocus {version}" "Git Manual"
+.nh
+.ad l
 .SH NAME
 git-refocus \- concept-bound session forking for coding agents, recorded in git
 .SH SYNOPSIS
@@ -69,7 +71,21 @@ The Claude Code session running a command.
 Pretend the current UTC time is this ISO timestamp (tests and demos).
 .TP
 .B NO_COLOR
-Disable colour.
+Disable colour (as do
+.B --no-color
+and
+.BR color.ui=never ;
+.B color.ui=always
+colours even into a pipe).
+.TP
+.B GIT_PAGER, PAGER
+.BR show ", " log " and " "list --all"
+page through the pager git would use (GIT_PAGER, core.pager, PAGER, less) when
+stdout is a terminal;
+.B pager.refocus
+set to false turns paging off, set to a command picks the pager;
+.B --no-pager
+turns it off for one command.
 .SH EXIT STATUS
 {exit_table}
 .SH SEE ALSO
@@ -88,13 +104,35 @@ def _escape(text: str) -> str:
     return "\n".join(out)
 
 
+def _paragraph(para: str) -> list[str]:
+    """One help paragraph as roff. Click's \\b marks text laid out by hand: a
+    list of "- " items becomes bullets, anything else (tables, examples) is
+    kept line for line; other paragraphs are filled."""
+    verbatim = para.startswith("\b\n")
+    text = para.removeprefix("\b\n").strip("\n")
+    rows = text.splitlines()
+    if verbatim and rows and rows[0].startswith("- ") and all(r.startswith(("- ", "  ")) for r in rows):
+        items: list[str] = []
+        for r in rows:
+            if r.startswith("- "):
+                items.append(r[2:].strip())
+            else:
+                items[-1] += " " + r.strip()
+        out = []
+        for item in items:
+            out += [".IP \\(bu 2", _escape(item)]
+        return out
+    if verbatim or text.startswith("  "):
+        return [".PP", ".nf", _escape(text), ".fi"]
+    return [".PP", _escape(text)]
+
+
 def _command_section(name: str, cmd: click.Command, ctx: click.Context) -> list[str]:
     lines = [f".SS {_escape('git refocus ' + name)}"]
     usage = " ".join(cmd.collect_usage_pieces(ctx))
     lines += [".nf", _escape(f"git refocus {name} {usage}".rstrip()), ".fi"]
-    help_text = inspect.cleandoc(cmd.help or "").replace("\b\n", "")
-    for para in help_text.strip().split("\n\n"):
-        lines += [".PP", ".nf" if para.startswith("  ") else "", _escape(para.strip("\n")), ".fi" if para.startswith("  ") else ""]
+    for para in inspect.cleandoc(cmd.help or "").strip().split("\n\n"):
+        lines += _paragraph(para)
     for param in cmd.get_params(ctx):
         record = param.get_help_record(ctx)
         if record and param.name != "help" and not isinstance(param, click.Argument):

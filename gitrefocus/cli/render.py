@@ -1,21 +1,112 @@
 """Output: versioned JSON for scripts, text for people, diagnostics on stderr.
 
-Text goes through rich only when the stream is a terminal (and NO_COLOR is
-unset); otherwise it is plain, so pipes and tests see exactly what we wrote.
+Text goes through rich only when the stream is a terminal and colour is
+allowed (``--no-color``, ``NO_COLOR``, ``TERM=dumb`` and git's ``color.ui``
+say no; ``color.ui=always`` says yes even into a pipe); otherwise it is plain,
+so pipes and tests see exactly what we wrote. Long output is paged by git's
+rules (:func:`paged`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
 import json
 import os
 import sys
+from collections.abc import Iterator
 
 JSON_VERSION = 1
 JSON_HELP = "Print a versioned JSON object instead of text."  # the --json option of every command
+_settings = {"pager": True, "color": True}  # the global --no-pager / --no-color
+_FALSE, _TRUE = ("false", "no", "off", "0", "never"), ("true", "yes", "on", "1", "always")
+
+
+def configure(*, pager: bool = True, color: bool = True) -> None:
+    _settings.update(pager=pager, color=color)
+
+
+@functools.cache
+def _git_config(key: str) -> str | None:
+    from gitrefocus.store import git
+
+    proc = git.run(".", "config", "--get", key, check=False)
+    return proc.stdout.strip().lower() if proc.returncode == 0 else None
 
 
 def _use_rich(stream) -> bool:
-    return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    if not _settings["color"] or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    ui = _git_config("color.ui")  # once per process
+    if ui in _FALSE:
+        return False
+    return stream.isatty() or ui == "always"
+
+
+def _console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, markup=False, highlight=False, force_terminal=True)
+
+
+def failure(message: str, exit_code: int, as_json: bool = False, *, stderr: bool = True) -> int:
+    """An error: one line on stderr, and with --json an error object on stdout."""
+    if as_json:
+        code = {1: "user-error", 2: "usage", 3: "refused", 4: "conflict", 70: "internal"}.get(exit_code, "error")
+        emit_json("error", {"code": code, "exit_code": exit_code, "message": message})
+    if stderr:
+        error(message)
+    return exit_code
+
+
+def pager_command() -> str | None:
+    """The pager git would use for ``git refocus``, or None not to page: stdout is
+    not a terminal, --no-pager, git is already paging us, ``pager.refocus`` is
+    false, or the pager is ``cat``. Otherwise ``pager.refocus`` when it names a
+    command, else ``git var GIT_PAGER`` (GIT_PAGER, core.pager, PAGER, less)."""
+    if not _settings["pager"] or not sys.stdout.isatty() or os.environ.get("GIT_PAGER_IN_USE"):
+        return None
+    from gitrefocus.store import git
+
+    own = git.run(".", "config", "--get", "pager.refocus", check=False).stdout.strip()
+    if own.lower() in _FALSE:
+        return None
+    if own and own.lower() not in _TRUE:
+        return own
+    proc = git.run(".", "var", "GIT_PAGER", check=False)
+    command = proc.stdout.strip() if proc.returncode == 0 else "less"
+    return None if command in ("", "cat") else command
+
+
+class _PagerText(io.StringIO):
+    def isatty(self) -> bool:  # rich renders for the terminal the pager shows
+        return True
+
+
+@contextlib.contextmanager
+def paged() -> Iterator[None]:
+    """Send what the block writes to stdout through the pager (see :func:`pager_command`)."""
+    command = pager_command()
+    if command is None:
+        yield
+        return
+    import subprocess
+
+    real, buffer = sys.stdout, _PagerText()
+    sys.stdout = buffer
+    try:
+        yield
+    finally:
+        sys.stdout = real
+        env = dict(os.environ, GIT_PAGER_IN_USE="true")
+        env.setdefault("LESS", "FRX")
+        env.setdefault("LV", "-c")
+        real.flush()
+        try:
+            subprocess.run(command, shell=True, input=buffer.getvalue().encode("utf-8"), env=env, check=False)
+        except OSError:
+            real.write(buffer.getvalue())
 
 
 def emit_json(kind: str, payload: dict) -> None:
@@ -53,25 +144,26 @@ def notes(messages: list[str]) -> None:
 
 def _err(text: str, style: str | None) -> None:
     if style and _use_rich(sys.stderr):
-        from rich.console import Console
-
-        Console(stderr=True, markup=False, highlight=False).print(text, style=style)
+        _console(stderr=True).print(text, style=style)
     else:
         sys.stderr.write(text + "\n")
 
 
 def table(title: str | None, columns: list[str], rows: list[list[str]]) -> None:
-    """A table: rich when stdout is a terminal, aligned plain text otherwise."""
+    """A table: rich when stdout is a terminal, aligned plain text otherwise.
+    The first column is never cut (see above)."""
     if _use_rich(sys.stdout):
-        from rich.console import Console
         from rich.table import Table
 
         t = Table(title=title, title_justify="left", show_edge=False)
-        for col in columns:
-            t.add_column(col)
+        for i, col in enumerate(columns):
+            if i == 0:  # the key (an id): what users copy, never cut; the other columns wrap
+                t.add_column(col, no_wrap=True, min_width=max([len(col)] + [len(r[0]) for r in rows]))
+            else:
+                t.add_column(col, overflow="fold")
         for row in rows:
             t.add_row(*row)
-        Console(markup=False, highlight=False).print(t)
+        _console().print(t)
         return
     if title:
         echo(title)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 import click
@@ -31,7 +32,11 @@ def list_(all_, as_json):
         render.emit_json("list", model.to_json())
         return
     rows = [[r.id, r.status, r.direction, _where(r)] for r in model.entries]
-    if rows:
+    if not rows:
+        render.echo("nothing here: no refocus is active or finished recently." if not all_ else
+                    "nothing here: no refocus has been spawned into or out of this repository.")
+        return
+    with render.paged() if all_ else contextlib.nullcontext():
         render.table(None, ["ID", "STATUS", "DIRECTION", "COUNTERPART"], rows)
 
 
@@ -48,13 +53,14 @@ def show(refocus_id, as_json):
         return
     for p in model.problems:
         render.warn(p)
-    if model.brief:
-        render.echo(model.brief.rstrip("\n"))
-        render.echo()
-    render.echo(f"# Events ({model.direction}, {ref_name(model.id)})")
-    for e in model.events:
-        who = e.event.actor.get("name") or ""
-        render.echo(f"{e.event.at}  {e.event.kind:<13} {who}  {e.commit[:10]}")
+    with render.paged():
+        if model.brief:
+            render.echo(model.brief.rstrip("\n"))
+            render.echo()
+        render.echo(f"# Events ({model.direction}, {ref_name(model.id)})")
+        for e in model.events:
+            who = e.event.actor.get("name") or ""
+            render.echo(f"{e.event.at}  {e.event.kind:<13} {who}  {e.commit[:10]}")
 
 
 def _section(title: str, rows: list[str]) -> bool:

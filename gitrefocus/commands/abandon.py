@@ -39,7 +39,8 @@ def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".
     def make(tip: Tip | None) -> Event:
         if tip is None:
             raise RefocusError(f"{rid} has no event log here; run `git refocus doctor --repair`.")
-        lifecycle.require_transition(rid, tip.state.status, lifecycle.ABANDONED)
+        lifecycle.require_transition(rid, tip.state.status, lifecycle.ABANDONED,
+                                     tip.state.completed_at or tip.state.last_event_at)
         return record.new_event(ws, rid, ev.ABANDONED, "user", reason=reason.strip(),
                                 meta_changes={"status": lifecycle.ABANDONED, "reason": reason.strip()})
 

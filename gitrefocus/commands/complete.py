@@ -156,7 +156,7 @@ def complete(
         ).checked()
         if state.status in lifecycle.PENDING_LAUNCH:
             raise RefocusError(f"cannot complete {rid}: it is {state.status} and was never started (run `git refocus start {rid}` first).")
-        lifecycle.require_transition(rid, state.status, result.lifecycle_status)
+        lifecycle.require_transition(rid, state.status, result.lifecycle_status, state.completed_at or state.last_event_at)
         suggested = [f for f in suggested_files(ws, rid) if f not in doc.meta["relevant_files"]]
         made[:] = [(result, [f for f in suggested if f not in {a.path for a in result.artifacts}])]
         changes: dict[str, Any] = {"status": result.lifecycle_status, "completed_at": now}

@@ -102,7 +102,7 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
                     + (f" by session {others[-1]}" if others else "") + "; continuing anyway."
                 )
         else:
-            lifecycle.require_transition(rid, state.status, lifecycle.IN_PROGRESS)
+            lifecycle.require_transition(rid, state.status, lifecycle.IN_PROGRESS, state.completed_at or state.last_event_at)
             changes = {"status": lifecycle.IN_PROGRESS, "launched_at": clock.now_iso()}
         return record.new_event(ws, rid, ev.STARTED, "child", session_id=session_id, meta_changes=changes)
 

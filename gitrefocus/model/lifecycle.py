@@ -40,11 +40,20 @@ def is_legal(current: str, new: str) -> bool:
     return new in TRANSITIONS.get(current, frozenset())
 
 
-def require_transition(refocus_id: str, current: str, new: str) -> None:
+# What moving to a status is called, for "it can only be ... from here".
+VERBS = {BRIEF: "briefed", IN_PROGRESS: "started", RESULT: "completed", BLOCKED: "marked blocked",
+         ABANDONED: "abandoned"}
+
+
+def require_transition(refocus_id: str, current: str, new: str, when: str | None = None) -> None:
+    """Refuse an illegal move in the user's words; ``when`` is when ``current`` was reached."""
     if current not in TRANSITIONS:
         raise RefocusError(f"{refocus_id} has unknown status {current!r}.")
-    if not is_legal(current, new):
-        allowed = ", ".join(sorted(TRANSITIONS[current])) or "none, it is terminal"
-        raise RefocusError(
-            f"cannot move {refocus_id} from {current} to {new} (allowed from {current}: {allowed})."
-        )
+    if is_legal(current, new):
+        return
+    since = f" ({when[:16].replace('T', ' ')})" if when else ""
+    if current in TERMINAL or current == new:
+        raise RefocusError(f"{refocus_id} is already {in_words(current)}{since}; nothing to do.")
+    allowed = " or ".join(VERBS[s] for s in STATUSES if s in TRANSITIONS[current])
+    raise RefocusError(f"{refocus_id} is {in_words(current)}{since}, so it cannot be {VERBS.get(new, new)}; "
+                       f"from here it can only be {allowed}.")

@@ -16,6 +16,7 @@ from gitrefocus.commands.show import show
 from gitrefocus.commands.spawn import spawn
 from gitrefocus.commands.start import start
 from gitrefocus.commands.status import status
+from gitrefocus.model import lifecycle
 from gitrefocus.model.ids import ref_name
 from gitrefocus.model.result import Result
 from gitrefocus.store import git
@@ -48,6 +49,12 @@ def demo(*, directory: str | None = None, keep: bool = False, say: Callable[[str
     if directory:
         os.makedirs(root, exist_ok=True)
     memory, mcp = os.path.join(root, "agents-memory"), os.path.join(root, "mcp")
+    kept = bool(keep or directory)
+    if not kept:  # the repositories are deleted at the end: do not print paths nobody can visit
+        plain = say
+
+        def say(text: str) -> object:
+            return plain(text.replace(root + os.sep, "").replace(root, "."))
     # the demo's children are not this shell's session, whatever it is
     env = {k: v for k, v in os.environ.items() if k not in ("SESSION_REFOCUS_ROLE", "SESSION_REFOCUS_ID", "CLAUDE_CODE_SESSION_ID")}
     os.environ.update({"GIT_AUTHOR_NAME": "Refocus Demo", "GIT_AUTHOR_EMAIL": "demo@example.com",
@@ -78,7 +85,7 @@ def demo(*, directory: str | None = None, keep: bool = False, say: Callable[[str
             follow_ups=[f"{root}/code-executor:migrate-to-standard:code-executor must adopt the standard"],
             material_changes=["architecture.md=MCP servers speak SSH-stdio through one dispatcher"],
         )
-        say(f"4. complete: {rid} is {done.status}; docs/context/architecture.md updated in the destination")
+        say(f"4. complete: {rid} is {lifecycle.in_words(done.status)}; docs/context/architecture.md updated in the destination")
         waiting = status(cwd=memory).outgoing.results_waiting
         summary = Result.from_dict(waiting[0].result or {}).summary
         say(f"5. status in the source: {len(waiting)} result waiting: {summary}")
@@ -87,8 +94,10 @@ def demo(*, directory: str | None = None, keep: bool = False, say: Callable[[str
         say(f"6. receive: {got[0].id} acknowledged; follow-up suggested: {follow_up.slug}")
         events = [e.event.kind for e in show(refocus_id=rid, cwd=memory).events]
         say(f"7. event log {ref_name(rid)}: {' → '.join(events)}")
-        if keep or directory:
+        if kept:
             say(f"   try: git -C {mcp} log --notes=refocus; git -C {mcp} refocus show {rid}")
+        else:
+            say("the two repositories are deleted now; `git refocus demo --keep` keeps them to look around.")
         return DemoOutcome(id=rid, root=root, events=events, kept=keep)
     finally:
         if not keep and not directory:

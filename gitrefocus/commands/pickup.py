@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitrefocus.errors import RefocusError
+from gitrefocus.model import lifecycle
 from gitrefocus.model.brief import HANDOFF_SECTIONS, Brief
 from gitrefocus.ops import record
 from gitrefocus.store import catalog
@@ -53,4 +54,10 @@ def pickup(*, refocus_id: str, cwd: str = ".") -> PickupOutcome:
     loaded = record.load_brief(ws, rid)
     if loaded is None:
         raise RefocusError(f"{rid} has no brief here.")
+    status = loaded[0].status
+    if status in lifecycle.TERMINAL:
+        when = loaded[0].meta.get("completed_at")
+        since = f" ({str(when)[:16].replace('T', ' ')})" if when else ""
+        raise RefocusError(f"{rid} is already {lifecycle.in_words(status)}{since}; there is nothing to pick up "
+                           f"(`git refocus show {rid}` shows what it came to).")
     return PickupOutcome(id=rid, prompt=pickup_text(loaded[0]))

@@ -22,6 +22,7 @@ from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace, is_inside
 
 INHERITED_WORD_CAP = 300
+REASON_WORD_CAP = 150
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,17 @@ def _identities(source: Workspace, dest: Workspace) -> dict[str, Any]:
     return {"repos": {"source": str(s), "dest": str(d)}}
 
 
+def _related(states: Mapping[str, object], text: str) -> str:
+    """A --related-id: a known refocus by any unique prefix or slug, else a full id."""
+    matches = catalog.match_ids(states, text)
+    if len(matches) == 1:
+        return matches[0]
+    if not RefocusId.is_valid(text):
+        raise RefocusError(f"--related-id {text!r} is not a refocus id." if not matches else
+                           f"--related-id {text!r} is ambiguous: {', '.join(matches[:5])}.")
+    return text
+
+
 def uninitialised(dest: Workspace, written: Sequence[str]) -> list[str]:
     """A loud warning when DEST never ran `git refocus init`: spawn does not
     install a hook into another repository, so its commits would go untagged."""
@@ -138,9 +150,7 @@ def spawn(
         parent_id = matches[0]
     ancestors = guards.parent_chain(states, parent_id)
     warnings += guards.check_chain(ancestors, dest_dir, source.setting("maxChainDepth"))
-    for rid in related_ids:
-        if not RefocusId.is_valid(rid):
-            raise RefocusError(f"--related-id {rid!r} is not a refocus id.")
+    related_ids = [_related(states, rid) for rid in related_ids]
 
     context = list(context)
     if from_transcript:
@@ -153,6 +163,10 @@ def spawn(
     words = sum(len(c.split()) for c in context)
     if words > INHERITED_WORD_CAP:
         warnings.append(f"inherited context is {words} words; briefs stay curated at about {INHERITED_WORD_CAP}.")
+    reason_words = len(reason.split())
+    if reason_words > REASON_WORD_CAP or len(reason) > REASON_WORD_CAP * 20:
+        warnings.append(f"--reason is {reason_words} words ({len(reason)} characters); it is meant as one short "
+                        f"paragraph (under about {REASON_WORD_CAP} words), and the child reads all of it.")
 
     sid = new_session_id()
     now = clock.now()

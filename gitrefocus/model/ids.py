@@ -59,8 +59,19 @@ def validate_slug(slug: str) -> str:
 
 
 def derive_slug(text: str, max_words: int = 4) -> str:
-    """A slug from free text (a reason, a directory name): lowercase kebab case."""
-    words = re.findall(r"[a-z0-9]+", text.lower())
+    """A slug from free text (a reason, a directory name): lowercase kebab case.
+
+    Non-ASCII text is transliterated ("Écrire la spécification" →
+    ``ecrire-la-specification``, "Москва" → ``moskva``) with anyascii, which
+    covers every script (unicodedata's NFKD only strips Latin accents and
+    drops ß, ø, æ, Cyrillic, Greek and CJK); symbols such as emoji are dropped
+    rather than spelled out."""
+    import unicodedata
+
+    from anyascii import anyascii  # lazy: only spawn derives slugs
+
+    text = "".join(" " if unicodedata.category(c).startswith("S") else c for c in text)
+    words = re.findall(r"[a-z0-9]+", anyascii(text).lower())
     slug = "-".join(words[:max_words])[:SLUG_MAX].strip("-")
     return slug or "refocus"
 

@@ -262,18 +262,26 @@ def known_ids(ws: Workspace) -> set[str]:
 
 
 def match_ids(ids: Collection[str], text: str) -> list[str]:
-    """Ids ``text`` names: itself, or as a prefix, the 6-hex suffix or the slug."""
+    """Ids ``text`` names, best kind of match first: the id itself; else its
+    ``[slug-]6hex`` ending or its whole slug; else a prefix of the id; else a
+    prefix of the slug. (``git refocus show mcp`` finds ``…-mcp-standard-a3f91c``.)"""
     text = (text or "").strip()
+    if not text:
+        return []
     if text in ids:
         return [text]
-    return sorted(
-        rid for rid in ids
-        if rid.startswith(text) or rid.endswith("-" + text) or rid[11:-7] == text
-    ) if text else []
+    for names in (lambda rid: rid.endswith("-" + text) or rid[11:-7] == text,
+                  lambda rid: rid.startswith(text),
+                  lambda rid: rid[11:-7].startswith(text)):
+        found = sorted(rid for rid in ids if names(rid))
+        if found:
+            return found
+    return []
 
 
 def resolve_id(ws: Workspace, text: str) -> str:
-    """Resolve a full id, unique prefix, 6-hex suffix or unique slug."""
+    """Resolve a full id, a unique prefix of an id or of a slug, a 6-hex suffix or a slug
+    (the one function every command that takes an id uses)."""
     matches = match_ids(known_ids(ws), text)
     if len(matches) == 1:
         return matches[0]

@@ -16,5 +16,5 @@ def test_status_machine_matches_spec():
         ("in-progress", "result"), ("in-progress", "blocked"), ("in-progress", "abandoned"),
         ("blocked", "abandoned"),
     }
-    with pytest.raises(RefocusError, match="from result"):
+    with pytest.raises(RefocusError, match="^x is already completed; nothing to do.$"):
         lifecycle.require_transition("x", "result", "abandoned")

@@ -43,6 +43,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("gitrefocus.cli.health", "check"),
     "decisions": ("gitrefocus.cli.health", "decisions"),
     "search": ("gitrefocus.cli.health", "search"),
+    "completion": ("gitrefocus.cli.completion", "completion"),
+    "__complete": ("gitrefocus.cli.completion", "complete_words"),
 }
 
 
@@ -64,8 +66,9 @@ class LazyGroup(click.Group):
         if args and not name.startswith("-") and self.get_command(ctx, name) is None:
             import difflib
 
-            close = difflib.get_close_matches(name, self.list_commands(ctx), n=3, cutoff=0.6)
-            close += [c for c in self.list_commands(ctx) if c.startswith(name) and c not in close]
+            names = [c for c in self.list_commands(ctx) if not c.startswith("_")]
+            close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+            close += [c for c in names if c.startswith(name) and c not in close]
             hint = f" Did you mean {' or '.join(repr(c) for c in close[:3])}?" if close else ""
             ctx.fail(f"{name!r} is not a git refocus command.{hint} See `git refocus --help`.")
         return super().resolve_command(ctx, args)

@@ -151,7 +151,9 @@ def render() -> str:
     ctx = click.Context(cli, info_name="git refocus")
     body = [".SH COMMANDS"]
     for name in cli.list_commands(ctx):
-        body += _command_section(name, cli.get_command(ctx, name), ctx)
+        cmd = cli.get_command(ctx, name)
+        if not cmd.hidden:
+            body += _command_section(name, cmd, ctx)
     table = "\n".join(
         f".TP\n.B {row.split('|')[1].strip()}\n{_escape(row.split('|')[2].strip())}"
         for row in EXIT_TABLE.splitlines() if row.startswith("| ") and row.split("|")[1].strip().isdigit()

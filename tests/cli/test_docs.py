@@ -19,7 +19,8 @@ MAN = ROOT / "man" / "git-refocus.1"
 
 def commands():
     ctx = click.Context(cli)
-    return [(name, cli.get_command(ctx, name)) for name in cli.list_commands(ctx)]
+    return [(name, cli.get_command(ctx, name)) for name in cli.list_commands(ctx)
+            if not cli.get_command(ctx, name).hidden]
 
 
 @pytest.mark.parametrize("name,cmd", commands(), ids=lambda x: x if isinstance(x, str) else "")
@@ -53,3 +54,12 @@ def test_git_help_finds_the_installed_man_page():
     proc = subprocess.run(["git", "help", "refocus"], capture_output=True, text=True, env=env)
     assert proc.returncode == 0 and "concept-bound session forking" in proc.stdout, proc.stderr
 
+
+
+def test_readme_lists_every_command():
+    import re
+
+    section = (ROOT / "README.md").read_text().split("## Commands", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"`([a-z-]+)`", section))
+    missing = [name for name, _ in commands() if name not in listed]
+    assert not missing, f"README's command list lacks {missing}"

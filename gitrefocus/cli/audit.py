@@ -68,13 +68,13 @@ def sync(remote, progress, as_json):
     without force; a push rejected because the remote moved is retried.
     Git runs without hooks.
     """
-    import sys
-
     from gitrefocus.commands.sync import sync as run
 
-    if progress is None:
-        progress = sys.stderr.isatty()
-    model = run(remote=remote, progress=render.note if progress else None)
+    if progress is None:  # a spinner on a terminal that says what it is doing, fetch and push alike
+        with render.working(f"syncing with {remote or 'the remote'}...", quiet=as_json) as update:
+            model = run(remote=remote, progress=update)
+    else:
+        model = run(remote=remote, progress=render.note if progress else None)
     render.warnings(model.warnings)
     if as_json:
         render.emit_json("sync", model.to_json())
@@ -102,7 +102,8 @@ def doctor(ctx, repair, as_json):
     """
     from gitrefocus.commands.doctor import doctor as run
 
-    model = run(repair=repair)
+    with render.working("checking files, refs, notes, the hook and local state...", quiet=as_json):
+        model = run(repair=repair)
     if as_json:
         render.emit_json("doctor", model.to_json())
     else:

@@ -58,8 +58,9 @@ def handoff(transcript, out, as_json, extractor_cmd, extractor_timeout, no_cache
     if show_spine:
         _emit(pipeline.spine(transcript), out)
         return 0
-    result = pipeline.handoff(transcript, extractor_cmd=extractor_cmd, use_cache=not no_cache,
-                              timeout=extractor_timeout)
+    with render.working("reading the transcript...", quiet=as_json):
+        result = pipeline.handoff(transcript, extractor_cmd=extractor_cmd, use_cache=not no_cache,
+                                  timeout=extractor_timeout)
     for message in result.warnings:
         render.warn(message)
     if as_json:

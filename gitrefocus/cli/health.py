@@ -23,7 +23,8 @@ def health(all_, exit_code, as_json):
     """
     from gitrefocus.health.staleness import health as run
 
-    model = run()
+    with render.working("counting commits since each context file and launch...", quiet=as_json):
+        model = run()
     _health_text(model, all_, as_json)
     if exit_code and not model["healthy"]:
         raise click.exceptions.Exit(1)
@@ -143,7 +144,8 @@ def search(text, cross_project, kind, limit, as_json):
     """
     from gitrefocus.health.search import search as run
 
-    model = run(text=text, cross_project=cross_project, kinds=list(kind), limit=limit)
+    with render.working("searching...", quiet=as_json):
+        model = run(text=text, cross_project=cross_project, kinds=list(kind), limit=limit)
     for r in model["refused"]:
         render.warn(f"refused {r['path']}: {r['reason']}")
     for n in model["notices"]:

@@ -15,7 +15,7 @@ import io
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 JSON_VERSION = 1
 JSON_HELP = "Print a versioned JSON object instead of text."  # the --json option of every command
@@ -77,6 +77,30 @@ def pager_command() -> str | None:
     proc = git.run(".", "var", "GIT_PAGER", check=False)
     command = proc.stdout.strip() if proc.returncode == 0 else "less"
     return None if command in ("", "cat") else command
+
+
+@contextlib.contextmanager
+def working(message: str, *, quiet: bool = False) -> Iterator[Callable[[str], None]]:
+    """While a command that can take a while works: a transient spinner on a
+    terminal's stderr, whose text the block updates (plain lines when colour is
+    off); nothing into a pipe or with ``quiet`` (--json)."""
+    if quiet or not sys.stderr.isatty():
+        yield lambda text: None
+        return
+    if not _use_rich(sys.stderr):
+        note(message)
+        yield note
+        return
+    from rich.live import Live
+    from rich.spinner import Spinner
+
+    live = Live(Spinner("dots", text=message), console=_console(stderr=True), transient=True,
+                refresh_per_second=10)
+    live.start(refresh=True)
+    try:
+        yield lambda text: live.update(Spinner("dots", text=text), refresh=True)
+    finally:
+        live.stop()
 
 
 class _PagerText(io.StringIO):

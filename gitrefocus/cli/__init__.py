@@ -130,7 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or bool(os.environ.get("GIT_REFOCUS_DEBUG"))
     as_json = _wants_json(args)
-    from gitrefocus.cli import render
+    from gitrefocus.cli import editable, render
+
+    if editable.running_from_source():
+        editable.install_man_page()  # so that `git refocus --help` finds the page
 
     try:
         return cli.main(args=argv, prog_name="git refocus", standalone_mode=False) or 0

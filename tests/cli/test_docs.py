@@ -63,3 +63,25 @@ def test_readme_lists_every_command():
     listed = set(re.findall(r"`([a-z-]+)`", section))
     missing = [name for name, _ in commands() if name not in listed]
     assert not missing, f"README's command list lacks {missing}"
+
+
+def test_git_help_works_from_a_source_tree_in_a_venv(tmp_path):
+    """An editable install has no man page; the first command from the source tree puts it
+    where `man` finds it from PATH, so `git refocus --help` (git runs `man git-refocus`) works."""
+    if shutil.which("man") is None:
+        pytest.skip("no man(1) on this machine")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True)
+    target = venv / "share" / "man" / "man1" / "git-refocus.1"
+    assert not target.exists()
+    site = [p for p in sys.path if p.endswith("site-packages")]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *site]))
+    subprocess.run([str(venv / "bin" / "python"), "-m", "gitrefocus", "--version"], check=True, env=env,
+                   capture_output=True)
+    assert target.read_text() == MAN.read_text()
+    (venv / "bin" / "git-refocus").write_text(f'#!/bin/sh\nexec "{venv / "bin" / "python"}" -m gitrefocus "$@"\n')
+    (venv / "bin" / "git-refocus").chmod(0o755)
+    env.update(PATH=f"{venv / 'bin'}{os.pathsep}/usr/bin:/bin", MANPAGER="cat", PAGER="cat")
+    env.pop("MANPATH", None)
+    proc = subprocess.run(["git", "refocus", "--help"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0 and "concept-bound session forking" in proc.stdout, proc.stderr

@@ -270,13 +270,19 @@ def match_ids(ids: Collection[str], text: str) -> list[str]:
         return []
     if text in ids:
         return [text]
-    for names in (lambda rid: rid.endswith("-" + text) or rid[11:-7] == text,
-                  lambda rid: rid.startswith(text),
-                  lambda rid: rid[11:-7].startswith(text)):
-        found = sorted(rid for rid in ids if names(rid))
-        if found:
-            return found
-    return []
+
+    def kind(rid: str) -> int:  # 0: not named; lower is better
+        slug = rid[11:-7]
+        if rid.endswith("-" + text) or slug == text:
+            return 1
+        return 2 if rid.startswith(text) else 3 if slug.startswith(text) else 0
+
+    named: dict[int, list[str]] = {}
+    for rid in ids:
+        k = kind(rid)
+        if k:
+            named.setdefault(k, []).append(rid)
+    return sorted(named[min(named)]) if named else []
 
 
 def resolve_id(ws: Workspace, text: str) -> str:

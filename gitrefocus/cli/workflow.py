@@ -10,9 +10,9 @@ from gitrefocus.cli import render
 @click.command()
 @click.argument("dest", type=click.Path(file_okay=True, dir_okay=True))
 @click.option("--slug", help="Kebab-case name for the work (1-48 of a-z 0-9 -). Derived from DEST and --reason if omitted.")
-@click.option("--reason", required=True, help="Why this branch exists: the trigger, one short paragraph.")
-@click.option("--done-when", "done_when", multiple=True, required=True, metavar="CRITERION",
-              help="A success criterion; repeat. At least one.")
+@click.option("--reason", help="Why this branch exists: the trigger, one short paragraph. Required.")
+@click.option("--done-when", "done_when", multiple=True, metavar="CRITERION",
+              help="A success criterion; repeat. At least one is required.")
 @click.option("--out-of-scope", multiple=True, metavar="TEXT", help="Something the child must not do; repeat.")
 @click.option("--context", multiple=True, metavar="FACT", help="An inherited-context bullet (5-15 is the aim); repeat.")
 @click.option("--deliverable", multiple=True, metavar="TEXT", help="An open question or desired deliverable; repeat.")

@@ -49,8 +49,9 @@ def test_missing_reason_and_missing_done_when_exit_alike(repos):
     src, dest = repos
     no_reason = refocus("spawn", dest, "--done-when", "x", cwd=src, check=False)
     no_done = refocus("spawn", dest, "--reason", "why", cwd=src, check=False)
-    assert no_reason.returncode == no_done.returncode == 2, (no_reason, no_done)
+    assert no_reason.returncode == no_done.returncode == 1, (no_reason, no_done)
     assert "--reason" in no_reason.stderr and "--done-when" in no_done.stderr
+    assert no_reason.stderr.count("\n") == no_done.stderr.count("\n") == 1, "one line each"
 
 
 def test_empty_states_say_so(repos):

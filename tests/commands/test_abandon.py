@@ -17,4 +17,4 @@ def test_blocked_then_abandon(spawned):
     brief = (dest / "docs/refocus" / f"{rid}.md").read_text()
     assert "status: abandoned" in brief and "reason: re-spawning after auth lands" in brief
     again = refocus("abandon", rid, "--reason", "x", cwd=src, check=False)
-    assert again.returncode == 1 and "from abandoned" in again.stderr
+    assert again.returncode == 1 and f"{rid} is already abandoned (" in again.stderr and "nothing to do" in again.stderr

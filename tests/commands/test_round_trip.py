@@ -45,4 +45,4 @@ def test_illegal_transitions_name_the_current_status(spawned):
     refocus("start", rid, cwd=dest)
     refocus("complete", rid, "--summary", "x", "--no-material-changes", "n/a", cwd=dest)
     r = refocus("start", rid, cwd=dest, check=False)
-    assert r.returncode == 1 and "from result to in-progress" in r.stderr
+    assert r.returncode == 1 and f"{rid} is already completed (" in r.stderr

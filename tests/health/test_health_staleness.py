@@ -53,13 +53,13 @@ def test_counts_match_the_git_cli_at_every_depth(layered):
     assert not model["healthy"]
 
 
-def test_text_lists_only_stale_files_and_is_silent_when_healthy(layered):
+def test_text_lists_only_stale_files_and_says_so_when_healthy(layered):
     out = refocus("health", cwd=layered).stdout
     assert "architecture.md (18 commits behind)" in out and "glossary.md (8 commits behind)" in out
     assert "patterns.md" not in out and "people.md" not in out
     git(layered, "config", "refocus.stalenessCommits", "50")
     r = refocus("health", cwd=layered)
-    assert r.stdout == "" and r.stderr == "", "silent when healthy"
+    assert r.stdout == "nothing needs attention here.\n" and r.stderr == "", "one line when healthy, as status says"
     assert "patterns.md (0 commits behind)" in refocus("health", "--all", cwd=layered).stdout
 
 
@@ -67,7 +67,7 @@ def test_zero_threshold_disables_the_check(layered):
     git(layered, "config", "refocus.stalenessCommits", "0")
     model = refocus("health", "--json", cwd=layered).json
     assert model["staleness_enabled"] is False and model["context"] == [] and model["healthy"]
-    assert refocus("health", cwd=layered).stdout == ""
+    assert refocus("health", cwd=layered).stdout == "nothing needs attention here.\n"
 
 
 def test_counts_after_a_rebase_match_the_git_cli(layered):
@@ -184,7 +184,7 @@ def test_no_context_dir_and_unborn_head_are_healthy(tmp_path):
     empty = make_repo(tmp_path / "empty", commit=False)
     assert refocus("health", "--json", cwd=empty).json["context"] == []
     plain = make_repo(tmp_path / "plain")
-    assert refocus("health", cwd=plain).stdout == ""
+    assert refocus("health", cwd=plain).stdout == "nothing needs attention here.\n"
 
 
 def test_cache_is_refused_through_a_symlink(layered, tmp_path):

@@ -18,7 +18,14 @@ import pytest
 
 from gitrefocus.claude import install
 from tests.e2e import conftest as e2e
-from tests.e2e.claude_mock import Bash, Text, describe, last_user_content, tool_result_text, tool_results
+from tests.e2e.claude_mock import (
+    Bash,
+    Text,
+    describe,
+    last_user_content,
+    tool_result_text,
+    tool_results,
+)
 from tests.e2e.test_refocus_claude import refocus_path, shim_calls, spawn, wired  # noqa: F401 (fixtures)
 from tests.gitrepo import make_repo
 from tests.runner import ROOT, refocus
@@ -180,7 +187,8 @@ def test_compact_or_clear_in_the_child_keeps_the_brief_with_one_started_event(
     out = spawn(src, dest, refocus_path, slug="kept")
     rid, sid = out["id"], out["child_session_id"]
     other = make_repo(dest.parent / "elsewhere")
-    first = "FIRST-TASK " + "details " * 800  # long enough for the client to compact
+    # long enough for both clients to compact (2.1.197 skips /compact after a single exchange)
+    tasks = [f"{n}-TASK " + "details " * 800 for n in ("FIRST", "SECOND", "THIRD")]
 
     def model(body):  # /clear makes no request of its own, /compact one (the summary)
         last = json.dumps(last_user_content(body))
@@ -188,12 +196,12 @@ def test_compact_or_clear_in_the_child_keeps_the_brief_with_one_started_event(
             return Text("Still a leaf.")
         if "AFTER: carry on" in last:
             return Bash(f"git refocus spawn {other} --slug nested --reason r --done-when d; echo exit=$?")
-        if "FIRST-TASK" in last:
+        if "-TASK" in last:
             return Text("Worked on it. " + "notes " * 800)
         return Text("Summary: worked on the first task.")
-    mock_api.add(*[model] * 4)
+    mock_api.add(*[model] * 8)
     env = client_env(claude_bin, claude_home, mock_api, claude_tmpdir, refocus_path)
-    done = run_stream(claude_bin, env, dest, [first, command, "AFTER: carry on"], sid)
+    done = run_stream(claude_bin, env, dest, [*tasks, command, "AFTER: carry on"], sid)
     assert done.returncode == 0, describe(done)
     after = next(r for r in mock_api.turn_requests if "AFTER: carry on" in json.dumps(r))
     text = json.dumps(after)

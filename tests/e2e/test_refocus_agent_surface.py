@@ -110,6 +110,9 @@ def test_plugin_route_round_trip_with_project_hooks_too_fires_each_hook_once(
     assert f"claude plugin uninstall {install.PLUGIN_ID}" in installed.stdout, "the undo is printed"
     again = refocus("init", "--claude", "--plugin", "--json", cwd=src, env=env).json
     assert again["changed"] == 0, "installing the plugin twice changes nothing"
+    valid = subprocess.run([str(claude_bin), "plugin", "validate", install.plugin_dir()], env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert valid.returncode == 0, f"`claude plugin validate` refused the shipped plugin:\n{valid.stdout}{valid.stderr}"
     details = subprocess.run([str(claude_bin), "plugin", "details", install.PLUGIN_ID], env=env,
                              capture_output=True, text=True, timeout=60)
     assert details.returncode == 0, details.stderr
@@ -122,7 +125,7 @@ def test_plugin_route_round_trip_with_project_hooks_too_fires_each_hook_once(
     assert SKILL_DESCRIPTION in sent
     calls = shim_calls(tmp_path)
     assert "hook session-start --plugin" in calls, f"the plugin's hooks ran (calls: {calls})"
-    for event in ("session-start", "post-tool-use"):
+    for event in ("session-start", "post-tool-use", "stop"):
         assert calls.count(f"hook {event}") == 1, f"{event} ran once for one event (calls: {calls})"
     assert sent.count("git refocus notes for this repository") <= 1
 
@@ -163,6 +166,12 @@ def test_child_refuses_refocus_then_completes_with_refocus_complete(
     told = first_request(mock_api, before)
     assert f"{rid} in {dest.resolve()}: result" in told and "TLS is on by default." in told
     assert "the work the child could not fork" in told
+
+    mock_api.add(Text("Nothing new."))
+    before = len(mock_api.turn_requests)
+    again = run_claude(src, "Anything else?", extra_env=refocus_path)
+    assert again.returncode == 0, describe(again)
+    assert rid not in first_request(mock_api, before), "a parent is told each result once"
 
 
 def run_stream(claude_bin, env, cwd, messages, session_id):

@@ -174,6 +174,38 @@ def test_child_refuses_refocus_then_completes_with_refocus_complete(
     assert rid not in first_request(mock_api, before), "a parent is told each result once"
 
 
+def test_oneshot_runs_the_child_from_bash_and_receives_its_result(
+        wired, refocus_path, run_claude, mock_api, claude_bin, claude_home, claude_tmpdir, tmp_path):  # noqa: F811
+    src, dest = wired
+    env = client_env(claude_bin, claude_home, mock_api, claude_tmpdir, refocus_path)  # `claude` on PATH
+    spawned = tmp_path / "spawned.json"
+    relaunch = f"python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"relaunch_command\"])' {spawned}"
+    mock_api.add(
+        Bash(f"git refocus spawn {dest} --slug one --reason 'A quick job for dest.' --done-when 'Job done' "
+             f"--oneshot --json > {spawned} && cat {spawned}"),
+        Bash(f"sh -c \"$({relaunch}) --allowedTools 'Bash(git refocus:*)'\"; echo exit=$?"),
+        # the child, run by the parent's Bash call, talks to the same mock
+        Bash("git refocus complete --summary 'One-shot job done.' --dod 1 "
+             "--no-material-changes 'investigation only' --json"),
+        Text("CHILD FINISHED"),
+        Bash("git refocus receive"),
+        Text("Received."),
+    )
+    done = run_claude(src, f"/refocus {dest} --slug one --reason 'A quick job for dest.' --oneshot",
+                      extra_env={"PATH": env["PATH"]})
+    assert done.returncode == 0, describe(done)
+    assert "--oneshot" in first_request(mock_api) and "Bash(git refocus:*)" in first_request(mock_api)
+    results = bash_results(mock_api)
+    rid = json.loads(results[0])["id"]
+    assert " -p " in json.loads(results[0])["relaunch_command"]
+    child = next(r for r in mock_api.turn_requests if f"child session of refocus {rid}" in json.dumps(r))
+    assert "Job done" in json.dumps(child), "the child started with its brief"
+    ran = next(r for r in results if "exit=" in r)
+    assert "CHILD FINISHED" in ran and "exit=0" in ran, ran
+    events = [e["kind"] for e in refocus("show", rid, "--json", cwd=src).json["events"]]
+    assert events.count("started") == 1 and "completed" in events and "received" in events, events
+
+
 def run_stream(claude_bin, env, cwd, messages, session_id):
     """Type MESSAGES into one session, as a user would (`--input-format stream-json`)."""
     args = [str(claude_bin), "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",

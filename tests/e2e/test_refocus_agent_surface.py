@@ -72,8 +72,10 @@ def bash_results(mock_api, since=0) -> list[str]:
 
 
 def spawn_by_command(src, dest, mock_api, run_claude, env):
-    """Type `/refocus DEST …` in the source; the model runs the spawn the command asks for."""
+    """Type `/refocus DEST …` in the source; the model drafts from its own transcript (handoff)
+    and runs the spawn the command asks for."""
     mock_api.add(
+        Bash('git refocus handoff --json "$CLAUDE_CODE_SESSION_ID"'),
         Bash(f"git refocus spawn {shlex.quote(str(dest))} --slug tls --reason 'TLS work belongs in dest.' "
              "--done-when 'TLS on by default' --out-of-scope 'Rotating keys' --context 'Certificates live in certs/' "
              "--json"),
@@ -84,7 +86,10 @@ def spawn_by_command(src, dest, mock_api, run_claude, env):
     sent = first_request(mock_api)
     assert COMMAND_SENTENCE in sent, "the /refocus command file reached the model"
     assert "--slug tls" in sent, "with its arguments"
-    spawned = json.loads(bash_results(mock_api)[0])
+    handoff, spawn_result = bash_results(mock_api)[:2]
+    drafted = json.loads(handoff)
+    assert drafted["session_id"] and drafted["sections"], "handoff read this session's own transcript"
+    spawned = json.loads(spawn_result)
     assert spawned["marker"].startswith(f"SPAWNED {spawned['id']} → ")
     listed = refocus("show", spawned["id"], "--json", cwd=dest).json
     assert listed["status"] == "reserved" and "-tls-" in spawned["id"]
@@ -99,6 +104,19 @@ def test_refocus_command_after_init_claude_spawns_and_the_skill_reaches_the_mode
     sent, _ = spawn_by_command(src, dest, mock_api, run_claude, refocus_path)
     assert "refocus-drift" in sent and SKILL_DESCRIPTION in sent, "the skill's name and description reach the model"
     assert shim_calls(tmp_path).count("hook session-start") == 1
+
+
+def test_refocus_command_after_init_claude_user(repos, refocus_path, run_claude, mock_api, claude_home,
+                                                tmp_path):  # noqa: F811
+    src, dest = repos
+    env = {**refocus_path, "HOME": str(claude_home)}
+    for repo in (src, dest):
+        refocus("init", cwd=repo, env=refocus_path)
+    refocus("init", "--claude", "--user", cwd=src, env=env)
+    assert not (src / ".claude").exists(), "--user leaves the project alone"
+    sent, _ = spawn_by_command(src, dest, mock_api, run_claude, refocus_path)
+    assert "refocus-drift" in sent and SKILL_DESCRIPTION in sent
+    assert shim_calls(tmp_path).count("hook session-start") == 1, "the user-level hooks ran"
 
 
 def test_plugin_route_round_trip_with_project_hooks_too_fires_each_hook_once(
@@ -125,8 +143,9 @@ def test_plugin_route_round_trip_with_project_hooks_too_fires_each_hook_once(
     assert SKILL_DESCRIPTION in sent
     calls = shim_calls(tmp_path)
     assert "hook session-start --plugin" in calls, f"the plugin's hooks ran (calls: {calls})"
-    for event in ("session-start", "post-tool-use", "stop"):
-        assert calls.count(f"hook {event}") == 1, f"{event} ran once for one event (calls: {calls})"
+    # one session start, two Bash calls (handoff, spawn), one stop: each handled once
+    for event, times in (("session-start", 1), ("post-tool-use", 2), ("stop", 1)):
+        assert calls.count(f"hook {event}") == times, f"{event} ran once per event (calls: {calls})"
     assert sent.count("git refocus notes for this repository") <= 1
 
 

@@ -106,8 +106,8 @@ def test_refocus_command_after_init_claude_spawns_and_the_skill_reaches_the_mode
     assert shim_calls(tmp_path).count("hook session-start") == 1
 
 
-def test_refocus_command_after_init_claude_user(repos, refocus_path, run_claude, mock_api, claude_home,
-                                                tmp_path):  # noqa: F811
+def test_refocus_command_after_init_claude_user(
+        repos, refocus_path, run_claude, mock_api, claude_home, tmp_path):  # noqa: F811
     src, dest = repos
     env = {**refocus_path, "HOME": str(claude_home)}
     for repo in (src, dest):

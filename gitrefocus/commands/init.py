@@ -33,7 +33,7 @@ class InitOutcome:
 
     @property
     def changed(self) -> int:
-        return sum(1 for s in self.steps if s.needed)
+        return sum(1 for s in self.steps if s.needed and s.apply is not None)
 
     @property
     def undo(self) -> list[str]:

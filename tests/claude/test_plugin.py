@@ -167,6 +167,8 @@ def test_init_claude_plugin_without_claude_prints_the_two_commands(tmp_path):
     assert f"claude plugin marketplace add {install.plugin_dir()}" in done.stdout
     assert f"claude plugin install {install.PLUGIN_ID}" in done.stdout
     assert "not on PATH" in done.stdout
+    told = refocus("init", "--claude", "--plugin", "--json", cwd=outside, env={"PATH": str(empty_path)}).json
+    assert told["changed"] == 0 and len(told["by_hand"]) == 2, "printed steps are not reported as done"
 
 
 def test_cleared_child_session_continues_the_newest_other_transcript(tmp_path):

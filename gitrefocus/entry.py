@@ -11,10 +11,10 @@ HOOK_EVENTS = ("session-start", "session-end", "post-tool-use", "stop")
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) == 2 and args[0] == "hook" and args[1] in HOOK_EVENTS:
+    if args[:1] == ["hook"] and len(args) in (2, 3) and args[1] in HOOK_EVENTS and args[2:] in ([], ["--plugin"]):
         from gitrefocus.claude.dispatch import run
 
-        return run(args[1])
+        return run(args[1], plugin=len(args) == 3)
     from gitrefocus.cli import main as cli_main
 
     return cli_main(argv)

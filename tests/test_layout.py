@@ -27,6 +27,7 @@ PROCESS_STARTERS = {
     "claude/session_end.py": "refocus.contextSaveCommand, detached (sh -c)",
     "handoff/external.py": "handoff --extractor-cmd (sh -c)",
     "cli/render.py": "the pager git would use (sh -c, like git)",
+    "claude/install.py": "`claude plugin` for init --claude --plugin",
 }
 # calls that move a ref or write a notes commit onto one
 REF_WRITERS = {"set_target", "create_note", "create_reference", "lock_ref"}

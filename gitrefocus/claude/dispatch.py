@@ -20,10 +20,17 @@ HANDLERS = {
 }
 
 
-def run(event: str) -> int:
+def run(event: str, plugin: bool = False) -> int:
+    """``plugin``: this is the plugin's copy of the hook, which stands aside when a settings
+    file registers the same hook (the client would otherwise run both)."""
     from gitrefocus.claude import hookio
 
     payload = hookio.read_input()
+    if plugin:
+        from gitrefocus.claude.settings import registered_in_settings
+
+        if registered_in_settings(event):
+            return 0
     module = HANDLERS[event]
     if module is None:  # Stop: loops come later; a valid no-op never blocks
         return 0

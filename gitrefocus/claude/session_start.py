@@ -136,6 +136,23 @@ def extra_advisories(ws: Workspace, budget: str, commit_lines: int) -> list[str]
         return []
 
 
+def previous_session(payload: dict) -> str | None:
+    """The session a ``clear`` or ``fork`` start continues. The client gives the new session a
+    new id and names no predecessor, so take the newest other transcript of this project
+    directory: the one that was just cleared (or, usually, forked from)."""
+    path = payload.get("transcript_path")
+    if payload.get("source") not in ("clear", "fork") or not isinstance(path, str) or not path:
+        return None
+    folder, own = os.path.split(path)
+    try:
+        with os.scandir(folder) as it:
+            others = [(e.stat().st_mtime, e.name) for e in it
+                      if e.name.endswith(".jsonl") and e.name != own and e.is_file(follow_symlinks=False)]
+    except OSError:
+        return None
+    return max(others)[1].removesuffix(".jsonl") if others else None
+
+
 def handle(payload: dict, env=os.environ) -> str | None:
     """Return the hook's stdout (JSON) or None for silence."""
     cwd = payload.get("cwd") or os.getcwd()
@@ -151,8 +168,14 @@ def handle(payload: dict, env=os.environ) -> str | None:
 
     child = next((e for e in cat.entries.values()
                   if session_id and e.state and e.state.child_session_id == session_id and e.incoming), None)
+    previous = previous_session(payload) if child is None else None
+    if previous:  # a child's /clear or fork continues the child, under a new session id
+        rid = localstate.refocus_for_session(ws.git_dir, previous)
+        child = next((e for e in cat.entries.values() if e.incoming and e.state and e.status == lifecycle.IN_PROGRESS
+                      and (e.id == rid or e.state.child_session_id == previous)), None)
     if child is not None and child.status not in lifecycle.TERMINAL and record.brief_file(ws, child.id):
-        if child.status in lifecycle.PENDING_LAUNCH or session_id not in (child.state.sessions if child.state else ()):
+        if not previous and (child.status in lifecycle.PENDING_LAUNCH
+                             or session_id not in (child.state.sessions if child.state else ())):
             from gitrefocus.commands.start import start
 
             start(refocus_id=child.id, session_id=session_id, cwd=ws.workdir, env=env)

@@ -1,7 +1,14 @@
-"""``init --claude``: wire the four hooks into ``.claude/settings.json``.
+"""The hook wiring, one table for every way it is installed: ``init --claude``
+(project or user ``settings.json``), ``hooks/settings.json`` (for copying by
+hand) and the plugin's ``hooks/hooks.json``.
 
 Merges with what is there (other hooks, other settings are kept) and is
 idempotent: our entries are recognised by their command and never duplicated.
+
+Claude Code runs a command registered both in a settings file and in a plugin
+once per source (settings files among themselves are de-duplicated). So the
+plugin's copy says ``--plugin`` and stands aside when a settings file already
+registers the same hook (:func:`registered_in_settings`).
 """
 
 from __future__ import annotations
@@ -13,18 +20,25 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.store import atomic
 
 COMMAND = "git refocus hook {}"
+PLUGIN_FLAG = "--plugin"
+# event -> (handler, matcher or None for every occurrence, timeout in seconds)
 HOOKS = {
-    "SessionStart": ("session-start", "startup|resume|clear|compact", 10),
+    "SessionStart": ("session-start", "startup|resume|clear|compact|fork", 10),
     "SessionEnd": ("session-end", None, 2),
     "PostToolUse": ("post-tool-use", "Write|Edit|MultiEdit|NotebookEdit|Bash", 5),
     "Stop": ("stop", None, 5),
 }
 
 
-def snippet() -> dict:
+def command(name: str, plugin: bool = False) -> str:
+    return COMMAND.format(name) + (f" {PLUGIN_FLAG}" if plugin else "")
+
+
+def snippet(plugin: bool = False) -> dict:
+    """The ``{"hooks": …}`` object: for a settings file, or (``plugin``) for the plugin."""
     hooks = {}
     for event, (name, matcher, timeout) in HOOKS.items():
-        entry: dict[str, object] = {"hooks": [{"type": "command", "command": COMMAND.format(name), "timeout": timeout}]}
+        entry: dict[str, object] = {"hooks": [{"type": "command", "command": command(name, plugin), "timeout": timeout}]}
         if matcher:
             entry = {"matcher": matcher, **entry}
         hooks[event] = [entry]
@@ -39,18 +53,29 @@ def merged(settings: dict) -> dict:
     for event, entries in snippet()["hooks"].items():
         current = list(hooks.get(event) or [])
         ours = entries[0]["hooks"][0]["command"]
-        present = any(isinstance(e, dict) and any(isinstance(h, dict) and h.get("command") == ours for h in e.get("hooks") or [])
-                      for e in current)
-        if not present:
+        at = [i for i, e in enumerate(current) if _has_command(e, ours)]
+        if not at:
             current.append(entries[0])
+        elif current[at[0]] != entries[0] and len(current[at[0]].get("hooks") or []) == 1:
+            current[at[0]] = entries[0]  # ours, from an older version (e.g. a narrower matcher)
         hooks[event] = current
     out["hooks"] = hooks
     return out
 
 
+def _has_command(entry: object, command: str) -> bool:
+    return isinstance(entry, dict) and any(isinstance(h, dict) and h.get("command") == command
+                                           for h in entry.get("hooks") or [])
+
+
 def install(workdir: str, dry_run: bool = False) -> list[str]:
     """Merge our hooks into <workdir>/.claude/settings.json; return files changed."""
-    path = os.path.join(workdir, ".claude", "settings.json")
+    return install_into(os.path.join(workdir, ".claude"), dry_run)
+
+
+def install_into(claude_dir: str, dry_run: bool = False) -> list[str]:
+    """Merge our hooks into <claude_dir>/settings.json (a project's .claude or ~/.claude)."""
+    path = os.path.join(claude_dir, "settings.json")
     try:
         with open(path, encoding="utf-8") as fh:
             current = json.load(fh)
@@ -66,3 +91,29 @@ def install(workdir: str, dry_run: bool = False) -> list[str]:
     if not dry_run:
         atomic.write_text(path, json.dumps(new, indent=2) + "\n")
     return [path]
+
+
+def user_claude_dir(env=os.environ) -> str:
+    """~/.claude, or $CLAUDE_CONFIG_DIR where the client is told to keep its settings."""
+    return env.get("CLAUDE_CONFIG_DIR") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".claude")
+
+
+def registered_in_settings(name: str, env=os.environ) -> bool:
+    """True when a settings file the client reads (user, project, project-local) already runs
+    ``git refocus hook NAME``: then the plugin's copy of that hook must not run as well."""
+    project = env.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+    files = [os.path.join(user_claude_dir(env), "settings.json"),
+             os.path.join(project, ".claude", "settings.json"),
+             os.path.join(project, ".claude", "settings.local.json")]
+    wanted = command(name)
+    for path in files:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError, UnicodeDecodeError):
+            continue
+        hooks = data.get("hooks") if isinstance(data, dict) else None
+        if isinstance(hooks, dict) and any(_has_command(e, wanted) for entries in hooks.values()
+                                           if isinstance(entries, list) for e in entries):
+            return True
+    return False

@@ -10,7 +10,9 @@ from gitrefocus.claude.dispatch import HANDLERS, run
 
 @click.command(context_settings={"ignore_unknown_options": True})
 @click.argument("event", type=click.Choice(sorted(HANDLERS)))
-def hook(event):
+@click.option("--plugin", is_flag=True,
+              help="Run as the plugin's copy: do nothing when a settings file wires the same hook.")
+def hook(event, plugin):
     """Entry point for Claude Code hooks; reads the hook JSON on stdin.
 
     \b
@@ -20,7 +22,8 @@ def hook(event):
     post-tool-use  files the agent wrote become suggested relevant files
     stop           no-op for now; never blocks
 
-    Wire them with `git refocus init --claude` (or hooks/settings.json).
+    Wire them with `git refocus init --claude` (or hooks/settings.json), or
+    install the plugin (`git refocus init --claude --plugin`).
     Always exits 0; failures are logged to $GIT_DIR/refocus/errors.jsonl.
     """
-    raise SystemExit(run(event))
+    raise SystemExit(run(event, plugin=plugin))

@@ -11,10 +11,17 @@ from gitrefocus.cli import render
 @click.option("--remote", metavar="NAME",
               help="Also add fetch refspecs so `git fetch NAME` keeps refocus refs and notes in "
                    "refs/refocus-remotes/NAME/ (tracking refs, never under refs/remotes/).")
-@click.option("--claude", is_flag=True, help="Also merge the Claude Code hooks into .claude/settings.json.")
+@click.option("--claude", is_flag=True,
+              help="Also install the Claude Code surface in this project: /refocus and /refocus-complete in "
+                   ".claude/commands, the refocus-drift skill in .claude/skills, the hooks in .claude/settings.json.")
+@click.option("--user", is_flag=True, help="With --claude: install it in ~/.claude instead (every project).")
+@click.option("--plugin", is_flag=True,
+              help="With --claude: install it as a Claude Code plugin instead, from the local marketplace shipped "
+                   "in this package (runs `claude plugin marketplace add` and `claude plugin install`, or prints "
+                   "them when `claude` is not on PATH).")
 @click.option("--dry-run", is_flag=True, help="Show what would change; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def init(remote, claude, dry_run, as_json):
+def init(remote, claude, user, plugin, dry_run, as_json):
     """Make this repository take part in refocus.
 
     \b
@@ -27,23 +34,32 @@ def init(remote, claude, dry_run, as_json):
     - adds docs/refocus/INDEX.md to .gitignore and the INDEX link line to CLAUDE.md
       (agent sessions read CLAUDE.md first; the line is how they find the refocus history).
 
-    Running it again changes nothing. Each change is printed with its undo command.
+    With --user or --plugin outside a repository, only the Claude Code part is
+    installed. Running it again changes nothing. Each change is printed with its
+    undo command.
     """
     from gitrefocus.commands.init import init as run
 
-    model = run(remote=remote, claude=claude, dry_run=dry_run)
+    model = run(remote=remote, claude=claude, user=user, plugin=plugin, dry_run=dry_run)
     for w in model.warnings:
         render.warn(w)
     if as_json:
         render.emit_json("init", model.to_json())
         return
-    changes = [s for s in model.steps if s.needed]
-    if not changes:
-        render.echo(f"{model.repo} already takes part in refocus; nothing to change.")
+    changes = [s for s in model.steps if s.needed and s.apply is not None]
+    if not changes and not model.by_hand:
+        where = model.repo or "Claude Code"
+        render.echo(f"{where} already {'takes part in refocus' if model.repo else 'has the refocus surface'}; "
+                    "nothing to change.")
         return
-    render.echo(("would change (dry run):" if dry_run else "changed:"))
+    if changes:
+        render.echo(("would change (dry run):" if dry_run else "changed:"))
     for s in changes:
         render.echo(f"  - {s.what}")
+    if model.by_hand:
+        render.echo("`claude` is not on PATH; run these yourself:")
+        for s in model.by_hand:
+            render.echo(f"  {s.what.removeprefix('run: ')}")
     if model.core_hooks_path:
         render.echo(f"core.hooksPath is set: the hook lives in {model.hooks_dir}.")
     if model.undo and not dry_run:

@@ -3,16 +3,19 @@
 Installs the commit-msg hook (chaining an existing one), sets the notes
 config so ``git log`` shows refocus notes and rewrites carry them, writes the
 .gitignore entry and CLAUDE.md link line, and optionally adds tracking
-refspecs for a remote and the Claude Code hooks. Idempotent; ``dry_run``
+refspecs for a remote and the Claude Code surface (commands, skill, hooks: in
+the project's .claude, in ~/.claude, or as a plugin). Idempotent; ``dry_run``
 reports the same steps without doing them.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass
 from typing import Any
 
+from gitrefocus.errors import RefocusError
 from gitrefocus.model.ids import INDEX_FILE
 from gitrefocus.ops import setup
 from gitrefocus.store import atomic
@@ -21,26 +24,32 @@ from gitrefocus.store.workspace import Workspace
 
 @dataclass(frozen=True)
 class InitOutcome:
-    repo: str
+    repo: str | None  # None: only the user-wide Claude Code part (--user/--plugin outside a repository)
     dry_run: bool
-    hooks_dir: str  # where git runs hooks from
+    hooks_dir: str | None  # where git runs hooks from
     core_hooks_path: str | None
     steps: list[setup.Step]  # every step, needed (changed) or already done
     warnings: list[str]
 
     @property
     def changed(self) -> int:
-        return sum(1 for s in self.steps if s.needed)
+        return sum(1 for s in self.steps if s.needed and s.apply is not None)
 
     @property
     def undo(self) -> list[str]:
         return [s.undo for s in self.steps if s.needed and s.undo]
+
+    @property
+    def by_hand(self) -> list[setup.Step]:
+        """Needed steps init cannot do itself (e.g. no `claude` on PATH): printed for the user."""
+        return [s for s in self.steps if s.needed and s.apply is None]
 
     def to_json(self) -> dict[str, Any]:
         return {
             "repo": self.repo, "dry_run": self.dry_run, "hooks_dir": self.hooks_dir,
             "core_hooks_path": self.core_hooks_path, "steps": [s.to_json() for s in self.steps],
             "changed": self.changed, "undo": self.undo, "warnings": self.warnings,
+            "by_hand": [s.what for s in self.by_hand],
         }
 
 
@@ -56,14 +65,17 @@ def _bootstrap_steps(ws: Workspace) -> list[setup.Step]:
     return steps
 
 
-def _claude_steps(ws: Workspace, dry_run: bool) -> list[setup.Step]:
-    from gitrefocus.claude import settings
+def _claude_steps(ws: Workspace | None, user: bool, plugin: bool) -> list[setup.Step]:
+    from gitrefocus.claude import install, settings
 
-    changed = settings.install(workdir=ws.workdir, dry_run=dry_run)
-    if not changed:
-        return [setup.Step("claude", "Claude Code hooks already in .claude/settings.json", False)]
-    return [setup.Step("claude", f"merge the git-refocus hooks into {ws.rel(p)}", True,
-                         f"remove the `git refocus hook` entries from {ws.rel(p)}") for p in changed]
+    if plugin:
+        import shutil
+
+        return install.plugin_steps(shutil.which("claude"))
+    if user:
+        return install.copy_steps(settings.user_claude_dir(), "~/.claude")
+    assert ws is not None
+    return install.copy_steps(os.path.join(ws.workdir, ".claude"), ".claude")
 
 
 def plan(ws: Workspace, *, remote: str | None = None) -> list[setup.Step]:
@@ -75,16 +87,25 @@ def plan(ws: Workspace, *, remote: str | None = None) -> list[setup.Step]:
     return steps
 
 
-def init(*, remote: str | None = None, claude: bool = False, dry_run: bool = False, cwd: str = ".") -> InitOutcome:
-    ws = Workspace.open(cwd)
-    steps = plan(ws, remote=remote)  # everything is checked before anything changes
+def init(*, remote: str | None = None, claude: bool = False, user: bool = False, plugin: bool = False,
+         dry_run: bool = False, cwd: str = ".") -> InitOutcome:
+    """``user``/``plugin`` put the Claude Code surface in ~/.claude or install it as a plugin
+    instead of the project's .claude; outside a repository they do only that."""
+    if user and plugin:
+        raise RefocusError("choose one of --user and --plugin.")
+    ws = Workspace.open(cwd) if remote or not (user or plugin) else Workspace.try_open(cwd)
+    steps = plan(ws, remote=remote) if ws is not None else []
+    if claude or user or plugin:
+        steps += _claude_steps(ws, user, plugin)
+    # everything is checked before anything changes
     if not dry_run:
         for step in steps:
             if step.needed and step.apply is not None:
                 step.apply()
-    if claude:
-        steps += _claude_steps(ws, dry_run)
-    warnings = []
+    warnings = [s.problem for s in steps if s.kind == "file" and not s.needed and s.problem]
+    if ws is None:
+        return InitOutcome(repo=None, dry_run=dry_run, hooks_dir=None, core_hooks_path=None, steps=steps,
+                           warnings=warnings)
     problem = setup.rewrite_mode_problem(ws)
     if problem:
         warnings.append(problem)

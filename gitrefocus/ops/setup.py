@@ -131,6 +131,25 @@ def hook_step(ws) -> Step:
     )
 
 
+def file_step(path: str, data: bytes, shown: str) -> Step:
+    """``path`` should hold ``data`` (a file shipped with the package). A file that differs is
+    the user's (or an edited copy): it is kept and reported, never overwritten."""
+    current = _read(path)
+    if current == data:
+        return Step("file", f"{shown} is installed", False)
+    if current is None:
+        if os.path.lexists(path):
+            raise RefocusError(f"{path} exists but cannot be read; move it away and run `git refocus init` again.")
+
+        def create():
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            atomic.write_bytes(path, data)
+        return Step("file", f"install {shown}", True, f"rm {_q(path)}", create, f"{shown} is missing.")
+    return Step("file", f"{shown} differs from the version shipped with git-refocus; kept as it is", False,
+                problem=f"{shown} differs from the shipped version; remove it and run `git refocus init` "
+                        "again to get the current one.")
+
+
 def _config_values(ws, key: str) -> list[str]:
     proc = ws.git("config", "--get-all", key, check=False)
     return proc.stdout.splitlines() if proc.returncode == 0 else []

@@ -1,0 +1,186 @@
+"""The agent's surface: the plugin shipped in the package, its one source of hook data, and the
+three ways `init --claude` installs it (project, --user, --plugin)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from gitrefocus.claude import install, settings
+from tests.gitrepo import make_repo
+from tests.runner import ROOT, refocus
+
+PLUGIN = ROOT / "gitrefocus" / "claude" / "plugin"
+
+
+def frontmatter(path: Path) -> dict:
+    import yaml
+
+    text = path.read_text()
+    assert text.startswith("---\n"), f"{path} has no frontmatter"
+    return yaml.safe_load(text.split("---\n")[1])
+
+
+def test_settings_snippet_and_plugin_hooks_come_from_one_table():
+    shipped = json.loads((ROOT / "hooks/settings.json").read_text())
+    plugin = json.loads((PLUGIN / "hooks/hooks.json").read_text())
+    assert shipped == settings.snippet(), "hooks/settings.json drifted from claude/settings.py (regenerate it)"
+    assert plugin == settings.snippet(plugin=True), "the plugin's hooks.json drifted from claude/settings.py"
+    # the only difference: the plugin's copy says --plugin, so it can stand aside
+    assert json.loads(json.dumps(plugin).replace(" --plugin", "")) == shipped
+    matcher = shipped["hooks"]["SessionStart"][0]["matcher"].split("|")
+    assert matcher == ["startup", "resume", "clear", "compact", "fork"]
+
+
+def test_manifests_name_the_plugin_and_its_marketplace():
+    manifest = json.loads((PLUGIN / ".claude-plugin/plugin.json").read_text())
+    market = json.loads((PLUGIN / ".claude-plugin/marketplace.json").read_text())
+    assert manifest["name"] == install.PLUGIN and market["name"] == install.MARKETPLACE
+    assert [(p["name"], p["source"]) for p in market["plugins"]] == [(install.PLUGIN, "./")]
+
+
+def test_commands_and_skill_have_distinct_names_and_say_what_they_do():
+    names = {}
+    for rel in install.COPIED:
+        meta = frontmatter(PLUGIN / rel)
+        names[meta["name"]] = meta["description"]
+    # a skill named like a command shadows it: /refocus would load the skill instead
+    assert sorted(names) == ["refocus", "refocus-complete", "refocus-drift"]
+    skill = names["refocus-drift"]
+    assert "ANOTHER repository" in skill and "not for quick lookups" in skill
+    body = (PLUGIN / "commands/refocus.md").read_text()
+    for needed in ("SESSION_REFOCUS_ROLE", "git refocus spawn", "--json", "SPAWNED", "relaunch_command",
+                   "--oneshot", "git refocus receive", "claude -p"):
+        assert needed in body, f"/refocus does not mention {needed}"
+    done = (PLUGIN / "commands/refocus-complete.md").read_text()
+    for needed in ("--from-json", "material changes", "N/A", "Save the full transcript into the repository? [y/N]",
+                   "--save-transcript", "blocked"):
+        assert needed in done, f"/refocus-complete does not mention {needed}"
+    rubric = (PLUGIN / "skills/refocus-drift/SKILL.md").read_text()
+    for needed in ("Subtree mismatch", "Independent resumption", "--related-id", "Children never fork",
+                   "quick lookup", "full transcript"):
+        assert needed in rubric, f"the skill does not teach {needed}"
+
+
+def test_installed_package_ships_every_plugin_file_including_the_dot_directory():
+    try:
+        dist = metadata.distribution("git-refocus")
+    except metadata.PackageNotFoundError:
+        pytest.skip("git-refocus is not installed in this environment (scripts/setup-venv installs it)")
+    shipped = {str(f) for f in dist.files or ()}
+    wanted = {f"gitrefocus/claude/plugin/{p.relative_to(PLUGIN).as_posix()}" for p in PLUGIN.rglob("*") if p.is_file()}
+    assert "gitrefocus/claude/plugin/.claude-plugin/plugin.json" in wanted
+    assert wanted <= shipped, f"not in the installed package (pyproject package-data): {sorted(wanted - shipped)}"
+
+
+def test_plugin_copy_of_a_hook_stands_aside_when_settings_wire_it(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    env = {"HOME": str(home), "CLAUDE_PROJECT_DIR": str(project)}
+    assert not settings.registered_in_settings("session-start", env)
+    (project / ".claude/settings.local.json").write_text(json.dumps(settings.snippet(plugin=True)))
+    assert not settings.registered_in_settings("session-start", env), "the plugin's own command does not count"
+    (project / ".claude/settings.json").write_text("{not json")
+    assert not settings.registered_in_settings("session-start", env)
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude/settings.json").write_text(json.dumps(settings.snippet()))
+    assert settings.registered_in_settings("session-start", env)
+    assert settings.registered_in_settings("stop", {**env, "CLAUDE_CONFIG_DIR": str(home / ".claude")})
+    assert not settings.registered_in_settings("stop", {**env, "CLAUDE_CONFIG_DIR": str(tmp_path / "elsewhere")})
+
+
+def run_hook(args, payload, cwd, env):
+    return subprocess.run([sys.executable, "-m", "gitrefocus", "hook", *args], cwd=cwd, input=json.dumps(payload),
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT), **env})
+
+
+def test_plugin_hook_is_silent_when_project_settings_run_it_and_speaks_otherwise(spawned, tmp_path):
+    src, dest, out = spawned
+    payload = {"session_id": out["child_session_id"], "cwd": str(dest), "source": "startup"}
+    env = {"CLAUDE_PROJECT_DIR": str(dest)}
+    refocus("init", "--claude", cwd=dest)
+    stood_aside = run_hook(["session-start", "--plugin"], payload, dest, env)
+    assert stood_aside.returncode == 0 and stood_aside.stdout == ""
+    assert refocus("show", out["id"], "--json", cwd=dest).json["status"] == "reserved", "the plugin copy did nothing"
+    (dest / ".claude/settings.json").unlink()
+    spoke = run_hook(["session-start", "--plugin"], payload, dest, env)
+    assert f"child session of refocus {out['id']}" in spoke.stdout
+    assert refocus("show", out["id"], "--json", cwd=dest).json["status"] == "in-progress"
+
+
+def test_older_matcher_of_our_hook_is_upgraded_in_place(tmp_path):
+    old = settings.snippet()
+    old["hooks"]["SessionStart"][0]["matcher"] = "startup|resume|clear|compact"
+    new = settings.merged(old)
+    assert new["hooks"]["SessionStart"] == settings.snippet()["hooks"]["SessionStart"]
+
+
+def test_init_claude_installs_commands_skill_and_hooks_in_the_project_idempotently(tmp_path):
+    repo = make_repo(tmp_path / "r")
+    first = refocus("init", "--claude", cwd=repo)
+    for rel in install.COPIED:
+        assert (repo / ".claude" / rel).read_bytes() == (PLUGIN / rel).read_bytes()
+        assert f"rm {repo / '.claude' / rel}" in first.stdout, "each change prints its undo"
+    hooks = json.loads((repo / ".claude/settings.json").read_text())["hooks"]
+    assert hooks == settings.snippet()["hooks"]
+    again = refocus("init", "--claude", "--json", cwd=repo).json
+    assert again["changed"] == 0 and again["undo"] == []
+
+
+def test_init_claude_keeps_an_edited_command_and_says_so(tmp_path):
+    repo = make_repo(tmp_path / "r")
+    mine = repo / ".claude/commands/refocus.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("my own /refocus\n")
+    done = refocus("init", "--claude", "--json", cwd=repo).json
+    assert mine.read_text() == "my own /refocus\n"
+    assert any(".claude/commands/refocus.md differs from the shipped version" in w for w in done["warnings"])
+    assert (repo / ".claude/commands/refocus-complete.md").exists()
+
+
+def test_init_claude_user_installs_in_home_even_outside_a_repository(tmp_path, hermetic):
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    done = refocus("init", "--claude", "--user", cwd=outside)
+    for rel in install.COPIED:
+        assert (hermetic / ".claude" / rel).read_bytes() == (PLUGIN / rel).read_bytes()
+    assert json.loads((hermetic / ".claude/settings.json").read_text())["hooks"] == settings.snippet()["hooks"]
+    assert "remove the `git refocus hook` entries from ~/.claude/settings.json" in done.stdout
+    assert not (outside / ".gitignore").exists()
+    assert "nothing to change" in refocus("init", "--claude", "--user", cwd=outside).stdout
+    assert refocus("init", "--claude", cwd=outside, check=False).returncode != 0, "project scope needs a repository"
+
+
+def test_init_claude_plugin_without_claude_prints_the_two_commands(tmp_path):
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    empty_path = tmp_path / "bin"
+    empty_path.mkdir()
+    (empty_path / "git").symlink_to(subprocess.run(["which", "git"], capture_output=True, text=True).stdout.strip())
+    done = refocus("init", "--claude", "--plugin", cwd=outside, env={"PATH": str(empty_path)})
+    assert f"claude plugin marketplace add {install.plugin_dir()}" in done.stdout
+    assert f"claude plugin install {install.PLUGIN_ID}" in done.stdout
+    assert "not on PATH" in done.stdout
+    told = refocus("init", "--claude", "--plugin", "--json", cwd=outside, env={"PATH": str(empty_path)}).json
+    assert told["changed"] == 0 and len(told["by_hand"]) == 2, "printed steps are not reported as done"
+
+
+def test_cleared_child_session_continues_the_newest_other_transcript(tmp_path):
+    from gitrefocus.claude.session_start import previous_session
+
+    folder = tmp_path / "projects" / "-work"
+    folder.mkdir(parents=True)
+    for i, name in enumerate(("old", "cleared")):
+        (folder / f"{name}.jsonl").write_text("{}\n")
+        os.utime(folder / f"{name}.jsonl", (1000 + i, 1000 + i))
+    new = str(folder / "new.jsonl")
+    assert previous_session({"source": "clear", "transcript_path": new}) == "cleared"
+    assert previous_session({"source": "fork", "transcript_path": new}) == "cleared"
+    assert previous_session({"source": "startup", "transcript_path": new}) is None
+    assert previous_session({"source": "clear", "transcript_path": str(tmp_path / "none" / "x.jsonl")}) is None

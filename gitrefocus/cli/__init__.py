@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("gitrefocus.cli.health", "check"),
     "decisions": ("gitrefocus.cli.health", "decisions"),
     "search": ("gitrefocus.cli.health", "search"),
+    "loop": ("gitrefocus.cli.loop", "loop"),
 }
 
 

@@ -43,6 +43,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "decisions": ("gitrefocus.cli.health", "decisions"),
     "search": ("gitrefocus.cli.health", "search"),
     "loop": ("gitrefocus.cli.loop", "loop"),
+    "tree": ("gitrefocus.cli.tree", "tree"),
 }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from gitrefocus.model.ids import INDEX_FILE
 from gitrefocus.ops import setup
-from gitrefocus.store import atomic
+from gitrefocus.store import atomic, registry
 from gitrefocus.store.workspace import Workspace
 
 
@@ -84,6 +84,8 @@ def init(*, remote: str | None = None, claude: bool = False, dry_run: bool = Fal
                 step.apply()
     if claude:
         steps += _claude_steps(ws, dry_run)
+    if not dry_run:
+        registry.try_register(ws)  # the user-level list `--global` commands read
     warnings = []
     problem = setup.rewrite_mode_problem(ws)
     if problem:

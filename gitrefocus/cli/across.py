@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import os
 
 from gitrefocus.cli import render
 
-GLOBAL_HELP = "Read every repository in the user-level registry (see REGISTRY in the man page)."
+GLOBAL_HELP = "Read every repository in the registry ($XDG_STATE_HOME/git-refocus/repositories; init and spawn add them)."
 PRUNE_HELP = "With --global: drop registered paths that vanished from the registry."
 
 
+@functools.lru_cache(maxsize=1)
+def _home_dir() -> str:
+    return os.path.expanduser("~")
+
+
 def _home(path: str) -> str:
-    home = os.path.expanduser("~")
+    home = _home_dir()
     return "~" + path[len(home):] if home not in ("", "/") and path.startswith(home + os.sep) else path
 
 
@@ -72,4 +78,4 @@ def index_global(output: str | None, prune: bool, as_json: bool) -> None:
         return
     verb = "wrote" if model.changed else "unchanged:"
     render.echo(f"{verb} {model.path}: {len(model.model.active)} active, {len(model.model.recent)} recent, "
-                f"{len(model.model.archived)} archived across {len(model.across.repos)} repositories.")
+                f"{model.model.archived_count} archived across {len(model.across.repos)} repositories.")

@@ -8,11 +8,13 @@ read-only: hand edits are not reconciled from here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gitrefocus.commands.status import StatusOutcome, dashboard
 from gitrefocus.ops import across, global_index
 from gitrefocus.ops.global_index import GlobalModel, GlobalRow
+
+if TYPE_CHECKING:
+    from gitrefocus.commands.status import StatusOutcome
 
 
 @dataclass(frozen=True)
@@ -26,16 +28,16 @@ class GlobalListOutcome:
 
 def list_global(*, all: bool = False, prune: bool = False) -> GlobalListOutcome:
     found = across.open_all(prune=prune)
-    m = global_index.model(found)
+    m = global_index.model(found, rows_for_all=all)
     rows = m.active + m.recent
     if all:
-        rows = sorted(rows + m.older + m.archived, key=lambda g: g.row.id, reverse=True)
+        rows = sorted(rows + m.rest, key=lambda g: g.row.id, reverse=True)
     return GlobalListOutcome(entries=rows, across=found)
 
 
 @dataclass(frozen=True)
 class GlobalStatusOutcome:
-    repos: list[StatusOutcome]
+    repos: list["StatusOutcome"]
     across: across.Across
 
     def to_json(self) -> dict[str, Any]:
@@ -43,6 +45,8 @@ class GlobalStatusOutcome:
 
 
 def status_global(*, prune: bool = False) -> GlobalStatusOutcome:
+    from gitrefocus.commands.status import dashboard
+
     found = across.open_all(prune=prune)
     return GlobalStatusOutcome(repos=[dashboard(cat.ws, cat) for cat in found.repos], across=found)
 
@@ -56,7 +60,7 @@ class GlobalIndexOutcome:
 
     def to_json(self) -> dict[str, Any]:
         return ({"global": True, "path": self.path, "changed": self.changed, "active": len(self.model.active),
-                 "recent": len(self.model.recent), "archived": len(self.model.archived)} | self.across.to_json())
+                 "recent": len(self.model.recent), "archived": self.model.archived_count} | self.across.to_json())
 
 
 def index_global(*, output: str | None = None, prune: bool = False, cwd: str = ".") -> GlobalIndexOutcome:

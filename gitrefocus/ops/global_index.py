@@ -35,12 +35,13 @@ class GlobalRow:
 class GlobalModel:
     active: list[GlobalRow]
     recent: list[GlobalRow]
-    older: list[GlobalRow]  # finished before each repository's recent window (shown with --all)
-    archived: list[GlobalRow]
+    older_count: int  # finished before each repository's recent window
+    archived_count: int
+    rest: list[GlobalRow]  # the older and archived rows, when asked for (``list --global --all``)
 
     def to_json(self) -> dict[str, Any]:
         return {"active": [r.to_json() for r in self.active], "recent": [r.to_json() for r in self.recent],
-                "older_count": len(self.older), "archived_count": len(self.archived)}
+                "older_count": self.older_count, "archived_count": self.archived_count}
 
 
 def _rank(cat: Catalog, rid: str) -> tuple[int, int]:
@@ -48,25 +49,35 @@ def _rank(cat: Catalog, rid: str) -> tuple[int, int]:
     return (entry.state.events if entry.state else 0, 1 if entry.incoming else 0)
 
 
-def model(across: Across) -> GlobalModel:
-    best: dict[str, tuple[tuple[int, int], str, GlobalRow]] = {}
+def model(across: Across, *, rows_for_all: bool = False) -> GlobalModel:
+    """Every refocus once, in its section; the rows of older and archived entries
+    are built only with ``rows_for_all`` (otherwise they are counted)."""
+    best: dict[str, tuple[tuple[int, int], str, Catalog, Row | None]] = {}
     for cat in across.repos:
         m = index_md.model(cat)
         shown = {r.id for r in m.active} | {r.id for r in m.recent}
-        sections = [("active", r) for r in m.active] + [("recent", r) for r in m.recent]
-        for entry in cat.entries.values():
-            if entry.id not in shown:
-                sections.append(("archived" if entry.archived else "older", index_md.row(entry, cat.ws.workdir)))
-        for section, r in sections:
-            rank = _rank(cat, r.id)
-            if r.id not in best or rank > best[r.id][0]:
-                best[r.id] = (rank, section, GlobalRow(cat.ws.workdir, r))
-    out: dict[str, list[GlobalRow]] = {"active": [], "recent": [], "older": [], "archived": []}
-    for _, section, g in best.values():
-        out[section].append(g)
+        sections: list[tuple[str, str, Row | None]] = [("active", r.id, r) for r in m.active]
+        sections += [("recent", r.id, r) for r in m.recent]
+        sections += [("archived" if e.archived else "older", e.id, None)
+                     for e in cat.entries.values() if e.id not in shown]
+        for section, rid, r in sections:
+            rank = _rank(cat, rid)
+            if rid not in best or rank > best[rid][0]:
+                best[rid] = (rank, section, cat, r)
+    out: dict[str, list[GlobalRow]] = {"active": [], "recent": [], "rest": []}
+    counts = {"older": 0, "archived": 0}
+    for rid, (_, section, cat, r) in best.items():
+        if section in counts:
+            counts[section] += 1
+            if not rows_for_all:
+                continue
+            r, section = index_md.row(cat.entries[rid], cat.ws.workdir), "rest"
+        assert r is not None
+        out[section].append(GlobalRow(cat.ws.workdir, r))
     for rows in out.values():
         rows.sort(key=lambda g: g.row.id, reverse=True)
-    return GlobalModel(**out)
+    return GlobalModel(active=out["active"], recent=out["recent"], rest=out["rest"],
+                       older_count=counts["older"], archived_count=counts["archived"])
 
 
 def _cell(text: str) -> str:
@@ -105,7 +116,7 @@ def render(m: GlobalModel, across: Across) -> str:
     else:
         lines.append("(none)")
     lines += ["", "## Archived", "",
-              f"{len(m.archived)} archived, {len(m.older)} older finished entries not shown. "
+              f"{m.archived_count} archived, {m.older_count} older finished entries not shown. "
               "`git refocus list --global --all` shows everything.", ""]
     shown = [g.row.id for g in m.active + m.recent]
     if len(shown) > 1:

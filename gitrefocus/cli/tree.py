@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from gitrefocus.cli import render
@@ -80,7 +82,7 @@ def tree(refocus_id, global_, prune, as_mermaid, as_json):
         return
     if not model.forest.roots:
         render.note("no refocuses here.")
-    elif render._use_rich(render.sys.stdout):
+    elif render._use_rich(sys.stdout):
         _rich(model.forest)
     else:
         for line in _plain(model.forest):

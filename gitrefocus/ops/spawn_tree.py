@@ -61,7 +61,9 @@ class Node:
 
 
 def _name(path: str | None) -> str:
-    return os.path.basename(path.rstrip(os.sep)) if path else "?"
+    """A directory's name for display; control characters (a path from a remote's event) become ``?``."""
+    name = os.path.basename(path.rstrip(os.sep)) if path else "?"
+    return "".join(ch if ch.isprintable() else "?" for ch in name)
 
 
 @dataclass(frozen=True)
@@ -176,7 +178,8 @@ def mermaid(forest: Forest, *, limit: int = MAX_MERMAID_NODES) -> list[str]:
     ids = {n.id: f"n{i}" for i, n in enumerate(sorted(ordered, key=lambda n: (n.spawned_at or "", n.id)))}
     lines = ["```mermaid", "flowchart TD"]
     for n in sorted(ordered, key=lambda n: int(ids[n.id][1:])):
-        text = f"{n.slug} · {n.id[-6:]}<br/>{n.status} · {_label(_name(n.source_dir))} → {_label(_name(n.dest_dir))}"
+        text = (f"{_label(n.slug)} · {n.id[-6:]}<br/>{_label(n.status)} · "
+                f"{_label(_name(n.source_dir))} → {_label(_name(n.dest_dir))}")
         lines.append(f'  {ids[n.id]}["{text}"]')
     for n in ordered:
         for c in n.children:

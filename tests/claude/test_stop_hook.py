@@ -154,3 +154,30 @@ def test_a_loop_whose_refocus_was_abandoned_ends_at_the_next_stop(started):
     assert stop(dest, "working") is None
     [got] = loops(dest).values()
     assert (got["status"], got["ended"]) == ("done", "refocus abandoned")
+
+
+def test_activate_switches_the_foreground_loop(repo):
+    first = start(repo, "--max-iterations", "5", "--prompt", "first prompt")
+    second = start(repo, "--max-iterations", "5", "--prompt", "second prompt")
+    assert stop(repo, "a")["reason"].startswith("second prompt")
+    refocus("loop", "activate", first["id"], cwd=repo)
+    got = loops(repo)
+    assert (got[first["id"]]["status"], got[first["id"]]["foreground"]) == ("active", True)
+    assert got[second["id"]]["status"] == "paused"
+    assert stop(repo, "b")["reason"].startswith("first prompt")
+    text = refocus("loop", "list", cwd=repo).stdout
+    assert f"{first['id']}*" in text and "paused" in text
+
+
+def test_the_hook_module_stays_light():
+    import os
+    import subprocess
+    import sys
+
+    from tests.runner import ROOT
+
+    code = ("import sys, gitrefocus.claude.stop; "
+            "print(' '.join(m for m in ('click', 'rich', 'pygit2', 'yaml') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT))).stdout.strip()
+    assert out == "", f"the Stop hook, run on every stop, loaded {out}"

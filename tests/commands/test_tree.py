@@ -108,3 +108,11 @@ def test_mermaid_labels_cannot_break_out(tmp_path):
     spawn(src, dest, "two")
     block = (dest / "docs/refocus/INDEX.md").read_text().split("```mermaid", 1)[1]
     assert 'we"ird]' not in block and "we_ird_dir" in block
+
+
+def test_control_characters_in_a_directory_name_are_neutralised(tmp_path):
+    src = make_repo(tmp_path / "evil\x1b[31mdir")
+    dest = make_repo(tmp_path / "dest")
+    spawn(src, dest, "one")
+    text = refocus("tree", cwd=dest).stdout
+    assert "\x1b" not in text and "evil?[31mdir → dest" in text

@@ -112,7 +112,7 @@ def start(*, promise: str, max_iterations: int, prompt: str | None = None, promp
           session: str | None = None, cwd: str = ".", env: Mapping[str, str] = os.environ) -> LoopOutcome:
     ws = Workspace.open(cwd)
     sid = _session(session, env)
-    promise = lp._squash(promise or "")
+    promise = lp.squash(promise or "")
     if not promise or len(promise) > lp.MAX_PROMISE:
         raise RefocusError(f"--promise must be 1 to {lp.MAX_PROMISE} characters of text.")
     if not 1 <= max_iterations <= lp.MAX_ITERATIONS:

@@ -45,7 +45,8 @@ _ID_RE = re.compile(r"^[0-9a-f]{8}\Z")
 _WS_RE = re.compile(r"\s+")
 
 
-def _squash(text: str) -> str:
+def squash(text: str) -> str:
+    """Runs of whitespace as one space, trimmed: how a promise is compared."""
     return _WS_RE.sub(" ", text).strip()
 
 
@@ -53,11 +54,11 @@ def promise_met(message: str | None, promise: str) -> bool:
     """``<promise>PROMISE</promise>`` in the message, or a line that is exactly PROMISE."""
     if not message or not promise:
         return False
-    want = _squash(promise)
+    want = squash(promise)
     for said in re.findall(r"<promise>(.*?)</promise>", message, flags=re.S | re.I):
-        if _squash(said) == want:
+        if squash(said) == want:
             return True
-    return any(_squash(line) == want for line in message.splitlines())
+    return any(squash(line) == want for line in message.splitlines())
 
 
 def digest(message: str | None) -> str:

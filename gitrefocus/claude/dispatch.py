@@ -16,7 +16,7 @@ HANDLERS = {
     "session-start": "gitrefocus.claude.session_start",
     "session-end": "gitrefocus.claude.session_end",
     "post-tool-use": "gitrefocus.claude.post_tool_use",
-    "stop": None,
+    "stop": "gitrefocus.claude.stop",
 }
 
 

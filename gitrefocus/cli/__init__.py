@@ -45,6 +45,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "search": ("gitrefocus.cli.health", "search"),
     "completion": ("gitrefocus.cli.completion", "completion"),
     "__complete": ("gitrefocus.cli.completion", "complete_words"),
+    "loop": ("gitrefocus.cli.loop", "loop"),
+    "tree": ("gitrefocus.cli.tree", "tree"),
 }
 
 

@@ -134,8 +134,11 @@ def decisions(dry_run, as_json):
 @click.option("--kind", type=click.Choice(["brief", "result", "context"]), multiple=True,
               help="Only these kinds of text; repeat.")
 @click.option("--limit", type=click.IntRange(min=1), default=200, show_default=True, help="Stop after this many matches.")
+@click.option("--global", "global_", is_flag=True,
+              help="Also search every repository in the user-level registry (git refocus init/spawn add them).")
+@click.option("--prune", is_flag=True, help="With --global: drop registered paths that vanished from the registry.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def search(text, cross_project, kind, limit, as_json):
+def search(text, cross_project, kind, limit, global_, prune, as_json):
     """Search briefs, results and context files (case-insensitive).
 
     With --cross-project, also every git work tree directly under each
@@ -145,7 +148,8 @@ def search(text, cross_project, kind, limit, as_json):
     from gitrefocus.health.search import search as run
 
     with render.working("searching...", quiet=as_json):
-        model = run(text=text, cross_project=cross_project, kinds=list(kind), limit=limit)
+        model = run(text=text, cross_project=cross_project, kinds=list(kind), limit=limit,
+                    global_=global_, prune=prune)
     for r in model["refused"]:
         render.warn(f"refused {r['path']}: {r['reason']}")
     for n in model["notices"]:

@@ -20,7 +20,7 @@ def hook(event, plugin):
                    return results to the parent; advise (sized by refocus.budget)
     session-end    a child leaving without `complete` is recorded and warned about
     post-tool-use  files the agent wrote become suggested relevant files
-    stop           no-op for now; never blocks
+    stop           drive this session's loop (git refocus loop); silent otherwise
 
     Wire them with `git refocus init --claude` (or hooks/settings.json), or
     install the plugin (`git refocus init --claude --plugin`).

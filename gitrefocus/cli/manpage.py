@@ -54,11 +54,15 @@ The brief and, once complete, the result (git-tracked, user-editable).
 Generated overview; gitignored; never edit by hand.
 .TP
 .I $GIT_DIR/refocus/
-Machine-local state: active id, session map, caches, errors.jsonl. Never synced.
+Machine-local state: active id, session map, caches, errors.jsonl, loops/<session-id>.json. Never synced.
+.TP
+.I ${XDG_STATE_HOME:-~/.local/state}/git-refocus/repositories
+The registry the \-\-global forms read: one work tree per line, added by init and spawn.
 .SH CONFIGURATION
 .BR refocus.staleReservedHours " (24), " refocus.recentDays " (30), " refocus.archiveDays " (90), "
 .BR refocus.maxChainDepth " (5), " refocus.stalenessCommits " (5), " refocus.contextDir " (docs/context), "
-.BR refocus.budget " (standard), " refocus.searchPaths ", " refocus.contextSaveCommand .
+.BR refocus.budget " (standard), " refocus.searchPaths ", " refocus.contextSaveCommand ", "
+.BR refocus.global " (true; false keeps a repository out of the registry), " refocus.globalIndex " (~/REFOCUS-INDEX.md)."
 .SH ENVIRONMENT
 .TP
 .B SESSION_REFOCUS_ROLE, SESSION_REFOCUS_ID

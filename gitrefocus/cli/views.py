@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gitrefocus.cli import render
+from gitrefocus.cli import across, render
 from gitrefocus.model.ids import ref_name
 
 if TYPE_CHECKING:
@@ -21,9 +21,13 @@ def _where(r: Row) -> str:
 
 @click.command("list")
 @click.option("--all", "all_", is_flag=True, help="Include older finished and archived entries.")
+@click.option("--global", "global_", is_flag=True, help=across.GLOBAL_HELP)
+@click.option("--prune", is_flag=True, help=across.PRUNE_HELP)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def list_(all_, as_json):
+def list_(all_, global_, prune, as_json):
     """List refocuses here: active ones and those finished recently."""
+    if global_:
+        return across.list_global(all_, prune, as_json)
     from gitrefocus.commands.list import list_ as run
 
     model = run(all=all_)
@@ -72,9 +76,13 @@ def _section(title: str, rows: list[str]) -> bool:
 
 
 @click.command()
+@click.option("--global", "global_", is_flag=True, help=across.GLOBAL_HELP)
+@click.option("--prune", is_flag=True, help=across.PRUNE_HELP)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def status(as_json):
+def status(global_, prune, as_json):
     """What needs attention here: incoming briefs, outgoing results, divergences."""
+    if global_:
+        return across.status_global(prune, as_json)
     from gitrefocus.commands.status import status as run
 
     model = run()
@@ -111,9 +119,16 @@ def status(as_json):
 
 
 @click.command()
+@click.option("--global", "global_", is_flag=True,
+              help="Write the overview of every registered repository instead (see --output).")
+@click.option("--output", metavar="PATH",
+              help="With --global: write here (default refocus.globalIndex, else ~/REFOCUS-INDEX.md).")
+@click.option("--prune", is_flag=True, help=across.PRUNE_HELP)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def index(as_json):
+def index(global_, output, prune, as_json):
     """Regenerate docs/refocus/INDEX.md (every writing command also does)."""
+    if global_:
+        return across.index_global(output, prune, as_json)
     from gitrefocus.commands.index import index as run
 
     model = run()

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from gitrefocus.commands.loop import end_for_refocus as end_loops
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
@@ -189,6 +190,7 @@ def complete(
         written += transcript.write(ws, rid, prepared)
     localstate.clear_active(ws.git_dir, rid)
     localstate.unmap_sessions(ws.git_dir, rid)
+    end_loops(ws.git_dir, rid, out.tip.state.status)  # a loop tied to the child ends with it
     state = out.tip.state
     record.note(ws, ws.head_oid(), rid, "completed", role="dest", status=state.status)
     warnings += linkage.on_finish(ws, rid, state.status)

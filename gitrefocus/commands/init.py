@@ -18,7 +18,7 @@ from typing import Any
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.ids import INDEX_FILE
 from gitrefocus.ops import setup
-from gitrefocus.store import atomic
+from gitrefocus.store import atomic, registry
 from gitrefocus.store.workspace import Workspace
 
 
@@ -102,6 +102,8 @@ def init(*, remote: str | None = None, claude: bool = False, user: bool = False,
         for step in steps:
             if step.needed and step.apply is not None:
                 step.apply()
+    if ws is not None and not dry_run:
+        registry.try_register(ws)  # the user-level list `--global` commands read
     warnings = [s.problem for s in steps if s.kind == "file" and not s.needed and s.problem]
     if ws is None:
         return InitOutcome(repo=None, dry_run=dry_run, hooks_dir=None, core_hooks_path=None, steps=steps,

@@ -16,7 +16,7 @@ from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.ids import RefocusId, derive_slug, new_session_id, validate_slug
 from gitrefocus.model.session import relaunch_command
 from gitrefocus.ops import guards, index_md, record, setup
-from gitrefocus.store import catalog
+from gitrefocus.store import catalog, registry
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace, is_inside
@@ -202,6 +202,7 @@ def spawn(
     warnings += uninitialised(dest_ws, dest_written)
     source_written = setup.ensure(source.workdir) if not dest_ws.same_repo(source) else []
     index_md.refresh(source, dest_ws)
+    registry.try_register(source, dest_ws)  # the user-level list `--global` commands read
     warnings += stale_outgoing(catalog.load(source), source.setting("staleReservedHours"))
 
     commits: dict[str, str | None] = {}

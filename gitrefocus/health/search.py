@@ -209,7 +209,7 @@ def projects_under(parent: str, *, here: str, refuse) -> list[tuple[str, str]]:
 
 
 def search(*, text: str, cross_project: bool = False, kinds: list[str] | None = None, limit: int = 200,
-           cwd: str = ".") -> dict:
+           cwd: str = ".", global_: bool = False, prune: bool = False) -> dict:
     from gitrefocus.health.staleness import context_dir
 
     if not text.strip():
@@ -233,5 +233,28 @@ def search(*, text: str, cross_project: bool = False, kinds: list[str] | None = 
                     s.project(root, name, _context_dir_of(root))
                 else:
                     s.truncated = True
-    return {"query": text, "cross_project": cross_project, "projects": projects, "results": s.results,
+    if global_:
+        _search_registered(s, projects, notices, prune)
+    return {"query": text, "cross_project": cross_project, "global": global_, "projects": projects, "results": s.results,
             "truncated": s.truncated, "refused": s.refused, "notices": notices}
+
+
+def _search_registered(s: _Search, projects: list[dict], notices: list, prune: bool) -> None:
+    """Add every repository of the user-level registry (``--global``) not searched yet."""
+    from gitrefocus.ops import across
+
+    usable, found = across.workspaces(prune=prune)
+    for skipped in found.skipped:
+        if skipped.vanished:
+            notices.append(f"{skipped.path}: {skipped.reason}" + ("" if prune else " (drop it with --prune)"))
+        elif skipped.warn:
+            s.refuse(skipped.path, skipped.reason)
+    notices += [f"pruned {p} from the registry." for p in found.pruned]
+    for ws in usable:
+        if any(p["dir"] == ws.workdir for p in projects):
+            continue
+        projects.append({"name": ws.name, "dir": ws.workdir})
+        if s.full:
+            s.truncated = True
+            continue
+        s.project(ws.workdir, ws.name, _context_dir_of(ws.workdir))

@@ -20,7 +20,8 @@ SCHEMA = 1
 
 SPAWNED, STARTED, COMPLETED, ABANDONED, EDITED = "spawned", "started", "completed", "abandoned", "edited"
 RECEIVED, LINKED, SESSION_ENDED = "received", "linked", "session-ended"
-KINDS = (SPAWNED, STARTED, COMPLETED, ABANDONED, EDITED, RECEIVED, LINKED, SESSION_ENDED)
+LOOP = "loop"  # a loop of the child's session started, ran an iteration, paused, ended (no status change)
+KINDS = (SPAWNED, STARTED, COMPLETED, ABANDONED, EDITED, RECEIVED, LINKED, SESSION_ENDED, LOOP)
 # Events that rewrite the brief document; the others carry the previous snapshot.
 DOC_KINDS = frozenset({SPAWNED, STARTED, COMPLETED, ABANDONED, EDITED})
 

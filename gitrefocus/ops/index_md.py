@@ -157,7 +157,23 @@ def render(catalog: Catalog) -> str:
         "`git refocus list --all` shows everything.",
         "",
     ]
+    lines += spawn_tree_section(catalog, m)
     return "\n".join(lines)
+
+
+def spawn_tree_section(catalog: Catalog, m: IndexModel) -> list[str]:
+    """The "Spawn tree" section: the listed refocuses (newest first, at most
+    MAX_MERMAID_NODES) as a mermaid flowchart, when more than one is listed."""
+    from gitrefocus.ops import spawn_tree
+
+    shown = [r.id for r in m.active + m.recent]
+    if len(shown) < 2:
+        return []
+    newest = set(sorted(shown, reverse=True)[:spawn_tree.MAX_MERMAID_NODES])
+    forest = spawn_tree.build([catalog], only=newest)
+    more = len(shown) - len(newest)
+    note = [f"({more} more not drawn; `git refocus tree` shows them all.)", ""] if more else []
+    return ["## Spawn tree", "", *spawn_tree.mermaid(forest), "", *note]
 
 
 def write(catalog: Catalog) -> str:

@@ -1,0 +1,183 @@
+"""The Stop hook: loops per session, stop_hook_active, damaged state, refocus ties.
+(tests/e2e/test_loop_claude.py drives the same hook through the real client.)"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.claude.test_hooks import hook
+from tests.gitrepo import make_repo
+from tests.runner import refocus
+
+SID, OTHER = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return make_repo(tmp_path / "work")
+
+
+def start(repo, *extra, session=SID):
+    return refocus("loop", "start", "--promise", "DONE", "--session", session, *extra, "--json", cwd=repo).json["loop"]
+
+
+def stop(repo, message, session=SID, active=False):
+    r = hook("stop", {"session_id": session, "cwd": str(repo), "hook_event_name": "Stop",
+                      "stop_hook_active": active, "last_assistant_message": message}, repo)
+    assert r.returncode == 0, r
+    return json.loads(r.stdout) if r.stdout.strip() else None
+
+
+def loops(repo):
+    return {x["id"]: x for x in refocus("loop", "list", "--json", cwd=repo).json["loops"]}
+
+
+def test_blocks_with_the_prompt_until_the_promise(repo):
+    loop = start(repo, "--max-iterations", "5", "--prompt", "Run the tests again.")
+    first = stop(repo, "still red")
+    assert first["decision"] == "block" and first["reason"].startswith("Run the tests again.")
+    assert "<promise>DONE</promise>" in first["reason"] and "iteration 2 of 5" in first["reason"]
+    assert stop(repo, "green now\n<promise>DONE</promise>", active=True) is None
+    got = loops(repo)[loop["id"]]
+    assert (got["status"], got["iteration"], got["ended"], got["foreground"]) == ("done", 2, "promise", False)
+    assert stop(repo, "anything") is None, "a finished loop never blocks again"
+
+
+@pytest.mark.parametrize("message,met", [
+    ("<promise>DONE</promise>", True), ("all good\n  DONE  \n", True), ("<promise> DONE\n</promise>", True),
+    ("I am not DONE yet", False), ("<promise>NOT DONE</promise>", False), ("", False),
+])
+def test_what_counts_as_the_promise(repo, message, met):
+    start(repo, "--max-iterations", "5")
+    assert (stop(repo, message) is None) is met
+
+
+def test_max_iterations_lets_the_last_stop_through(repo):
+    start(repo, "--max-iterations", "2")
+    assert stop(repo, "one")["decision"] == "block"
+    assert stop(repo, "two", active=True) is None
+    [got] = loops(repo).values()
+    assert (got["status"], got["iteration"], got["ended"]) == ("done", 2, "max-iterations")
+
+
+def test_another_session_in_the_same_repo_is_never_captured(repo):
+    loop = start(repo, "--max-iterations", "5")
+    assert stop(repo, "other session's answer", session=OTHER) is None
+    assert stop(repo, "no payload session", session="") is None
+    assert loops(repo)[loop["id"]]["iteration"] == 0
+    assert not (repo / ".git/refocus/loops" / f"{OTHER}.json").exists()
+
+
+def test_stop_hook_active_with_the_same_answer_pauses_instead_of_looping(repo):
+    loop = start(repo, "--max-iterations", "5")
+    assert stop(repo, "same words")["decision"] == "block"
+    assert stop(repo, "same words", active=True) is None, "blocking again would loop on our own output"
+    got = loops(repo)[loop["id"]]
+    assert (got["status"], got["ended"]) == ("paused", "same answer twice")
+    refocus("loop", "resume", "--session", SID, cwd=repo)
+    assert stop(repo, "same words")["decision"] == "block", "resume clears the memory of the last answer"
+
+
+def test_pause_resume_cancel_and_a_second_loop(repo):
+    first = start(repo, "--max-iterations", "5")
+    refocus("loop", "pause", "--session", SID, cwd=repo)
+    assert stop(repo, "x") is None
+    refocus("loop", "resume", first["id"][:4], cwd=repo)
+    assert stop(repo, "x")["decision"] == "block"
+    second = start(repo, "--max-iterations", "9")
+    got = loops(repo)
+    assert got[first["id"]]["status"] == "paused" and got[second["id"]]["foreground"]
+    assert "of 9" in stop(repo, "y")["reason"]
+    refocus("loop", "cancel", "--session", SID, cwd=repo)
+    assert stop(repo, "z") is None
+    r = refocus("loop", "resume", second["id"], cwd=repo, check=False)
+    assert r.returncode == 1 and "cancelled" in r.stderr
+
+
+def test_a_damaged_loop_file_lets_the_stop_through_and_is_logged(repo):
+    start(repo, "--max-iterations", "5")
+    (repo / ".git/refocus/loops" / f"{SID}.json").write_text('{"schema": 1, "session_id": "someone else"}')
+    assert stop(repo, "x") is None
+    assert "loop state" in (repo / ".git/refocus/errors.jsonl").read_text()
+    r = refocus("loop", "list", cwd=repo)
+    assert "unreadable" in r.stderr
+
+
+def test_a_symlinked_loops_directory_is_refused(repo, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo / ".git/refocus").mkdir(parents=True)
+    (repo / ".git/refocus/loops").symlink_to(outside)
+    r = refocus("loop", "start", "--promise", "P", "--max-iterations", "2", "--session", SID, cwd=repo, check=False)
+    assert r.returncode == 1 and "symlink" in r.stderr
+    assert list(outside.iterdir()) == []
+
+
+def test_start_needs_a_session_and_sane_values(repo, tmp_path):
+    r = refocus("loop", "start", "--promise", "P", "--max-iterations", "2", cwd=repo, check=False)
+    assert r.returncode == 1 and "CLAUDE_CODE_SESSION_ID" in r.stderr
+    r = refocus("loop", "start", "--promise", "P", "--max-iterations", "0", "--session", SID, cwd=repo, check=False)
+    assert r.returncode == 2
+    r = refocus("loop", "start", "--promise", "P", "--max-iterations", "2", "--session", "../x", cwd=repo, check=False)
+    assert r.returncode == 1 and "unsafe" in r.stderr
+    (tmp_path / "p.txt").write_bytes(b"\xff\xfe")
+    r = refocus("loop", "start", "--promise", "P", "--max-iterations", "2", "--session", SID,
+                "--prompt-file", tmp_path / "p.txt", cwd=repo, check=False)
+    assert r.returncode == 1 and "UTF-8" in r.stderr
+    (tmp_path / "p.txt").write_text("Prompt from a file.\n")
+    loop = start(repo, "--max-iterations", "2", "--prompt-file", str(tmp_path / "p.txt"))
+    assert loop["prompt"] == "Prompt from a file."
+
+
+def test_a_loop_in_a_child_is_tied_to_its_refocus(started):
+    src, dest, rid = started
+    env = {"SESSION_REFOCUS_ID": rid}
+    loop = refocus("loop", "start", "--promise", "DONE", "--max-iterations", "4", "--session", SID, "--json",
+                   cwd=dest, env=env).json["loop"]
+    assert loop["refocus_id"] == rid
+    assert stop(dest, "working")["decision"] == "block"
+    refocus("complete", rid, "--summary", "s", "--no-material-changes", "n/a", cwd=dest)
+    assert loops(dest)[loop["id"]]["ended"] == "refocus result"
+    assert stop(dest, "after complete") is None
+    kinds = [(e["kind"], e["data"].get("action")) for e in refocus("show", rid, "--json", cwd=dest).json["events"]]
+    assert ("loop", "started") in kinds and ("loop", "iteration") in kinds
+    assert kinds.index(("loop", "iteration")) < kinds.index(("completed", None))
+
+
+def test_a_loop_whose_refocus_was_abandoned_ends_at_the_next_stop(started):
+    src, dest, rid = started
+    refocus("loop", "start", "--promise", "DONE", "--max-iterations", "4", "--session", SID, cwd=dest,
+            env={"SESSION_REFOCUS_ID": rid})
+    refocus("abandon", rid, "--reason", "not needed", cwd=dest)
+    assert stop(dest, "working") is None
+    [got] = loops(dest).values()
+    assert (got["status"], got["ended"]) == ("done", "refocus abandoned")
+
+
+def test_activate_switches_the_foreground_loop(repo):
+    first = start(repo, "--max-iterations", "5", "--prompt", "first prompt")
+    second = start(repo, "--max-iterations", "5", "--prompt", "second prompt")
+    assert stop(repo, "a")["reason"].startswith("second prompt")
+    refocus("loop", "activate", first["id"], cwd=repo)
+    got = loops(repo)
+    assert (got[first["id"]]["status"], got[first["id"]]["foreground"]) == ("active", True)
+    assert got[second["id"]]["status"] == "paused"
+    assert stop(repo, "b")["reason"].startswith("first prompt")
+    text = refocus("loop", "list", cwd=repo).stdout
+    assert f"{first['id']}*" in text and "paused" in text
+
+
+def test_the_hook_module_stays_light():
+    import os
+    import subprocess
+    import sys
+
+    from tests.runner import ROOT
+
+    code = ("import sys, gitrefocus.claude.stop; "
+            "print(' '.join(m for m in ('click', 'rich', 'pygit2', 'yaml') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT))).stdout.strip()
+    assert out == "", f"the Stop hook, run on every stop, loaded {out}"

@@ -47,7 +47,10 @@ def hermetic(tmp_path_factory, monkeypatch):
     for name in DROP:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    # every XDG base directory inside HOME: the registry lives under XDG_STATE_HOME
+    for name, sub in (("XDG_CONFIG_HOME", ".config"), ("XDG_STATE_HOME", ".local/state"),
+                      ("XDG_DATA_HOME", ".local/share"), ("XDG_CACHE_HOME", ".cache")):
+        monkeypatch.setenv(name, str(home / sub))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_TERMINAL_PROMPT", "0")

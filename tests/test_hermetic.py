@@ -16,3 +16,14 @@ def test_an_accidental_editor_fails_at_once(tmp_path):
     repo = make_repo(tmp_path / "r")
     proc = git_run(repo, "commit", "--allow-empty")
     assert proc.returncode != 0 and "editor" in proc.stderr, f"git commit without -m must not wait for an editor: {proc}"
+
+
+def test_the_repository_registry_stays_inside_the_test_home(tmp_path, hermetic):
+    """`init` records the repository in the user-level registry; a test must never write the
+    real user's one, whatever XDG_STATE_HOME the person running the tests has set."""
+    from tests.runner import refocus
+
+    repo = make_repo(tmp_path / "r")
+    refocus("init", cwd=repo)
+    registry = hermetic / ".local" / "state" / "git-refocus" / "repositories"
+    assert str(repo) in registry.read_text()

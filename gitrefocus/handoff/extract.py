@@ -80,32 +80,51 @@ def _spread(items: list, cap: int) -> list:
 def convergence(an: Analysis) -> Section:
     d = _Draft()
     messages = an.plan.messages
-    last_correction = an.corrections[-1].index if an.corrections else -1
     if an.user_turns:
         i = an.user_turns[-1]
         q = _first_sentence(an, i)
         if q:
             d.add(f"- Final request: {q.md()}", q.pointer("the user's last request"))
-    recent = [q for q in an.decisions if q.index > last_correction] or an.decisions
-    for q in recent[-MAX_DECISIONS:]:
+    standing, overruled = [], []
+    for q in an.decisions:
+        c = an.overruled_by(q)
+        (standing if c is None else overruled).append((q, c))
+    for q, _ in standing[-MAX_DECISIONS:]:
         who = "the user decided" if q.role == "user" else "concluded"
         d.add(f"- {who.capitalize()}: {q.md()}", q.pointer("conclusion / decision"))
-    if an.decisions and recent is an.decisions and last_correction >= 0 and an.decisions[-1].index < last_correction:
-        d.add("- The user corrected course after these conclusions (see Dead-ends); no later conclusion "
-              "was stated — treat them as superseded", an.corrections[-1].pointer("the later correction"))
+    for q, c in overruled[-2:]:
+        d.add(f"- Superseded, not concluded: {q.md()} {{ptr0}} — the user overruled it {{ptr1}}",
+              q.pointer("superseded conclusion"), c.pointer("the user's correction"))
     found = an.last_assistant_text()
     if found:
         i, message = found
         q = _first_sentence(an, i)
         if q:
-            d.add(f"- Last word from the assistant: {q.md()}", q.pointer("where the session landed"))
+            more = _next_sentence(an, i, q) if q.text.rstrip().endswith(":") else None
+            tail = f" {more.md()}" if more else ""
+            d.add(f"- Last word from the assistant: {q.md()}{tail}", q.pointer("where the session landed"))
     if messages and messages[-1].is_user_turn:
         m = messages[-1]
         d.add("- The session ended on a user message that was not answered",
               Pointer("transcript", m.label(m.blocks[0].line), "unanswered last message"))
-    if not an.decisions:
-        d.lines.insert(0, "The session did not state a clear conclusion; the latest position is below.")
+    if not standing:
+        d.lines.insert(0, "The session did not state a clear conclusion that still stands; the latest position "
+                          "is below.")
     return d.section("convergence", "The transcript holds no statement of a conclusion.")
+
+
+def _next_sentence(an: Analysis, index: int, after: Quote) -> Quote | None:
+    """The sentence after ``after`` in the same message (a lead-in ending in a colon says little)."""
+    message = an.plan.messages[index]
+    found = False
+    for block in message.blocks:
+        if block.kind != sp.TEXT:
+            continue
+        for a, b, _, _, label in an._sentences(index, message, block):
+            if found:
+                return an._quote(block.text, a, b, None, label, index, message.role)
+            found = block.text[a:b].startswith(after.text) or after.text.startswith(block.text[a:b])
+    return None
 
 
 def _first_sentence(an: Analysis, index: int) -> Quote | None:
@@ -141,9 +160,15 @@ def dead_ends(an: Analysis) -> Section:
         seen_hyp.add(q.label)
         error = an.tool_error_before(q.index)
         source = " (from plaintext thinking)" if q.thinking else ""
-        if error:
-            hyp.add(f"- {q.md()}{source} {{ptr0}} — disproved by evidence: a tool error just before {{ptr1}}",
-                    q.pointer("abandonment cue"), Pointer("transcript", error, "tool error"))
+        attempt = an.attempt_before(error[1], an.user_turns_before(error[1])) if error else None
+        if error and attempt and attempt.label != q.label and attempt.label not in seen_hyp:
+            seen_hyp.add(attempt.label)
+            hyp.add(f"- {attempt.md()} {{ptr0}} — disproved by evidence: a tool error {{ptr1}}; the assistant "
+                    f"then dropped it: {q.md()}{source} {{ptr2}}", attempt.pointer("the attempt"),
+                    Pointer("transcript", error[0], "tool error"), q.pointer("abandonment cue"))
+        elif error:
+            hyp.add(f"- {q.md()}{source} {{ptr0}} — abandoned after a tool error {{ptr1}}",
+                    q.pointer("abandonment cue"), Pointer("transcript", error[0], "tool error"))
         else:
             hyp.add(f"- {q.md()}{source} {{ptr0}} — abandoned by the assistant", q.pointer("abandonment cue"))
     for message, block in an.refusals:

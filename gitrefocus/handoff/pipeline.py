@@ -84,6 +84,11 @@ def _extract_and_finalize(plan: Plan, git: gitstate.GitState, cwd: str, extracto
     stats = plan.stats
     if stats.get("invalid_json_lines"):
         warnings.append(f"skipped {stats['invalid_json_lines']} transcript line(s) that are not JSON.")
+    if stats.get("non_object_lines"):
+        warnings.append(f"skipped {stats['non_object_lines']} transcript line(s) that are JSON but not a record.")
+    if stats.get("subagent_file"):
+        warnings.append("this is a subagent's transcript (agent-*.jsonl): the brief covers that subagent's own "
+                        "work only; hand off the parent session's <session-id>.jsonl for the whole session.")
     if stats.get("oversized_lines"):
         warnings.append(f"skipped {stats['oversized_lines']} line(s) too large to reduce.")
     if brief.redactions:

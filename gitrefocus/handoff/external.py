@@ -205,5 +205,8 @@ def _env(work: str) -> dict:
 
 
 def _write(path: str, text: str) -> None:
+    """Write what the command will read: scrubbed, as everything shown from a transcript is."""
+    from gitrefocus.handoff.scrub import scrub_transcript
+
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
+        fh.write(scrub_transcript(text)[0])

@@ -125,6 +125,8 @@ def _from_cache(src, cwd: str, git_dir: str, extractor_cmd: str | None) -> Hando
 
 
 def spine(source: str, *, cwd: str | None = None) -> str:
-    """The numbered spine, for reading a ``transcript:L<n>`` pointer in context."""
+    """The numbered spine, for reading a ``transcript:L<n>`` pointer in context; scrubbed."""
+    from gitrefocus.handoff.scrub import scrub_transcript
+
     plan = prepare(transcript_paths.resolve(source, os.path.realpath(cwd or os.getcwd())))
-    return plan.spine_text()
+    return scrub_transcript(plan.spine_text())[0]

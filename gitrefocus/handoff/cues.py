@@ -139,7 +139,7 @@ STOPWORDS = frozenset(
 )
 _WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 PATH_RE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
-_IDENT_RE = re.compile(r"`([^`\n]{2,80})`|\b([a-z]+_[a-z0-9_]+|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+)\b")
+_IDENT_RE = re.compile(r"`([^`\n]{2,80})`|\b([a-z]+_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+)\b")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:

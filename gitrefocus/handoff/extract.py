@@ -327,7 +327,7 @@ def _intent_flags(an: Analysis, git: GitState) -> _Draft:
         if q.text in seen:
             continue
         seen.add(q.text)
-        if not _intent_in_git(q.text, touched, subjects):
+        if not _intent_in_git(q.text, touched, subjects, git):
             flags.append(q)
         if len(flags) >= MAX_FLAGS:
             break
@@ -346,6 +346,8 @@ def _intent_flags(an: Analysis, git: GitState) -> _Draft:
             continue
         if rel in touched or any(t.endswith("/" + rel) for t in touched):
             continue
+        if not os.path.lexists(os.path.join(cast(str, git.root), rel)):
+            continue  # created and deleted again within the session: nothing was lost
         if count < MAX_FLAGS:
             out.add(f"- ⚑ The session edited `{_plain(rel, 160)}` {{ptr}} but git shows no change to it "
                     "since the session started; verify", Pointer("transcript", f"L{line}", "edit tool use"))
@@ -358,21 +360,35 @@ def _intent_flags(an: Analysis, git: GitState) -> _Draft:
     return out
 
 
-def _intent_in_git(text: str, touched: set[str], subjects: list[str]) -> bool:
+_REMOVAL_RE = re.compile(r"\b(?:remove|delete|drop|get rid of|clean up|deprecate)\b", re.I)
+
+
+def _intent_in_git(text: str, touched: set[str], subjects: list[str], git: GitState | None = None) -> bool:
+    """Did git record the stated change: a path it names, an identifier or its words in a
+    commit subject, or — pickaxe-style — in the lines the session's commits and the working
+    tree added (or, for a removal, removed)?"""
     lowered_paths = [t.lower() for t in touched]
+    deleted = {p.lower() for p in git.deleted_paths} if git else set()
     paths = cues.mentioned_paths(text)
     if paths:
         return any(any(t == p.lower() or t.endswith("/" + p.lower()) or os.path.basename(t) == os.path.basename(p.lower())
-                       for t in lowered_paths) for p in paths)
+                       for t in [*lowered_paths, *deleted]) for p in paths)
+    lines = (git.added_text + "\n" + git.removed_text) if git and _REMOVAL_RE.search(text) else \
+        (git.added_text if git else "")
     for ident in cues.identifiers(text):
         token = ident.lower()
         if any(token in t for t in lowered_paths) or any(token in s for s in subjects):
+            return True
+        if len(token) >= 4 and token in lines:
             return True
     words = {w for w in cues.significant_words(text) if len(w) >= 4}
     if any(len(words & cues.significant_words(s)) >= 2 for s in subjects):
         return True
     stems = {os.path.splitext(os.path.basename(t))[0] for t in lowered_paths}
-    return bool(words & stems)
+    if words & stems:
+        return True
+    long_words = {w for w in words if len(w) >= 5}
+    return len(long_words) >= 2 and sum(1 for w in long_words if w in lines) >= 2
 
 
 # -- 5. Basics -------------------------------------------------------------

@@ -49,6 +49,11 @@ class GitState:
     commits: list[Commit] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
     changes_total: int = 0
+    # pickaxe material: the diff hunks (added lines with their context; removed lines) of the
+    # session's commits and of the working tree, lowercased and capped, and paths they deleted
+    added_text: str = ""
+    removed_text: str = ""
+    deleted_paths: set[str] = field(default_factory=set)
 
     @property
     def ok(self) -> bool:
@@ -163,7 +168,7 @@ def _read_head(repo, state: GitState, since: float | None) -> None:
         item = Commit(str(commit.id), commit.message.split("\n", 1)[0].strip(), commit.commit_time)
         item.in_session = since is not None and commit.commit_time >= since - SESSION_SLACK
         if item.in_session:
-            item.files = _commit_files(repo, commit)
+            item.files = _commit_files(repo, commit, state)
         state.commits.append(item)
 
 
@@ -175,12 +180,45 @@ def _unborn_branch(repo) -> str | None:
         return None
 
 
-def _commit_files(repo, commit) -> list[str]:
+PICKAXE_CAP = 4 << 20   # characters of added (and of removed) lines kept for intent checks
+
+
+def _commit_files(repo, commit, state: GitState | None = None) -> list[str]:
     if commit.parents:
         diff = repo.diff(commit.parents[0], commit)
     else:
         diff = commit.tree.diff_to_tree(swap=True)
+    if state is not None:
+        _collect_lines(diff, state)
     return sorted({d.new_file.path for d in diff.deltas} | {d.old_file.path for d in diff.deltas})[:200]
+
+
+def _collect_lines(diff, state: GitState) -> None:
+    """Keep the added and removed lines of ``diff`` (pickaxe-style checks), and deleted paths."""
+    import pygit2
+
+    added, removed = [state.added_text], [state.removed_text]
+    room_a, room_r = PICKAXE_CAP - len(state.added_text), PICKAXE_CAP - len(state.removed_text)
+    for patch in diff:
+        if patch is None:
+            continue
+        if patch.delta.status == pygit2.enums.DeltaStatus.DELETED:
+            state.deleted_paths.add(patch.delta.old_file.path)
+        if patch.delta.is_binary or (room_a <= 0 and room_r <= 0):
+            continue
+        for hunk in patch.hunks:
+            if room_a > 0:  # "@@ -3,2 +3,4 @@ def parse_config(text):" names the function changed
+                added.append(hunk.header)
+                room_a -= len(hunk.header)
+            for line in hunk.lines:
+                if line.origin in ("+", " ") and room_a > 0:  # added, and the context around it
+                    added.append(line.content)
+                    room_a -= len(line.content)
+                elif line.origin == "-" and room_r > 0:
+                    removed.append(line.content)
+                    room_r -= len(line.content)
+    state.added_text = "".join(added).lower()[:PICKAXE_CAP]
+    state.removed_text = "".join(removed).lower()[:PICKAXE_CAP]
 
 
 _STATES = (
@@ -211,6 +249,7 @@ def _read_changes(repo, state: GitState) -> None:
     if state.changes and len(status) <= STAT_CAP and state.head:
         counts: dict[str, list[int]] = {}
         for diff in (repo.diff("HEAD", cached=True), repo.diff()):
+            _collect_lines(diff, state)
             for patch in diff:
                 if patch is None or patch.delta.is_binary:
                     continue

@@ -61,6 +61,12 @@ class Analysis:
         self._scan()
 
     def _scan(self) -> None:
+        # open threads are read only near the end (extract.open_threads): look for them there
+        messages = self.plan.messages
+        self.tail_start = max(0, len(messages) - max(15, len(messages) // 10))
+        last_turn = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].is_user_turn), None)
+        if last_turn is not None and last_turn < self.tail_start:
+            self.tail_start = last_turn
         for index, message in enumerate(self.plan.messages):
             if message.role == sp.REWIND:
                 self.rewinds.append(message)
@@ -125,6 +131,8 @@ class Analysis:
                 continue
             for cue, found in ((cues.DECISION, self.decisions), (cues.INTENT, self.intents),
                                (cues.OPEN, self.open_items)):
+                if cue is cues.OPEN and index < self.tail_start:
+                    continue
                 m = cue.search(sentence, low)
                 if m:
                     found.append(self._quote(block.text, a, b, m, label, index, "assistant"))

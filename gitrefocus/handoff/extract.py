@@ -247,9 +247,7 @@ def open_threads(an: Analysis, git: GitState) -> Section:
     d = _Draft()
     plan = an.plan
     threads = _Draft()
-    tail_start = max(0, len(plan.messages) - max(15, len(plan.messages) // 10))
-    if an.user_turns and an.user_turns[-1] < tail_start:
-        tail_start = an.user_turns[-1]
+    tail_start = an.tail_start
     seen: set[str] = set()
     for q in an.open_items:
         if q.index >= tail_start and q.text not in seen and len(seen) < 8:
@@ -368,13 +366,16 @@ def _intent_in_git(text: str, touched: set[str], subjects: list[str], git: GitSt
     commit subject, or — pickaxe-style — in the lines the session's commits and the working
     tree added (or, for a removal, removed)?"""
     lowered_paths = [t.lower() for t in touched]
-    deleted = {p.lower() for p in git.deleted_paths} if git else set()
     paths = cues.mentioned_paths(text)
     if paths:
-        return any(any(t == p.lower() or t.endswith("/" + p.lower()) or os.path.basename(t) == os.path.basename(p.lower())
-                       for t in [*lowered_paths, *deleted]) for p in paths)
-    lines = (git.added_text + "\n" + git.removed_text) if git and _REMOVAL_RE.search(text) else \
-        (git.added_text if git else "")
+        found = any(any(t == p.lower() or t.endswith("/" + p.lower()) or os.path.basename(t) == os.path.basename(p.lower())
+                        for t in lowered_paths) for p in paths)
+        if found or git is None:
+            return found
+        deleted = [d.lower() for d in git.pickaxe()[2]]
+        return any(any(t == p.lower() or t.endswith("/" + p.lower()) for t in deleted) for p in paths)
+    added, removed, _ = git.pickaxe() if git else ("", "", set())
+    lines = added + "\n" + removed if _REMOVAL_RE.search(text) else added
     for ident in cues.identifiers(text):
         token = ident.lower()
         if any(token in t for t in lowered_paths) or any(token in s for s in subjects):

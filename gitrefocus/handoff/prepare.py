@@ -55,7 +55,7 @@ ASSISTANT_CAP = 3000
 THINKING_CAP = 2000
 COMPACT_CAP = 3000
 TOOL_SUMMARY_CAP = 200
-TEXT_BUDGET = 32_000_000  # characters of text kept in all; past it each text keeps only
+TEXT_BUDGET = 16_000_000  # characters of text kept in all (~flat memory); past it each text keeps only
 OVER_BUDGET_CAP = 300     # this many (a pasted-log monster cannot exhaust memory)
 MAX_RECORDS = 600_000     # main-file records; ~10x a heavy 100 MB session
 MAX_MESSAGES = 150_000
@@ -147,7 +147,7 @@ class _Collector:
     # -- reading ----------------------------------------------------------
     def read_main(self) -> None:
         try:
-            fh = open(self.source.main, "rb")
+            fh = open(self.source.main, "rb", buffering=1 << 20)
         except OSError as exc:
             raise RefocusError(f"cannot read transcript {self.source.main!r}: {exc.strerror}.") from None
         with fh:
@@ -330,7 +330,8 @@ class _Collector:
         return sp.Message(role, number, blocks=blocks)
 
     def _tool_result(self, item: dict, number: int) -> sp.Block | None:
-        text = joined_text(item.get("content"))
+        content = item.get("content")
+        text = content if isinstance(content, str) else _first_text(content)  # never join the output
         self.stats["tool_output_chars_stripped"] += len(text)
         tool_use_id = item.get("tool_use_id")
         tool = self.tool_names.get(tool_use_id) if isinstance(tool_use_id, str) else None
@@ -474,6 +475,15 @@ class _Collector:
             first.line,
         )
         return sp.Message(sp.REWIND, first.line, blocks=[marker], timestamp=target.timestamp, last_line=last_line)
+
+
+def _first_text(content) -> str:
+    """The first text item of a tool result's content (what a refusal or an interrupt starts with)."""
+    if isinstance(content, list):
+        for c in content:
+            if isinstance(c, dict) and isinstance(c.get("text"), str):
+                return c["text"]
+    return ""
 
 
 def prepare(source: TranscriptSource, *, direct_bound: int = DIRECT_BOUND,

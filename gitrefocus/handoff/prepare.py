@@ -55,11 +55,12 @@ ASSISTANT_CAP = 3000
 THINKING_CAP = 2000
 COMPACT_CAP = 3000
 TOOL_SUMMARY_CAP = 200
-TEXT_BUDGET = 16_000_000  # characters of text kept in all (~flat memory); past it each text keeps only
+TEXT_BUDGET = 8_000_000   # characters of text kept in all (~flat memory); past it each text keeps only
 OVER_BUDGET_CAP = 300     # this many (a pasted-log monster cannot exhaust memory)
 MAX_RECORDS = 600_000     # main-file records; ~10x a heavy 100 MB session
 MAX_MESSAGES = 150_000
 MAX_SIDECHAINS = 5_000
+TOOL_NAMES_KEPT = 4096    # recent tool_use ids -> tool names
 OPEN_MESSAGES = 64        # recent message ids still open for merging split lines
 INTERRUPT_TEXT = "[the user interrupted the assistant]"
 # tools that only wait for something: refusing one without a word is an interruption
@@ -123,7 +124,7 @@ class _Collector:
         # message.id -> (message index, blocks seen): only for recent messages, since
         # the client writes the lines of one response together
         self.open_messages: OrderedDict[str, tuple[int, set]] = OrderedDict()
-        self.tool_names: dict[str, str] = {}
+        self.tool_names: OrderedDict[str, str] = OrderedDict()
         self.sidechains: dict[str, Sidechain] = {}
         self.sidechain_of: dict[str, str] = {}   # uuid -> group, for sidechains without agentId
         self.sidechain_seen: set = set()
@@ -413,8 +414,11 @@ class _Collector:
         given_name, given_input = item.get("name"), item.get("input")
         name = given_name if isinstance(given_name, str) else "?"
         tool_id = item.get("id")
-        if isinstance(tool_id, str) and len(self.tool_names) < 200_000:
+        if isinstance(tool_id, str):
+            # a tool's result follows its call closely: remember only the recent calls (flat memory)
             self.tool_names[tool_id] = name
+            if len(self.tool_names) > TOOL_NAMES_KEPT:
+                self.tool_names.popitem(last=False)
         data = given_input if isinstance(given_input, dict) else {}
         path = data.get("file_path") or data.get("notebook_path")
         path = path if isinstance(path, str) else None

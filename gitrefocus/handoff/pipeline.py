@@ -43,8 +43,19 @@ def _cache_dir(cwd: str) -> str | None:
 
 
 def handoff(source: str, *, cwd: str | None = None, extractor_cmd: str | None = None,
-            use_cache: bool = True, timeout: float | None = None) -> Handoff:
-    """Distill the transcript (a path or a session id) into the five-section brief."""
+            use_cache: bool = True, timeout: float | None = None, extractor: str = "builtin") -> Handoff:
+    """Distill the transcript (a path or a session id) into the five-section brief.
+    ``extractor="claude"`` runs the installed Claude Code client on the five prompts."""
+    if extractor == "claude":
+        from gitrefocus.handoff import external
+
+        binary = external.find_claude()
+        if binary is None:
+            from gitrefocus.errors import RefocusError
+
+            raise RefocusError("--extractor claude: no `claude` on PATH (or $GIT_REFOCUS_CLAUDE_BIN); "
+                               "install Claude Code, or use the built-in extractor.")
+        extractor_cmd = external.claude_command(binary)
     cwd = os.path.realpath(cwd or os.getcwd())
     src = transcript_paths.resolve(source, cwd)
     git_dir = _cache_dir(cwd) if use_cache else None

@@ -56,7 +56,7 @@ THINKING_CAP = 2000
 COMPACT_CAP = 3000
 TOOL_SUMMARY_CAP = 200
 TEXT_BUDGET = 8_000_000   # characters of text kept in all (~flat memory); past it each text keeps only
-OVER_BUDGET_CAP = 300     # this many (a pasted-log monster cannot exhaust memory)
+OVER_BUDGET_CAP = 120     # this many (a pasted-log monster cannot exhaust memory)
 MAX_RECORDS = 600_000     # main-file records; ~10x a heavy 100 MB session
 MAX_MESSAGES = 150_000
 MAX_SIDECHAINS = 5_000
@@ -430,7 +430,8 @@ class _Collector:
             summary = tool_summary(name, data, path)
         if path and name in WRITE_TOOLS and len(self.files_written) < 5000:
             self.files_written.append((path, number))
-        return sp.Block(sp.TOOL_USE, one_line(summary, TOOL_SUMMARY_CAP), number, tool=name, path=path)
+        limit = TOOL_SUMMARY_CAP if self.text_budget > 0 else OVER_BUDGET_CAP
+        return sp.Block(sp.TOOL_USE, one_line(summary, limit), number, tool=name, path=path)
 
     # -- sidechains ---------------------------------------------------------
     def _sidechain(self, record: dict, uuid: str | None, number: int) -> None:

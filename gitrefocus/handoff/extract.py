@@ -85,7 +85,8 @@ def convergence(an: Analysis) -> Section:
         q = _first_sentence(an, i)
         if q:
             d.add(f"- Final request: {q.md()}", q.pointer("the user's last request"))
-    standing, overruled = [], []
+    standing: list[tuple[Quote, Quote | None]] = []
+    overruled: list[tuple[Quote, Quote | None]] = []
     for q in an.decisions:
         c = an.overruled_by(q)
         (standing if c is None else overruled).append((q, c))
@@ -93,6 +94,7 @@ def convergence(an: Analysis) -> Section:
         who = "the user decided" if q.role == "user" else "concluded"
         d.add(f"- {who.capitalize()}: {q.md()}", q.pointer("conclusion / decision"))
     for q, c in overruled[-2:]:
+        assert c is not None  # ok: only overruled conclusions are listed here
         d.add(f"- Superseded, not concluded: {q.md()} {{ptr0}} — the user overruled it {{ptr1}}",
               q.pointer("superseded conclusion"), c.pointer("the user's correction"))
     found = an.last_assistant_text()

@@ -209,6 +209,8 @@ def _read_pickaxe(state: GitState) -> tuple[str, str, set[str]]:
         diffs = []
         for item in state.session_commits():
             commit = repo.get(item.oid)
+            if not isinstance(commit, pygit2.Commit):
+                continue
             diffs.append(repo.diff(commit.parents[0], commit) if commit.parents
                          else commit.tree.diff_to_tree(swap=True))
         if state.head:

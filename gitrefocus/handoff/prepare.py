@@ -28,16 +28,16 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.handoff import forks, jsonl
 from gitrefocus.handoff import spine as sp
 from gitrefocus.handoff.records import (
-    CONVERSATION,
-    INTERRUPTED,
-    REJECTED,
-    REJECTED_ALT,
-    USER_SAID,
-    WRITE_TOOLS,
     CLIENT,
     COMPACT_SUMMARY,
+    CONVERSATION,
+    INTERRUPTED,
     NOTIFICATION,
+    REJECTED,
+    REJECTED_ALT,
     UNKNOWN,
+    USER_SAID,
+    WRITE_TOOLS,
     cap,
     joined_text,
     notification_text,

@@ -133,7 +133,7 @@ ORIGIN_PREFIXES: tuple[tuple[str, str], ...] = (
 
 
 def _field(record: dict, path: str):
-    value = record
+    value: object = record
     for part in path.split("."):
         if not isinstance(value, dict):
             return None

@@ -8,7 +8,6 @@ tool (``Tool``), and a callable turn answers a subagent's own requests.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import re
@@ -21,7 +20,13 @@ from pathlib import Path
 import pytest
 
 from tests.e2e import claude_mock
-from tests.e2e.claude_mock import Bash, MockAnthropic, Text, find_transcript, last_user_content
+from tests.e2e.claude_mock import (
+    Bash,
+    MockAnthropic,
+    Text,
+    find_transcript,
+    last_user_content,
+)
 from tests.e2e.conftest import claude_env
 from tests.gitrepo import make_repo
 from tests.runner import refocus

@@ -5,19 +5,14 @@ from __future__ import annotations
 
 from gitrefocus.handoff import extract, gitstate, transcript_paths
 from gitrefocus.handoff import prepare as prep
-from tests.gitrepo import git, make_repo
+from tests.gitrepo import git
+from tests.handoff.conftest import repo_before_session
 from tests.handoff.transcript import Session, text
 
 
 def flags(tmp_path, monkeypatch, intents: list[str], work) -> str:
-    monkeypatch.setenv("GIT_AUTHOR_DATE", "2026-01-04T12:00:00Z")
-    monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-04T12:00:00Z")
-    repo = make_repo(tmp_path / "proj")
-    (repo / "config.py").write_text("LEGACY_MODE = True\n\ndef parse_config(text):\n    return dict()\n")
-    git(repo, "add", "config.py")
-    git(repo, "commit", "-q", "-m", "Start")
-    monkeypatch.setenv("GIT_AUTHOR_DATE", "2026-01-05T10:00:00Z")
-    monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-05T10:00:00Z")
+    repo = repo_before_session(tmp_path / "proj", monkeypatch, "config.py",
+                               "LEGACY_MODE = True\n\ndef parse_config(text):\n    return dict()\n")
     s = Session(cwd=repo)
     s.user("Tidy up the config module.")
     for intent in intents:

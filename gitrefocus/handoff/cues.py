@@ -47,7 +47,7 @@ CONSTRAINT_RE = re.compile(
 )
 # the assistant dropping a hypothesis (Dead-ends, source 2). "rather than" alone only compares.
 ABANDON_RE = re.compile(
-    r"\b(?:actually,|wait[,.!]|that'?s not it|that isn'?t it|let me try a different approach|"
+    r"\b(?:actually(?=,)|wait(?=[,.!])|that'?s not it|that isn'?t it|let me try a different approach|"
     r"(?:a |another )different approach|scratch that|I was wrong|on second thought|"
     r"(?:that|this|it) (?:didn'?t|doesn'?t|did not|does not) (?:work|help|fix)|my mistake|"
     r"I apologi[sz]e|you'?re (?:right|correct)|you are (?:right|correct)|turns out|"
@@ -72,7 +72,7 @@ _CHANGE_VERBS = (r"(?:add|extract|implement|write|fix|create|refactor|update|rem
 INTENT_RE = re.compile(
     r"(?:\b(?:I'?ll|I will|we'?ll|we will|(?:I'?m|we'?re|I am|we are) going to|plan to|we should|"
     r"I should|next,? (?:I'?ll|we'?ll|I will|we will|we|I)|still need to|needs? to)\s+(?:\w+\s+)?"
-    + _CHANGE_VERBS + r"\b|\b(?-i:TODO)\b)",
+    + _CHANGE_VERBS + r"(?:e?d)?\b|\b(?-i:TODO)\b)",
     re.I,
 )
 # unfinished business near the end (Open-threads)

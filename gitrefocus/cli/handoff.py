@@ -18,13 +18,18 @@ from gitrefocus.errors import RefocusError
               help="Run the five extractor prompts (one per section) through CMD (sh -c; prompt on stdin, "
                    "one JSON section object on stdout), in parallel; a section whose answer fails "
                    "validation falls back to the built-in extractor.")
+@click.option("--extractor", "extractor", type=click.Choice(["builtin", "claude"]), default="builtin",
+              show_default=True,
+              help="Which model extracts the sections: the built-in, model-free extractors, or the installed "
+                   "`claude` binary (-p, JSON output, read-only tools) with the built-in extractor as the "
+                   "fallback for any section whose answer fails validation.")
 @click.option("--extractor-timeout", type=click.FloatRange(min=1), default=600, show_default=True,
               metavar="SECONDS", help="Time limit for each extractor command call.")
 @click.option("--no-cache", is_flag=True, help="Ignore and do not write the cache in the git dir.")
 @click.option("--spine", "show_spine", is_flag=True,
               help="Print the prepared spine (numbered L<n> lines) instead of the brief, to read a "
                    "transcript:L<n> pointer in context.")
-def handoff(transcript, out, as_json, extractor_cmd, extractor_timeout, no_cache, show_spine):
+def handoff(transcript, out, as_json, extractor, extractor_cmd, extractor_timeout, no_cache, show_spine):
     """Distill a Claude Code transcript into a five-section brief.
 
     TRANSCRIPT is a session's .jsonl file, or a session id looked up under
@@ -49,6 +54,7 @@ def handoff(transcript, out, as_json, extractor_cmd, extractor_timeout, no_cache
       git refocus handoff <session-id> --out brief.md
       git refocus handoff <session-id> --json
       git refocus handoff <session-id> --extractor-cmd 'my-model --json'
+      git refocus handoff <session-id> --extractor claude
     """
     from gitrefocus.cli import render
     from gitrefocus.handoff import pipeline
@@ -58,9 +64,11 @@ def handoff(transcript, out, as_json, extractor_cmd, extractor_timeout, no_cache
     if show_spine:
         _emit(pipeline.spine(transcript), out)
         return 0
+    if extractor == "claude" and extractor_cmd:
+        raise RefocusError("--extractor claude and --extractor-cmd name two models; pass one of them.")
     with render.working("reading the transcript...", quiet=as_json):
         result = pipeline.handoff(transcript, extractor_cmd=extractor_cmd, use_cache=not no_cache,
-                                  timeout=extractor_timeout)
+                                  timeout=extractor_timeout, extractor=extractor)
     for message in result.warnings:
         render.warn(message)
     if as_json:

@@ -61,6 +61,12 @@ class Analysis:
         self._scan()
 
     def _scan(self) -> None:
+        # open threads are read only near the end (extract.open_threads): look for them there
+        messages = self.plan.messages
+        self.tail_start = max(0, len(messages) - max(15, len(messages) // 10))
+        last_turn = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].is_user_turn), None)
+        if last_turn is not None and last_turn < self.tail_start:
+            self.tail_start = last_turn
         for index, message in enumerate(self.plan.messages):
             if message.role == sp.REWIND:
                 self.rewinds.append(message)
@@ -125,6 +131,8 @@ class Analysis:
                 continue
             for cue, found in ((cues.DECISION, self.decisions), (cues.INTENT, self.intents),
                                (cues.OPEN, self.open_items)):
+                if cue is cues.OPEN and index < self.tail_start:
+                    continue
                 m = cue.search(sentence, low)
                 if m:
                     found.append(self._quote(block.text, a, b, m, label, index, "assistant"))
@@ -156,16 +164,51 @@ class Analysis:
                 break
         return chosen
 
-    def tool_error_before(self, index: int, reach: int = 4) -> str | None:
-        """A tool error shortly before ``index`` with no user turn in between."""
+    def user_turns_before(self, index: int) -> int:
+        """Index of the last user turn before ``index`` (-1 if none)."""
+        before = [i for i in self.user_turns if i < index]
+        return before[-1] if before else -1
+
+    def next_user_turn(self, index: int) -> int | None:
+        for i in self.user_turns:
+            if i > index:
+                return i
+        return None
+
+    def overruled_by(self, decision: Quote) -> Quote | None:
+        """The user correction that overruled ``decision``: one in the user's very next turn,
+        or a later one about the same things, with no later conclusion restating it."""
+        if decision.role == "user":
+            return None
+        nxt = self.next_user_turn(decision.index)
+        words = cues.significant_words(decision.text)
+        for c in self.corrections:
+            if c.index <= decision.index:
+                continue
+            if c.index == nxt or len(words & cues.significant_words(c.text)) >= 2:
+                restated = any(d.index > c.index and len(words & cues.significant_words(d.text)) >= 2
+                               for d in self.decisions)
+                return None if restated else c
+        return None
+
+    def tool_error_before(self, index: int, reach: int = 4) -> tuple[str, int] | None:
+        """(label, message index) of a tool error shortly before ``index``, no user turn between."""
         for i in range(index - 1, max(-1, index - reach - 1), -1):
             m = self.plan.messages[i]
             if m.is_user_turn:
                 return None
             for b in m.blocks:
                 if b.kind == sp.TOOL_ERROR:
-                    return m.label(b.line)
+                    return m.label(b.line), i
         return None
+
+    def attempt_before(self, index: int, stop: int) -> Quote | None:
+        """What the assistant said it was trying just before message ``index`` (after ``stop``):
+        the attempt a tool error disproved, not the next one it announces."""
+        found = self.last_assistant_text(index)
+        if found is None or found[0] <= stop:
+            return None
+        return self.hypothesis_before(found[0] + 1)
 
     def first_label(self) -> str:
         m = self.plan.messages[0]

@@ -13,21 +13,29 @@ QUOTE_CAP = 200
 
 _SPLIT_RE = re.compile(r"(?<=[.!?])\s+|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")  # every line boundary
 
-# the user overruling the assistant (seed 001 Dead-ends, source 1)
+# the user overruling the assistant (seed 001 Dead-ends, source 1). Precision first: a plain
+# "Stop now.", a new bug report ("the export doesn't work on Windows") or a sentence that merely
+# compares ("X rather than Y") is not a correction; see tests/data/cue_corpus.tsv.
 CORRECTION_RE = re.compile(
-    r"^\s*(?:no\b|nope\b|nah\b|wrong\b|stop\b|not that\b|that'?s not\b|that is not\b)"
+    r"^\W*(?:no(?:pe|pe,)?\b(?![- ](?:worries|problem|rush|need|thanks|longer|one|more|matter|idea|changes?\b))"
+    r"|nah\b|wrong\b|not that\b|that'?s not\b|that is not\b)"
     r"|\bthat'?s (?:wrong|incorrect|not (?:it|right|what|how|the))"
     r"|\bnot what I (?:asked|meant|want|said)"
     r"|\b(?:we|I|you) (?:already|just) tried\b|\balready tried\b"
     r"|\bthe (?:real |actual )?(?:issue|problem|bug|cause) is actually\b"
-    r"|\bis actually\b|^\s*actually\b"
-    r"|\bI (?:said|told you|asked for)\b"
+    r"|^\W*actually\b"
+    r"|\bI (?:said|told you|asked for|already said)\b"
     r"|\byou(?:'re| are) (?:wrong|mistaken|confusing)"
-    r"|\b(?:doesn'?t|didn'?t|does not|did not|won'?t) work\b"
-    r"|\bdon'?t (?:do|use|add|change|touch|create|remove|delete|rename|make|write|run|bother)\b"
+    r"|\b(?:that|this|it|your (?:fix|change|patch|approach|code|solution|version)|the (?:fix|change|patch))"
+    r"(?: still)? (?:doesn'?t|didn'?t|does not|did not|won'?t|will not) (?:work|help|fix)"
+    r"|\bstill (?:doesn'?t|does not|didn'?t|isn'?t|is not) (?:work|fixed|right|working)"
+    r"|\b(?:please )?don'?t (?:do|use|add|change|touch|create|remove|delete|rename|make|write|run|bother)\b"
     r"|\bdo not (?:do|use|add|change|touch|create|remove|delete|rename|make|write|run)\b"
-    r"|\bplease (?:don'?t|do not|stop)\b|\bstop (?:doing|using|adding|changing)\b"
-    r"|\b(?:revert|undo) (?:that|this|it|the)\b|\binstead of\b|\brather than\b|\bwrong (?:file|place|approach|repo)\b",
+    r"|\bplease (?:don'?t|do not|stop)\b|\bstop (?:doing|using|adding|changing|touching|editing)\b"
+    r"|\b(?:revert|undo) (?:that|this|it|the|your)\b"
+    r"|^\W*(?:please )?(?:just )?(?:use|keep|go with|switch to|try|do|make|write|call|put)\b[^.!?]*"
+    r"\b(?:instead of|rather than|not)\b"
+    r"|\binstead\W*$|\bwrong (?:file|place|approach|repo|branch|function|module)\b",
     re.I,
 )
 # a standing rule the user set (Basics, Constraints)
@@ -37,14 +45,15 @@ CONSTRAINT_RE = re.compile(
     r"keep (?:it|the|this|them)\b|has to|have to|needs? to be|should never|is not allowed|not allowed)\b",
     re.I,
 )
-# the assistant dropping a hypothesis (Dead-ends, source 2)
+# the assistant dropping a hypothesis (Dead-ends, source 2). "rather than" alone only compares.
 ABANDON_RE = re.compile(
-    r"\b(?:actually,|wait[,.!]|that'?s not it|that isn'?t it|let me try a different approach|"
-    r"(?:a |another )?different approach|scratch that|I was wrong|on second thought|"
+    r"\b(?:actually(?=,)|wait(?=[,.!])|that'?s not it|that isn'?t it|let me try a different approach|"
+    r"(?:a |another )different approach|scratch that|I was wrong|on second thought|"
     r"(?:that|this|it) (?:didn'?t|doesn'?t|did not|does not) (?:work|help|fix)|my mistake|"
     r"I apologi[sz]e|you'?re (?:right|correct)|you are (?:right|correct)|turns out|"
-    r"not the (?:cause|issue|problem|culprit)|ruled? out|red herring|dead end|won'?t work|"
-    r"wrong (?:assumption|hypothesis|approach)|rather than)\b",
+    r"(?:is|was|isn'?t|wasn'?t) not the (?:cause|issue|problem|culprit)|(?:is|was)n'?t the (?:cause|issue|problem|culprit)|"
+    r"ruled? (?:it |that |this )?out|red herring|dead end|won'?t work|"
+    r"wrong (?:assumption|hypothesis|approach)|abandon(?:ing)? (?:this|that|the)|giving up on)\b",
     re.I,
 )
 # a conclusion or decision (Convergence)
@@ -52,6 +61,7 @@ DECISION_RE = re.compile(
     r"\b(?:(?:the )?root cause(?: is| was|:)|the (?:real |actual )?(?:issue|problem|bug|cause|culprit) (?:is|was)|"
     r"the fix (?:is|was)|fixed (?:by|it)|(?:I|we) (?:decided|chose|settled)|decision:|"
     r"(?:we'?ll|we will|let'?s) (?:go with|use|keep|stick with)|going with|the answer is|"
+    r"(?:I'?ll|I will|I'?m going to) (?:use|go with|switch to|stick with)|switching to|"
     r"in conclusion|this (?:means|explains)|that explains|confirmed|works now|now passes?|all tests pass)\b",
     re.I,
 )
@@ -62,12 +72,12 @@ _CHANGE_VERBS = (r"(?:add|extract|implement|write|fix|create|refactor|update|rem
 INTENT_RE = re.compile(
     r"(?:\b(?:I'?ll|I will|we'?ll|we will|(?:I'?m|we'?re|I am|we are) going to|plan to|we should|"
     r"I should|next,? (?:I'?ll|we'?ll|I will|we will|we|I)|still need to|needs? to)\s+(?:\w+\s+)?"
-    + _CHANGE_VERBS + r"\b|\bTODO\b)",
+    + _CHANGE_VERBS + r"(?:e?d)?\b|\b(?-i:TODO)\b)",
     re.I,
 )
 # unfinished business near the end (Open-threads)
 OPEN_RE = re.compile(
-    r"\b(?:TODO|FIXME|next steps?|remaining|still (?:need|needs|fails?|failing|broken|open)|not yet|"
+    r"\b(?:(?-i:TODO|FIXME)|next steps?|remaining|still (?:need|needs|fails?|failing|broken|open)|not yet|"
     r"left to do|follow[- ]up|blocked|blocker|unable to|couldn'?t|could not|open question|unresolved|"
     r"haven'?t (?:yet )?(?:been )?|have not|not (?:done|finished|implemented)|pending)\b",
     re.I,
@@ -99,19 +109,19 @@ class Cue:
 
 
 CORRECTION = Cue(CORRECTION_RE, ("no", "nah", "wrong", "stop", "tried", "actually", "i said", "told you",
-                                 "asked for", "mistaken", "confusing", "work", "don", "revert", "undo",
-                                 "instead", "rather", "incorrect"))
+                                 "asked for", "mistaken", "confusing", "work", "help", "fix", "don", "revert",
+                                 "undo", "instead", "rather", "not", "incorrect", "already said", "still"))
 CONSTRAINT = Cue(CONSTRAINT_RE, ("must", "never", "always", "do not", "don", "no new", "only", "make sure",
                                  "required", "requirement", "avoid", "without", "keep", "has to", "have to",
                                  "need", "not allowed"))
 ABANDON = Cue(ABANDON_RE, ("actually", "wait", "not it", "isn't it", "isnt it", "different approach", "scratch",
                            "was wrong", "second thought", "work", "help", "fix", "mistake", "apologi", "right",
-                           "correct", "turns out", "not the", "rule", "red herring", "dead end", "won",
-                           "wrong", "rather"))
+                           "correct", "turns out", "the cause", "the issue", "the problem", "the culprit", "rule",
+                           "red herring", "dead end", "won", "wrong", "abandon", "giving up"))
 DECISION = Cue(DECISION_RE, ("root cause", "issue", "problem", "bug", "cause", "culprit", "the fix", "fixed",
                              "decided", "chose", "settled", "decision", "go with", "use", "keep", "stick with",
                              "going with", "the answer", "conclusion", "means", "explains", "confirmed",
-                             "works now", "now pass", "tests pass"))
+                             "works now", "now pass", "tests pass", "switch", "i'll", "i will", "going to"))
 INTENT = Cue(INTENT_RE, ("ill", "i'll", "i will", "we'll", "well", "we will", "going to", "plan to", "should",
                          "next", "need", "todo"))
 OPEN = Cue(OPEN_RE, ("todo", "fixme", "next step", "remaining", "still", "not yet", "left to do", "follow",
@@ -129,7 +139,7 @@ STOPWORDS = frozenset(
 )
 _WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 PATH_RE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
-_IDENT_RE = re.compile(r"`([^`\n]{2,80})`|\b([a-z]+_[a-z0-9_]+|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+)\b")
+_IDENT_RE = re.compile(r"`([^`\n]{2,80})`|\b([a-z]+_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+)\b")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:

@@ -15,6 +15,7 @@ warning header, as the seed prescribes.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -124,10 +125,48 @@ def run(plan: Plan, cmd: str, *, repo_root: str, resolve, timeout: float = DEFAU
     return result
 
 
+def claude_command(binary: str) -> str:
+    """``--extractor claude``: the installed Claude Code client as the model command. It gets
+    the prompt on stdin and answers with one JSON result (``-p --output-format json``); it may
+    only read (the spine and the sections dir are files in its working directory), never run
+    a command, edit, or reach the web, and leaves no session behind."""
+    import shlex
+
+    return " ".join([shlex.quote(binary), "-p", "--output-format", "json", "--tools", "Read,Glob,Grep",
+                     "--disallowedTools", "Bash,Edit,Write,NotebookEdit,WebFetch,WebSearch",
+                     "--no-session-persistence"])
+
+
+def find_claude() -> str | None:
+    """The installed ``claude`` binary: $GIT_REFOCUS_CLAUDE_BIN, else ``claude`` on PATH."""
+    import shutil
+
+    given = os.environ.get("GIT_REFOCUS_CLAUDE_BIN")
+    if given and os.access(given, os.X_OK) and os.path.isfile(given):
+        return given
+    return shutil.which("claude")
+
+
+def unwrap(stdout: str) -> str:
+    """The answer inside a ``claude -p --output-format json`` result object, else ``stdout``."""
+    text = stdout.strip()
+    if not text.startswith("{"):
+        return stdout
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return stdout
+    if isinstance(obj, dict) and obj.get("type") == "result" and isinstance(obj.get("result"), str):
+        if obj.get("is_error") is True:
+            raise SectionRejected(f"the model reported an error: {obj['result'][:200]}")
+        return obj["result"]
+    return stdout
+
+
 def _accept(section: str, call: _Call, sections_dir: str, resolve) -> Section:
     if call.timed_out or (call.returncode not in (0, None) and not call.stdout.strip()):
         raise SectionRejected(_why(call, "the extractor command"))
-    answers = [call.stdout] if call.stdout.strip() else []
+    answers = [unwrap(call.stdout)] if call.stdout.strip() else []
     for name in (FILES[section], FILES[section].replace("_", "-")):
         path = os.path.join(sections_dir, name)
         if os.path.isfile(path) and not os.path.islink(path):
@@ -181,7 +220,7 @@ def _chunk_summary(call: _Call, index: int) -> str | None:
     if call.timed_out or not call.stdout.strip():
         return None
     try:
-        obj = parse_answer(call.stdout)
+        obj = parse_answer(unwrap(call.stdout))
     except SectionRejected:
         return None
     if not isinstance(obj, dict) or obj.get("chunk_index") != index:
@@ -205,5 +244,8 @@ def _env(work: str) -> dict:
 
 
 def _write(path: str, text: str) -> None:
+    """Write what the command will read: scrubbed, as everything shown from a transcript is."""
+    from gitrefocus.handoff.scrub import scrub_transcript
+
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
+        fh.write(scrub_transcript(text)[0])

@@ -80,32 +80,53 @@ def _spread(items: list, cap: int) -> list:
 def convergence(an: Analysis) -> Section:
     d = _Draft()
     messages = an.plan.messages
-    last_correction = an.corrections[-1].index if an.corrections else -1
     if an.user_turns:
         i = an.user_turns[-1]
         q = _first_sentence(an, i)
         if q:
             d.add(f"- Final request: {q.md()}", q.pointer("the user's last request"))
-    recent = [q for q in an.decisions if q.index > last_correction] or an.decisions
-    for q in recent[-MAX_DECISIONS:]:
+    standing: list[tuple[Quote, Quote | None]] = []
+    overruled: list[tuple[Quote, Quote | None]] = []
+    for q in an.decisions:
+        c = an.overruled_by(q)
+        (standing if c is None else overruled).append((q, c))
+    for q, _ in standing[-MAX_DECISIONS:]:
         who = "the user decided" if q.role == "user" else "concluded"
         d.add(f"- {who.capitalize()}: {q.md()}", q.pointer("conclusion / decision"))
-    if an.decisions and recent is an.decisions and last_correction >= 0 and an.decisions[-1].index < last_correction:
-        d.add("- The user corrected course after these conclusions (see Dead-ends); no later conclusion "
-              "was stated — treat them as superseded", an.corrections[-1].pointer("the later correction"))
+    for q, c in overruled[-2:]:
+        assert c is not None  # ok: only overruled conclusions are listed here
+        d.add(f"- Superseded, not concluded: {q.md()} {{ptr0}} — the user overruled it {{ptr1}}",
+              q.pointer("superseded conclusion"), c.pointer("the user's correction"))
     found = an.last_assistant_text()
     if found:
         i, message = found
         q = _first_sentence(an, i)
         if q:
-            d.add(f"- Last word from the assistant: {q.md()}", q.pointer("where the session landed"))
+            more = _next_sentence(an, i, q) if q.text.rstrip().endswith(":") else None
+            tail = f" {more.md()}" if more else ""
+            d.add(f"- Last word from the assistant: {q.md()}{tail}", q.pointer("where the session landed"))
     if messages and messages[-1].is_user_turn:
         m = messages[-1]
         d.add("- The session ended on a user message that was not answered",
               Pointer("transcript", m.label(m.blocks[0].line), "unanswered last message"))
-    if not an.decisions:
-        d.lines.insert(0, "The session did not state a clear conclusion; the latest position is below.")
+    if not standing:
+        d.lines.insert(0, "The session did not state a clear conclusion that still stands; the latest position "
+                          "is below.")
     return d.section("convergence", "The transcript holds no statement of a conclusion.")
+
+
+def _next_sentence(an: Analysis, index: int, after: Quote) -> Quote | None:
+    """The sentence after ``after`` in the same message (a lead-in ending in a colon says little)."""
+    message = an.plan.messages[index]
+    found = False
+    for block in message.blocks:
+        if block.kind != sp.TEXT:
+            continue
+        for a, b, _, _, label in an._sentences(index, message, block):
+            if found:
+                return an._quote(block.text, a, b, None, label, index, message.role)
+            found = block.text[a:b].startswith(after.text) or after.text.startswith(block.text[a:b])
+    return None
 
 
 def _first_sentence(an: Analysis, index: int) -> Quote | None:
@@ -141,9 +162,15 @@ def dead_ends(an: Analysis) -> Section:
         seen_hyp.add(q.label)
         error = an.tool_error_before(q.index)
         source = " (from plaintext thinking)" if q.thinking else ""
-        if error:
-            hyp.add(f"- {q.md()}{source} {{ptr0}} — disproved by evidence: a tool error just before {{ptr1}}",
-                    q.pointer("abandonment cue"), Pointer("transcript", error, "tool error"))
+        attempt = an.attempt_before(error[1], an.user_turns_before(error[1])) if error else None
+        if error and attempt and attempt.label != q.label and attempt.label not in seen_hyp:
+            seen_hyp.add(attempt.label)
+            hyp.add(f"- {attempt.md()} {{ptr0}} — disproved by evidence: a tool error {{ptr1}}; the assistant "
+                    f"then dropped it: {q.md()}{source} {{ptr2}}", attempt.pointer("the attempt"),
+                    Pointer("transcript", error[0], "tool error"), q.pointer("abandonment cue"))
+        elif error:
+            hyp.add(f"- {q.md()}{source} {{ptr0}} — abandoned after a tool error {{ptr1}}",
+                    q.pointer("abandonment cue"), Pointer("transcript", error[0], "tool error"))
         else:
             hyp.add(f"- {q.md()}{source} {{ptr0}} — abandoned by the assistant", q.pointer("abandonment cue"))
     for message, block in an.refusals:
@@ -222,9 +249,7 @@ def open_threads(an: Analysis, git: GitState) -> Section:
     d = _Draft()
     plan = an.plan
     threads = _Draft()
-    tail_start = max(0, len(plan.messages) - max(15, len(plan.messages) // 10))
-    if an.user_turns and an.user_turns[-1] < tail_start:
-        tail_start = an.user_turns[-1]
+    tail_start = an.tail_start
     seen: set[str] = set()
     for q in an.open_items:
         if q.index >= tail_start and q.text not in seen and len(seen) < 8:
@@ -302,7 +327,7 @@ def _intent_flags(an: Analysis, git: GitState) -> _Draft:
         if q.text in seen:
             continue
         seen.add(q.text)
-        if not _intent_in_git(q.text, touched, subjects):
+        if not _intent_in_git(q.text, touched, subjects, git):
             flags.append(q)
         if len(flags) >= MAX_FLAGS:
             break
@@ -321,6 +346,8 @@ def _intent_flags(an: Analysis, git: GitState) -> _Draft:
             continue
         if rel in touched or any(t.endswith("/" + rel) for t in touched):
             continue
+        if not os.path.lexists(os.path.join(cast(str, git.root), rel)):
+            continue  # created and deleted again within the session: nothing was lost
         if count < MAX_FLAGS:
             out.add(f"- ⚑ The session edited `{_plain(rel, 160)}` {{ptr}} but git shows no change to it "
                     "since the session started; verify", Pointer("transcript", f"L{line}", "edit tool use"))
@@ -333,21 +360,38 @@ def _intent_flags(an: Analysis, git: GitState) -> _Draft:
     return out
 
 
-def _intent_in_git(text: str, touched: set[str], subjects: list[str]) -> bool:
+_REMOVAL_RE = re.compile(r"\b(?:remove|delete|drop|get rid of|clean up|deprecate)\b", re.I)
+
+
+def _intent_in_git(text: str, touched: set[str], subjects: list[str], git: GitState | None = None) -> bool:
+    """Did git record the stated change: a path it names, an identifier or its words in a
+    commit subject, or — pickaxe-style — in the lines the session's commits and the working
+    tree added (or, for a removal, removed)?"""
     lowered_paths = [t.lower() for t in touched]
     paths = cues.mentioned_paths(text)
     if paths:
-        return any(any(t == p.lower() or t.endswith("/" + p.lower()) or os.path.basename(t) == os.path.basename(p.lower())
-                       for t in lowered_paths) for p in paths)
+        found = any(any(t == p.lower() or t.endswith("/" + p.lower()) or os.path.basename(t) == os.path.basename(p.lower())
+                        for t in lowered_paths) for p in paths)
+        if found or git is None:
+            return found
+        deleted = [d.lower() for d in git.pickaxe()[2]]
+        return any(any(t == p.lower() or t.endswith("/" + p.lower()) for t in deleted) for p in paths)
+    added, removed, _ = git.pickaxe() if git else ("", "", set())
+    lines = added + "\n" + removed if _REMOVAL_RE.search(text) else added
     for ident in cues.identifiers(text):
         token = ident.lower()
         if any(token in t for t in lowered_paths) or any(token in s for s in subjects):
+            return True
+        if len(token) >= 4 and token in lines:
             return True
     words = {w for w in cues.significant_words(text) if len(w) >= 4}
     if any(len(words & cues.significant_words(s)) >= 2 for s in subjects):
         return True
     stems = {os.path.splitext(os.path.basename(t))[0] for t in lowered_paths}
-    return bool(words & stems)
+    if words & stems:
+        return True
+    long_words = {w for w in words if len(w) >= 5}
+    return len(long_words) >= 2 and sum(1 for w in long_words if w in lines) >= 2
 
 
 # -- 5. Basics -------------------------------------------------------------

@@ -28,16 +28,22 @@ def key(uuid: str):
     return uuid
 
 
+_HASH_MASK = (1 << 62) - 1  # non-negative, so it never equals NO_TIME
+
+
 class Graph:
     """The parentUuid tree, one small entry per record, for dedupe and forks."""
 
     NONE = -1
+    NO_TIME = -1
 
     def __init__(self):
         self.index: dict = {}
         self.parent = array("q")              # node id, or NONE; unresolved ones wait in `pending`
         self.pending: dict[int, object] = {}  # node -> parent key not seen yet
-        self.timestamps: dict[int, str] = {}  # conversation nodes only
+        # only compared for equality (siblings written at the same instant): a hash per node
+        # keeps the graph flat in memory; NO_TIME for records without one
+        self.times = array("q")
         self.message = array("q")             # index into messages, or NONE
 
     def __len__(self) -> int:
@@ -57,8 +63,7 @@ class Graph:
                 self.pending[node] = pkey
         self.parent.append(target)
         self.message.append(self.NONE)
-        if timestamp is not None:
-            self.timestamps[node] = timestamp
+        self.times.append(self.NO_TIME if timestamp is None else hash(timestamp) & _HASH_MASK)
         return node
 
     def resolve(self) -> None:
@@ -70,8 +75,10 @@ class Graph:
         p = self.parent[node]
         return None if p == self.NONE else p
 
-    def timestamp_of(self, node: int) -> str | None:
-        return self.timestamps.get(node)
+    def timestamp_of(self, node: int) -> int | None:
+        """A stand-in for the record's timestamp: equal for equal timestamps."""
+        t = self.times[node]
+        return None if t == self.NO_TIME else t
 
     def ancestors(self, node: int | None):
         seen = set()
@@ -95,22 +102,24 @@ def linearize(g: Graph, leaf: int | None, message_count: int, is_user_turn, stat
     rewinds: list[Rewind] = []
     if leaf is None:
         return keep, rewinds
-    on_path = set(g.ancestors(leaf))
-    path_child: dict[int, int] = {}
-    for node in on_path:
+    # flat structures, one byte or slot per node: a 500 MB session has ~250k nodes
+    on_path = _OnPath(len(g))
+    for node in g.ancestors(leaf):
+        on_path.add(node)
+    path_child = _PathChild(len(g))
+    msg_on_path = bytearray(message_count)
+    for node in on_path.nodes():
         parent = g.parent_of(node)
         if parent is not None and parent in on_path:
             path_child[parent] = node
-    nodes_of: dict[int, list[int]] = {}
-    for node, msg in enumerate(g.message):
-        if msg >= 0:
-            nodes_of.setdefault(msg, []).append(node)
+        if g.message[node] >= 0:
+            msg_on_path[g.message[node]] = 1
     fork: dict[int, tuple | None] = {}
     groups: dict[tuple, list[int]] = {}
     for node, msg in enumerate(g.message):
         if msg < 0 or node in on_path:
             continue
-        if any(n in on_path for n in nodes_of[msg]):
+        if msg_on_path[msg]:
             continue  # another line of the same merged message is on the path
         result = _fork_of(g, node, on_path, fork)
         if result is None:
@@ -131,7 +140,39 @@ def linearize(g: Graph, leaf: int | None, message_count: int, is_user_turn, stat
     return keep, rewinds
 
 
-def _fork_of(g: Graph, node: int, on_path: set, memo: dict):
+class _OnPath:
+    """A set of node ids as one byte per node."""
+
+    def __init__(self, size: int):
+        self.flags = bytearray(size)
+
+    def add(self, node: int) -> None:
+        self.flags[node] = 1
+
+    def __contains__(self, node) -> bool:
+        return 0 <= node < len(self.flags) and self.flags[node] == 1
+
+    def nodes(self):
+        return (i for i, f in enumerate(self.flags) if f)
+
+
+class _PathChild:
+    """node -> its child on the leaf's path, as one array slot per node."""
+
+    def __init__(self, size: int):
+        self.child = array("q", [Graph.NONE]) * size
+
+    def __setitem__(self, node: int, child: int) -> None:
+        self.child[node] = child
+
+    def get(self, node, default=None):
+        if node is None or not 0 <= node < len(self.child):
+            return default
+        c = self.child[node]
+        return default if c == Graph.NONE else c
+
+
+def _fork_of(g: Graph, node: int, on_path, memo: dict):
     """(fork node on the path, the child below it on this branch), or None."""
     trail = []
     current: int | None = node

@@ -49,6 +49,16 @@ class GitState:
     commits: list[Commit] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
     changes_total: int = 0
+    # pickaxe material: the diff hunks (added lines with their context; removed lines) of the
+    # session's commits and of the working tree, lowercased and capped, and paths they deleted
+    _pickaxe: tuple[str, str, set[str]] | None = None
+
+    def pickaxe(self) -> tuple[str, str, set[str]]:
+        """(added lines with context, removed lines, deleted paths) of the session's commits
+        and the work tree; read from git on first use only (most briefs never need it)."""
+        if self._pickaxe is None:
+            self._pickaxe = _read_pickaxe(self)
+        return self._pickaxe
 
     @property
     def ok(self) -> bool:
@@ -175,12 +185,66 @@ def _unborn_branch(repo) -> str | None:
         return None
 
 
+PICKAXE_CAP = 4 << 20   # characters of added (and of removed) lines kept for intent checks
+
+
 def _commit_files(repo, commit) -> list[str]:
     if commit.parents:
         diff = repo.diff(commit.parents[0], commit)
     else:
         diff = commit.tree.diff_to_tree(swap=True)
     return sorted({d.new_file.path for d in diff.deltas} | {d.old_file.path for d in diff.deltas})[:200]
+
+
+def _read_pickaxe(state: GitState) -> tuple[str, str, set[str]]:
+    import pygit2
+
+    added: list[str] = []
+    removed: list[str] = []
+    deleted: set[str] = set()
+    if not state.root:
+        return "", "", deleted
+    try:
+        repo = pygit2.Repository(state.root)
+        diffs = []
+        for item in state.session_commits():
+            commit = repo.get(item.oid)
+            if not isinstance(commit, pygit2.Commit):
+                continue
+            diffs.append(repo.diff(commit.parents[0], commit) if commit.parents
+                         else commit.tree.diff_to_tree(swap=True))
+        if state.head:
+            diffs += [repo.diff("HEAD", cached=True), repo.diff()]
+        room = [PICKAXE_CAP, PICKAXE_CAP]
+        for diff in diffs:
+            _collect_lines(diff, added, removed, deleted, room)
+    except Exception:
+        pass  # a repository that cannot be diffed: the checks fall back to paths and subjects
+    return "".join(added).lower(), "".join(removed).lower(), deleted
+
+
+def _collect_lines(diff, added: list[str], removed: list[str], deleted: set[str], room: list[int]) -> None:
+    """Keep the added (with context) and removed lines of ``diff``, and its deleted paths."""
+    import pygit2
+
+    for patch in diff:
+        if patch is None:
+            continue
+        if patch.delta.status == pygit2.enums.DeltaStatus.DELETED:
+            deleted.add(patch.delta.old_file.path)
+        if patch.delta.is_binary or (room[0] <= 0 and room[1] <= 0):
+            continue
+        for hunk in patch.hunks:
+            if room[0] > 0:  # "@@ -3,2 +3,4 @@ def parse_config(text):" names the function changed
+                added.append(hunk.header)
+                room[0] -= len(hunk.header)
+            for line in hunk.lines:
+                if line.origin in ("+", " ") and room[0] > 0:  # added, and the context around it
+                    added.append(line.content)
+                    room[0] -= len(line.content)
+                elif line.origin == "-" and room[1] > 0:
+                    removed.append(line.content)
+                    room[1] -= len(line.content)
 
 
 _STATES = (

@@ -43,8 +43,19 @@ def _cache_dir(cwd: str) -> str | None:
 
 
 def handoff(source: str, *, cwd: str | None = None, extractor_cmd: str | None = None,
-            use_cache: bool = True, timeout: float | None = None) -> Handoff:
-    """Distill the transcript (a path or a session id) into the five-section brief."""
+            use_cache: bool = True, timeout: float | None = None, extractor: str = "builtin") -> Handoff:
+    """Distill the transcript (a path or a session id) into the five-section brief.
+    ``extractor="claude"`` runs the installed Claude Code client on the five prompts."""
+    if extractor == "claude":
+        from gitrefocus.handoff import external
+
+        binary = external.find_claude()
+        if binary is None:
+            from gitrefocus.errors import RefocusError
+
+            raise RefocusError("--extractor claude: no `claude` on PATH (or $GIT_REFOCUS_CLAUDE_BIN); "
+                               "install Claude Code, or use the built-in extractor.")
+        extractor_cmd = external.claude_command(binary)
     cwd = os.path.realpath(cwd or os.getcwd())
     src = transcript_paths.resolve(source, cwd)
     git_dir = _cache_dir(cwd) if use_cache else None
@@ -84,6 +95,11 @@ def _extract_and_finalize(plan: Plan, git: gitstate.GitState, cwd: str, extracto
     stats = plan.stats
     if stats.get("invalid_json_lines"):
         warnings.append(f"skipped {stats['invalid_json_lines']} transcript line(s) that are not JSON.")
+    if stats.get("non_object_lines"):
+        warnings.append(f"skipped {stats['non_object_lines']} transcript line(s) that are JSON but not a record.")
+    if stats.get("subagent_file"):
+        warnings.append("this is a subagent's transcript (agent-*.jsonl): the brief covers that subagent's own "
+                        "work only; hand off the parent session's <session-id>.jsonl for the whole session.")
     if stats.get("oversized_lines"):
         warnings.append(f"skipped {stats['oversized_lines']} line(s) too large to reduce.")
     if brief.redactions:
@@ -120,6 +136,8 @@ def _from_cache(src, cwd: str, git_dir: str, extractor_cmd: str | None) -> Hando
 
 
 def spine(source: str, *, cwd: str | None = None) -> str:
-    """The numbered spine, for reading a ``transcript:L<n>`` pointer in context."""
+    """The numbered spine, for reading a ``transcript:L<n>`` pointer in context; scrubbed."""
+    from gitrefocus.handoff.scrub import scrub_transcript
+
     plan = prepare(transcript_paths.resolve(source, os.path.realpath(cwd or os.getcwd())))
-    return plan.spine_text()
+    return scrub_transcript(plan.spine_text())[0]

@@ -28,33 +28,43 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.handoff import forks, jsonl
 from gitrefocus.handoff import spine as sp
 from gitrefocus.handoff.records import (
+    CLIENT,
+    COMPACT_SUMMARY,
     CONVERSATION,
     INTERRUPTED,
+    NOTIFICATION,
     REJECTED,
     REJECTED_ALT,
+    UNKNOWN,
     USER_SAID,
     WRITE_TOOLS,
     cap,
     joined_text,
+    notification_text,
     one_line,
     prefilter,
+    record_origin,
     tool_summary,
     user_text,
 )
 from gitrefocus.handoff.sidechains import Sidechain, insert_by_time, read_subagent
-from gitrefocus.handoff.transcript_paths import TranscriptSource
+from gitrefocus.handoff.transcript_paths import TranscriptSource, is_subagent_file
 
 USER_CAP = 6000          # characters of one user message kept
 ASSISTANT_CAP = 3000
 THINKING_CAP = 2000
 COMPACT_CAP = 3000
 TOOL_SUMMARY_CAP = 200
-TEXT_BUDGET = 32_000_000  # characters of text kept in all; past it each text keeps only
-OVER_BUDGET_CAP = 300     # this many (a pasted-log monster cannot exhaust memory)
+TEXT_BUDGET = 8_000_000   # characters of text kept in all (~flat memory); past it each text keeps only
+OVER_BUDGET_CAP = 120     # this many (a pasted-log monster cannot exhaust memory)
 MAX_RECORDS = 600_000     # main-file records; ~10x a heavy 100 MB session
 MAX_MESSAGES = 150_000
 MAX_SIDECHAINS = 5_000
+TOOL_NAMES_KEPT = 4096    # recent tool_use ids -> tool names
 OPEN_MESSAGES = 64        # recent message ids still open for merging split lines
+INTERRUPT_TEXT = "[the user interrupted the assistant]"
+# tools that only wait for something: refusing one without a word is an interruption
+WAIT_TOOLS = frozenset({"TaskOutput", "BashOutput", "AgentOutputTool", "Monitor", "Sleep", "Wait"})
 DIRECT_BOUND = 300_000   # a spine up to this many characters is handed over whole
 CHUNK_BOUND = 100_000    # otherwise it is cut into chunks of about this size
 
@@ -114,7 +124,7 @@ class _Collector:
         # message.id -> (message index, blocks seen): only for recent messages, since
         # the client writes the lines of one response together
         self.open_messages: OrderedDict[str, tuple[int, set]] = OrderedDict()
-        self.tool_names: dict[str, str] = {}
+        self.tool_names: OrderedDict[str, str] = OrderedDict()
         self.sidechains: dict[str, Sidechain] = {}
         self.sidechain_of: dict[str, str] = {}   # uuid -> group, for sidechains without agentId
         self.sidechain_seen: set = set()
@@ -123,7 +133,11 @@ class _Collector:
         self.git_branch: str | None = None
         self.version: str | None = None
         self.session_id: str | None = None
-        self.title: str | None = None
+        # a subagent's own file passed as the transcript: its sidechain records are the conversation
+        self.subagent_file = is_subagent_file(source.main)
+        if self.subagent_file:
+            self.stats["subagent_file"] = 1
+        self.titles: list[tuple[str, str | None, str]] = []   # (kind, leaf uuid or session id, title)
         self.first_ts: str | None = None
         self.last_ts: str | None = None
         self.files_written: list[tuple[str, int]] = []
@@ -134,7 +148,7 @@ class _Collector:
     # -- reading ----------------------------------------------------------
     def read_main(self) -> None:
         try:
-            fh = open(self.source.main, "rb")
+            fh = open(self.source.main, "rb", buffering=1 << 20)
         except OSError as exc:
             raise RefocusError(f"cannot read transcript {self.source.main!r}: {exc.strerror}.") from None
         with fh:
@@ -159,7 +173,7 @@ class _Collector:
             return
         record = line.record
         if not isinstance(record, dict):
-            self.stats["invalid_json_lines"] += 1
+            self.stats["non_object_lines"] += 1  # valid JSON, but not a record
             return
         self.record(record, line.number)
 
@@ -170,8 +184,8 @@ class _Collector:
             uuid = None
         if kind not in CONVERSATION:
             self.stats["skipped_" + (kind or "untyped").replace("-", "_")[:40]] += 1
-            if kind == "summary" and isinstance(record.get("summary"), str):
-                self.title = one_line(record["summary"], 160)
+            if kind in ("summary", "custom-title", "ai-title"):
+                self._title_record(kind, record)
             if uuid and not record.get("isSidechain") and not self.graph.contains(uuid):
                 parent = record.get("parentUuid") or record.get("logicalParentUuid")
                 self._check_size()
@@ -180,7 +194,7 @@ class _Collector:
         if uuid and (self.graph.contains(uuid) or forks.key(uuid) in self.sidechain_seen):
             self.stats["duplicate_records"] += 1
             return
-        if record.get("isSidechain") is True:
+        if record.get("isSidechain") is True and not self.subagent_file:
             self._sidechain(record, uuid, number)
             return
         self._remember_meta(record)
@@ -197,6 +211,29 @@ class _Collector:
             if node is not None:
                 self.graph.message[node] = index
             self.stats["records"] += 1
+
+    def _title_record(self, kind: str, record: dict) -> None:
+        """Remember a title; which one names this session is settled in :meth:`session_title`."""
+        field = {"summary": "summary", "custom-title": "customTitle", "ai-title": "aiTitle"}[kind]
+        text = record.get(field)
+        if not isinstance(text, str) or not text.strip() or len(self.titles) >= 1000:
+            return
+        key = record.get("leafUuid") if kind == "summary" else record.get("sessionId")
+        self.titles.append((kind, key if isinstance(key, str) else None, one_line(text, 160)))
+
+    def session_title(self) -> str | None:
+        """The user's custom title, else the client's title for this session, else the summary
+        of a leaf in this session's tree (a file may hold summaries of other sessions' leaves)."""
+        for wanted in ("custom-title", "ai-title", "summary"):
+            for kind, key, text in reversed(self.titles):
+                if kind != wanted:
+                    continue
+                if kind == "summary" and not (key and self.graph.contains(key)):
+                    continue
+                if kind != "summary" and key and self.session_id and key != self.session_id:
+                    continue
+                return text
+        return None
 
     def _check_size(self) -> None:
         if len(self.graph) >= MAX_RECORDS or len(self.messages) >= MAX_MESSAGES:
@@ -236,10 +273,11 @@ class _Collector:
         if "toolUseResult" in record:
             self.stats["tool_results_stripped"] += 1
         if kind == "user":
-            if record.get("isMeta"):
-                self.stats["skipped_meta"] += 1
+            origin = record_origin(record)
+            if origin in (CLIENT, UNKNOWN):
+                self.stats["skipped_" + ("meta" if record.get("isMeta") else origin.replace("-", "_"))] += 1
                 return None
-            msg = self._user(record, message, number)
+            msg = self._user(record, message, number, origin)
         else:
             msg = self._assistant(record, message, number)
         if msg is None or isinstance(msg, int):
@@ -249,11 +287,15 @@ class _Collector:
         self.messages.append(msg)
         return len(self.messages) - 1
 
-    def _user(self, record: dict, message: dict, number: int):
+    def _user(self, record: dict, message: dict, number: int, origin: str | None):
         content = message.get("content")
-        if record.get("isCompactSummary"):
+        if origin == COMPACT_SUMMARY:
             text = content if isinstance(content, str) else joined_text(content)
             return sp.Message(sp.COMPACT, number, blocks=[sp.Block(sp.TEXT, self._text(text, COMPACT_CAP), number)])
+        if origin == NOTIFICATION:
+            text = content if isinstance(content, str) else joined_text(content)
+            self.stats["notifications"] += 1
+            return sp.Message(sp.NOTIFICATION, number, blocks=[sp.Block(sp.TEXT, notification_text(text), number)])
         blocks: list[sp.Block] = []
         role = sp.USER
         items = [{"type": "text", "text": content}] if isinstance(content, str) else content
@@ -276,6 +318,8 @@ class _Collector:
             elif t == "tool_result":
                 role = sp.TOOL if role == sp.USER and not blocks else role
                 block = self._tool_result(item, number)
+                if block is not None and block.text == INTERRUPT_TEXT and block.kind == sp.TEXT:
+                    role = sp.INTERRUPT
                 if block is not None:
                     blocks.append(block)
             elif t in ("image", "document"):
@@ -287,13 +331,18 @@ class _Collector:
         return sp.Message(role, number, blocks=blocks)
 
     def _tool_result(self, item: dict, number: int) -> sp.Block | None:
-        text = joined_text(item.get("content"))
+        content = item.get("content")
+        text = content if isinstance(content, str) else _first_text(content)  # never join the output
         self.stats["tool_output_chars_stripped"] += len(text)
         tool_use_id = item.get("tool_use_id")
         tool = self.tool_names.get(tool_use_id) if isinstance(tool_use_id, str) else None
         if text.startswith((REJECTED, REJECTED_ALT)):
             said = text.find(USER_SAID)
             feedback = text[said + len(USER_SAID):].strip() if said >= 0 else ""
+            if not feedback and (text.startswith(REJECTED_ALT) or tool in WAIT_TOOLS):
+                # the user interrupted (often a wait on a background task): no hypothesis was refused
+                self.stats["interrupted_tool_uses"] += 1
+                return sp.Block(sp.TEXT, INTERRUPT_TEXT, number, tool=tool)
             return sp.Block(sp.REJECTED, self._text(feedback, USER_CAP), number, tool=tool)
         if item.get("is_error") is True:
             if text.startswith(INTERRUPTED):
@@ -365,8 +414,11 @@ class _Collector:
         given_name, given_input = item.get("name"), item.get("input")
         name = given_name if isinstance(given_name, str) else "?"
         tool_id = item.get("id")
-        if isinstance(tool_id, str) and len(self.tool_names) < 200_000:
+        if isinstance(tool_id, str):
+            # a tool's result follows its call closely: remember only the recent calls (flat memory)
             self.tool_names[tool_id] = name
+            if len(self.tool_names) > TOOL_NAMES_KEPT:
+                self.tool_names.popitem(last=False)
         data = given_input if isinstance(given_input, dict) else {}
         path = data.get("file_path") or data.get("notebook_path")
         path = path if isinstance(path, str) else None
@@ -378,7 +430,8 @@ class _Collector:
             summary = tool_summary(name, data, path)
         if path and name in WRITE_TOOLS and len(self.files_written) < 5000:
             self.files_written.append((path, number))
-        return sp.Block(sp.TOOL_USE, one_line(summary, TOOL_SUMMARY_CAP), number, tool=name, path=path)
+        limit = TOOL_SUMMARY_CAP if self.text_budget > 0 else OVER_BUDGET_CAP
+        return sp.Block(sp.TOOL_USE, one_line(summary, limit), number, tool=name, path=path)
 
     # -- sidechains ---------------------------------------------------------
     def _sidechain(self, record: dict, uuid: str | None, number: int) -> None:
@@ -429,6 +482,15 @@ class _Collector:
         return sp.Message(sp.REWIND, first.line, blocks=[marker], timestamp=target.timestamp, last_line=last_line)
 
 
+def _first_text(content) -> str:
+    """The first text item of a tool result's content (what a refusal or an interrupt starts with)."""
+    if isinstance(content, list):
+        for c in content:
+            if isinstance(c, dict) and isinstance(c.get("text"), str):
+                return c["text"]
+    return ""
+
+
 def prepare(source: TranscriptSource, *, direct_bound: int = DIRECT_BOUND,
             chunk_bound: int = CHUNK_BOUND) -> Plan:
     """Read the transcript (and its subagent files) into a :class:`Plan`."""
@@ -440,15 +502,17 @@ def prepare(source: TranscriptSource, *, direct_bound: int = DIRECT_BOUND,
     if not messages:
         lines = stats["lines"]
         bad = stats["invalid_json_lines"]
+        other = stats["non_object_lines"]
+        shape = f", {other} JSON but not a record" if other else ""
         raise RefocusError(
-            f"{source.main} holds no Claude Code conversation ({lines} line(s), {bad} not JSON); "
+            f"{source.main} holds no Claude Code conversation ({lines} line(s), {bad} not JSON{shape}); "
             "is it a session transcript (~/.claude/projects/.../<session-id>.jsonl)?"
         )
     plan = Plan(
         source=source, messages=messages, leaf_uuid=collector.leaf_uuid,
         session_id=collector.session_id or source.session_id, cwd=collector.cwd,
         git_branch=collector.git_branch, first_timestamp=collector.first_ts,
-        last_timestamp=collector.last_ts, title=collector.title, version=collector.version,
+        last_timestamp=collector.last_ts, title=collector.session_title(), version=collector.version,
         files_written=collector.files_written, todos=collector.todos, stats=stats,
     )
     stats["spine_messages"] = len(messages)

@@ -19,6 +19,7 @@ INTERRUPT = "interrupt"  # the user interrupted the assistant
 COMPACT = "compact"      # a compaction summary written by the client
 SIDECHAIN = "sidechain"  # a collapsed subagent / sidechain
 REWIND = "rewind"        # the user went back and replaced part of the conversation
+NOTIFICATION = "notification"  # a background task or agent reporting back (never the user's words)
 
 # block kinds
 TEXT = "text"

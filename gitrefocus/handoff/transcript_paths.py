@@ -39,6 +39,11 @@ class TranscriptSource:
         return (self.main, *self.subagents)
 
 
+def is_subagent_file(path: str) -> bool:
+    """A subagent's own transcript (``agent-<id>.jsonl``), as opposed to a session's."""
+    return bool(_AGENT_FILE_RE.match(os.path.basename(path)))
+
+
 def looks_like_session_id(text: str) -> bool:
     return bool(_SESSION_ID_RE.match(text)) and not text.endswith((".jsonl", ".json"))
 

@@ -25,17 +25,23 @@ class Story:
     lines: dict              # name -> line number of interesting records
 
 
-@pytest.fixture
-def story(tmp_path, monkeypatch) -> Story:
-    # the repository's history predates the session (which starts 2026-01-05 09:00 UTC)
+def repo_before_session(path: Path, monkeypatch, name: str, content: str) -> Path:
+    """A repository whose one commit (``name``) predates the session (which starts
+    2026-01-05 09:00 UTC); commits made afterwards fall during the session."""
     monkeypatch.setenv("GIT_AUTHOR_DATE", "2026-01-04T12:00:00Z")
     monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-04T12:00:00Z")
-    repo = make_repo(tmp_path / "proj")
-    (repo / "lexer.py").write_text("def lex(s):\n    return s.split()\n")
-    git(repo, "add", "lexer.py")
-    git(repo, "commit", "-q", "-m", "Add lexer")
-    monkeypatch.setenv("GIT_AUTHOR_DATE", "2026-01-05T10:00:00Z")  # later commits: during the session
+    repo = make_repo(path)
+    (repo / name).write_text(content)
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", f"Add {name}")
+    monkeypatch.setenv("GIT_AUTHOR_DATE", "2026-01-05T10:00:00Z")
     monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-05T10:00:00Z")
+    return repo
+
+
+@pytest.fixture
+def story(tmp_path, monkeypatch) -> Story:
+    repo = repo_before_session(tmp_path / "proj", monkeypatch, "lexer.py", "def lex(s):\n    return s.split()\n")
     s = Session(cwd=repo)
     lines = {}
     s.attachment()

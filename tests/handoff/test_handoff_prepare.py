@@ -117,7 +117,8 @@ def test_broken_lines_are_counted_never_fatal(tmp_path):
     s.assistant(text("after"))
     plan = plan_of(s.write(tmp_path / "t.jsonl"))
     assert [m.text for m in plan.messages] == ["before", "after"]
-    assert plan.stats["invalid_json_lines"] == 4
+    assert plan.stats["invalid_json_lines"] == 2
+    assert plan.stats["non_object_lines"] == 2, "JSON that is not an object is not reported as 'not JSON'"
     assert plan.stats["blank_lines"] == 1
 
 

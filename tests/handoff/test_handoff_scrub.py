@@ -15,16 +15,16 @@ from gitrefocus.handoff.scrub import scrub_transcript as direct
 
 @pytest.mark.parametrize("text, secret, kind", [
     ("export GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJklmnop", "ghp_0123456789abcdefghijABCDEFGHIJklmnop",
-     "token-assignment"),
+     "github-token"),
     ("curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def'", "eyJhbGciOiJIUzI1NiJ9.abc.def",
      "authorization-header"),
     ('{"headers": {"Authorization": "token s3cr3t-value-here"}}', "s3cr3t-value-here", "authorization-header"),
-    ("psql postgres://u@h --password=hunter2hunter2", "hunter2hunter2", "password"),
-    ('config: {"password": "correct horse"}', "correct", "password"),
-    ("SLACK_API_KEY=xoxb-1234-abcd-efgh", "xoxb-1234-abcd-efgh", "token-assignment"),
+    ("psql postgres://u@h --password=hunter2hunter2", "hunter2hunter2", "cli-password"),
+    ('config: {"password": "correct horse"}', "correct", "secret-assignment"),
+    ("SLACK_API_KEY=xoxb-1234-abcd-efgh", "xoxb-1234-abcd-efgh", "slack-token"),
     ("key is sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123", "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123",
-     "known-token"),
-    ("aws AKIAIOSFODNN7EXAMPLE here", "AKIAIOSFODNN7EXAMPLE", "known-token"),
+     "model-api-key"),
+    ("aws AKIAIOSFODNN7EXAMPLE here", "AKIAIOSFODNN7EXAMPLE", "aws-access-key-id"),
     ("blob Zx9Qm2Lr7Tp4Wv8Ys1Kd6Hf3Jg5Nb0Cx", "Zx9Qm2Lr7Tp4Wv8Ys1Kd6Hf3Jg5Nb0Cx", "high-entropy"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "MIIEow", "private-key"),
 ])
@@ -55,7 +55,7 @@ def test_ordinary_identifiers_are_left_alone(text):
 def test_lines_are_counted_from_one():
     text = "a\nb\nPASSWORD: s3cret-pass\nc\nAPI_TOKEN=abcdef123456\n"
     out, report = scrub_transcript(text)
-    assert [(r["kind"], r["line"]) for r in report] == [("password", 3), ("token-assignment", 5)]
+    assert [(r["kind"], r["line"]) for r in report] == [("secret-assignment", 3), ("secret-assignment", 5)]
     assert out.count("\n") == text.count("\n")
 
 

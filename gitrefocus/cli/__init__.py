@@ -103,6 +103,9 @@ def cli(ctx, debug, directory):
 
 def main(argv: list[str] | None = None) -> int:
     debug = "--debug" in (argv or sys.argv[1:]) or bool(os.environ.get("GIT_REFOCUS_DEBUG"))
+    from gitrefocus.store import interrupts
+
+    interrupts.install()  # SIGINT: one line and exit 130 (errors.Interrupted), never a traceback
     try:
         return cli.main(args=argv, prog_name="git refocus", standalone_mode=False) or 0
     except RefocusError as exc:

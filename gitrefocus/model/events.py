@@ -47,12 +47,28 @@ class Event:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> "Event":
-        raw = json.loads(text)
+        return cls.from_raw(json.loads(text))
+
+    @classmethod
+    def from_raw(cls, raw: object) -> "Event":
+        """An event from its decoded JSON; ValueError when it is not one (a crafted
+        or corrupt log: wrong types must not reach the code that folds events)."""
         if not isinstance(raw, dict) or "kind" not in raw or "refocus_id" not in raw:
             raise ValueError("not a refocus event")
-        if raw.get("schema", 1) > SCHEMA:
-            raise ValueError(f"event schema {raw['schema']} is newer than this git-refocus understands")
+        schema = raw.get("schema", 1)
+        if type(schema) is not int:
+            raise ValueError(f"event schema {schema!r} is not a number")
+        if schema > SCHEMA:
+            raise ValueError(f"event schema {schema} is newer than this git-refocus understands")
         known = {k: raw[k] for k in ("refocus_id", "kind", "at", "actor", "data", "event_id", "schema") if k in raw}
+        for key in ("refocus_id", "kind", "at", "event_id"):
+            if key in known and not isinstance(known[key], str):
+                raise ValueError(f"event {key} must be a string")
+        for key in ("actor", "data"):
+            if key in known and not isinstance(known[key], dict):
+                raise ValueError(f"event {key} must be an object")
+        if "at" not in known:
+            raise ValueError("event has no time")
         return cls(**known)
 
     @property
@@ -195,8 +211,14 @@ def apply(state: RefocusState | None, event: Event) -> tuple[RefocusState, bool]
     only happen after two clones diverged) is kept in the log but listed in
     ``conflicts`` and changes nothing else.
     """
+    if event.kind == SPAWNED and state is not None:
+        # a second `spawned` (a crafted or confused log) must not rewrite dest_dir or slug
+        conflict = Conflict(event_id=event.event_id, kind=event.kind, at=event.at, status=state.status)
+        return replace(state, conflicts=(*state.conflicts, conflict), last_event=event.kind,
+                       last_event_at=event.at, events=state.events + 1), False
     if event.kind == SPAWNED:
-        state = replace(initial_state(event.data.get("meta", {})), status=lifecycle.RESERVED)
+        meta = event.data.get("meta")
+        state = replace(initial_state(meta if isinstance(meta, dict) else {}), status=lifecycle.RESERVED)
     elif state is None:
         state = initial_state({"id": event.refocus_id, "status": lifecycle.RESERVED})
     applied = True

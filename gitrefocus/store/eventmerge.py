@@ -99,7 +99,7 @@ def check_remote_tip(repo: Repository, refocus_id: str, oid: Oid) -> None:
     """Refuse a remote ref that is not an event log of this refocus."""
     try:
         tip = eventlog.tip_at(repo, oid)
-    except (KeyError, ValueError, TypeError) as exc:
+    except (KeyError, ValueError, TypeError, RefocusError) as exc:
         raise RefocusError(f"the remote's {ref_name(refocus_id)} is not a refocus event log ({exc}).") from None
     if tip.event.refocus_id != refocus_id:
         raise RefocusError(f"the remote's {ref_name(refocus_id)} holds events of {tip.event.refocus_id}.")

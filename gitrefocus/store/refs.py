@@ -26,12 +26,13 @@ from gitrefocus.model.ids import (
     REF_PREFIX as REF_PREFIX,  # re-exported: store callers name refs from here
 )
 from gitrefocus.model.ids import ref_name as ref_name
-from gitrefocus.store import faults
+from gitrefocus.store import faults, locks
 
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository
 
 TRACKING_PREFIX = "refs/refocus-remotes/"
+QUARANTINE_PREFIX = "refs/refocus-quarantine/"  # corrupt refs moved aside by doctor --repair
 TMP_PREFIX = "refs/notes/refocus-tmp/"
 # where scratch refs lived before there was one namespace; doctor still cleans them up
 LEGACY_TMP_PREFIXES = ("refs/refocus-tmp/", "refs/notes/refocus-tmp-")
@@ -50,6 +51,11 @@ def _pygit2() -> Any:  # the module
     return pygit2
 
 
+def GitError() -> type[Exception]:  # noqa: N802  (a class, looked up lazily)
+    """pygit2's GitError, for ``except`` clauses that must not import pygit2 at load time."""
+    return cast("type[Exception]", _pygit2().GitError)
+
+
 class _Lost(Exception):
     """The ref moved under us: re-read and try again."""
 
@@ -65,6 +71,16 @@ def resolve(repo: Repository, refname: str) -> Oid | None:
     return cast("Oid", ref.target) if ref is not None else None
 
 
+def common_dir(repo: Repository) -> str:
+    """The git dir shared by all worktrees, where refs/ and packed-refs live."""
+    path = repo.path.rstrip(os.sep)
+    try:
+        with open(os.path.join(path, "commondir"), encoding="utf-8") as fh:
+            return os.path.normpath(os.path.join(path, fh.read().strip()))
+    except OSError:
+        return path
+
+
 def cas(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str) -> None:
     """Move ``refname`` from ``old`` (None: must not exist) to ``new``, or raise _Lost."""
     pygit2 = _pygit2()
@@ -74,7 +90,10 @@ def cas(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str)
             if resolve(repo, refname) != old:
                 raise _Lost()
             txn.set_target(refname, new, message=message)
-    except pygit2.GitError as exc:  # the lock is held by another writer
+    except pygit2.GitError as exc:  # the lock is held by another writer, or was left by a dead one
+        stale = locks.stale_ref_lock_error(common_dir(repo), refname)
+        if stale is not None:
+            raise stale from None
         raise _Lost() from exc
     faults.wrote(refname)
 
@@ -107,6 +126,24 @@ def delete(repo: Repository, refname: str) -> bool:
         return False
     ref.delete()
     return True
+
+
+def quarantine(repo: Repository, refname: str) -> str:
+    """Move a corrupt ``refname`` under ``refs/refocus-quarantine/`` (nothing is
+    deleted: the object stays reachable there for a person to inspect). Returns the new name."""
+    oid = resolve(repo, refname)
+    if oid is None:
+        raise ConflictError(f"{refname} vanished meanwhile; nothing to quarantine.")
+    base = QUARANTINE_PREFIX + refname.removeprefix("refs/")
+    name, n = base, 1
+    while repo.references.get(name) is not None:
+        n += 1
+        name = f"{base}-{n}"
+    cas(repo, name, oid, None, f"refocus: quarantine {refname}")
+    ref = repo.references.get(refname)
+    if ref is not None and ref.target == oid:
+        ref.delete()
+    return name
 
 
 class scratch:

@@ -92,6 +92,8 @@ def load_return_object(path: str) -> Result:
         raise RefocusError(f"{path}: not valid UTF-8.") from None
     except ValueError as exc:
         raise RefocusError(f"{path}: not valid JSON ({exc}).") from None
+    except RecursionError:
+        raise RefocusError(f"{path}: JSON nested too deeply to be a return object.") from None
     return res.from_return_object(obj, path)
 
 

@@ -210,14 +210,21 @@ def knows(ws: Workspace, refocus_id: str) -> bool:
     return refs.resolve(ws.repo, refs.ref_name(refocus_id)) is not None or brief_file(ws, refocus_id) is not None
 
 
-def counterpart(ws: Workspace, state: RefocusState) -> Workspace | None:
+def counterpart(ws: Workspace, state: RefocusState,
+                opened: dict[tuple[str | None, str | None], Workspace | None] | None = None) -> Workspace | None:
     """The other repository of a refocus, when it is reachable on this machine and
     this machine already knows it takes part: it holds the refocus, or spawn here
     recorded it. Directories named by events are evidence, not truth (SPEC §13): a
     crafted log fetched by ``sync`` must not make us write into an unrelated repository."""
     from gitrefocus.store import localstate
 
-    other = counterpart_in(ws, (state.source_dir, state.dest_dir))
+    dirs = (state.source_dir, state.dest_dir)
+    if opened is None:
+        other = counterpart_in(ws, dirs)
+    else:  # many refocuses share a handful of repositories: open each once
+        if dirs not in opened:
+            opened[dirs] = counterpart_in(ws, dirs)
+        other = opened[dirs]
     if other is None or knows(other, state.id):
         return other
     try:

@@ -163,6 +163,21 @@ def chain(repo: Repository, tip_oid: Oid | None) -> list[tuple[Oid, Event]]:
     return out
 
 
+def states_match_events(repo: Repository, tip_oid: Oid) -> bool:
+    """Whether every ``state.json`` along the log is the fold of its events.
+
+    ``state.json`` is derived data that makes listing cheap; a remote's copy is
+    evidence, not truth (SPEC §13). A log whose stored states disagree with its
+    events (a forged ``state.json``) is rebuilt from the events instead of adopted."""
+    state = None
+    for oid, event in chain(repo, tip_oid):
+        state, _ = ev.apply(state, event)
+        stored = _blob(repo, event_commit(repo, oid), "state.json")
+        if stored != state_json(state):
+            return False
+    return True
+
+
 # -- writing event commits ---------------------------------------------
 def _signature(event: Event) -> Signature:
     pygit2 = refs._pygit2()

@@ -55,7 +55,7 @@ def test_spawn_refuses_a_symlinked_brief_directory(repos, tmp_path, link):
     assert refs(dest, "refs/refocus/") == {} and refs(src, "refs/refocus/") == {}
 
 
-def test_complete_refuses_a_symlinked_transcripts_dir_before_writing(started, tmp_path):
+def test_complete_refuses_a_symlinked_context_dir_before_writing(started, tmp_path):
     src, dest, rid = started
     outside = tmp_path / "elsewhere"
     outside.mkdir()
@@ -370,3 +370,54 @@ def test_a_write_error_in_the_source_is_one_line_naming_the_repair(repos):
             p.chmod(mode)
     one_line_error(r, "doctor --repair")
     assert r.returncode == 1
+
+
+# -- issue 12 item 3: Ctrl-C anywhere ------------------------------------------------------------
+INTERRUPT_AFTER = """
+import os, signal, sys
+from gitrefocus.store import {module} as target
+real = target.{func}
+def interrupted(*a, **k):
+    out = real(*a, **k)
+    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C right after the first cross-repository write
+    return out
+target.{func} = interrupted
+from gitrefocus.entry import main
+sys.argv = ["git-refocus", *sys.argv[1:]]
+sys.exit(main())
+"""
+
+
+def test_ctrl_c_during_spawn_is_one_line_exit_130_and_consistent(repos, tmp_path):
+    import subprocess
+    import sys
+
+    from tests.runner import source_env
+
+    src, dest = repos
+    script = tmp_path / "interrupt.py"
+    script.write_text(INTERRUPT_AFTER.format(module="eventlog", func="append"))
+    proc = subprocess.run([sys.executable, str(script), *spawn_args(dest)[:-1]], cwd=src, env=source_env(),
+                          capture_output=True, text=True, timeout=60)
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert proc.returncode == 130 and len(lines) == 1 and "interrupted" in lines[0], proc
+    known = refs(src, "refs/refocus/")
+    assert known and known == refs(dest, "refs/refocus/"), "the spawn was finished in both repositories"
+    for repo in (src, dest):  # neither repository ran `init`: only its hook and config are missing
+        findings = refocus("doctor", "--json", cwd=repo, check=False).json["findings"]
+        assert [f for f in findings if f["kind"] not in ("hook", "config")] == [], (repo, findings)
+
+
+def test_ctrl_c_before_any_write_exits_130(repos, tmp_path):
+    import subprocess
+    import sys
+
+    from tests.runner import source_env
+
+    src, dest = repos
+    script = tmp_path / "interrupt.py"
+    script.write_text(INTERRUPT_AFTER.format(module="catalog", func="load"))
+    proc = subprocess.run([sys.executable, str(script), *spawn_args(dest)[:-1]], cwd=src, env=source_env(),
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in proc.stderr, proc
+    assert refs(dest, "refs/refocus/") == {} and refs(src, "refs/refocus/") == {}

@@ -421,3 +421,4 @@ def test_ctrl_c_before_any_write_exits_130(repos, tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 130 and "Traceback" not in proc.stderr, proc
     assert refs(dest, "refs/refocus/") == {} and refs(src, "refs/refocus/") == {}
+

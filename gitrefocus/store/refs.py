@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from gitrefocus.errors import ConflictError
+from gitrefocus.errors import ConflictError, RefocusError
 from gitrefocus.model.ids import (
     REF_PREFIX as REF_PREFIX,  # re-exported: store callers name refs from here
 )
@@ -37,6 +37,7 @@ TMP_PREFIX = "refs/notes/refocus-tmp/"
 # where scratch refs lived before there was one namespace; doctor still cleans them up
 LEGACY_TMP_PREFIXES = ("refs/refocus-tmp/", "refs/notes/refocus-tmp-")
 MAX_ATTEMPTS = 200
+FAILURES_BEFORE_GIVING_UP = 5  # writes that failed with no other writer's lock in the way
 
 # How a ref compared with, or was brought up to date with, a remote's copy.
 SAME, AHEAD, CREATED, FAST_FORWARD, MERGED, ADOPTED = (
@@ -57,7 +58,13 @@ def GitError() -> type[Exception]:  # noqa: N802  (a class, looked up lazily)
 
 
 class _Lost(Exception):
-    """The ref moved under us: re-read and try again."""
+    """The ref moved under us: re-read and try again. ``failure`` is set when the
+    write failed with no lock in the way (a permission, a missing directory...),
+    which retrying a few times will not fix."""
+
+    def __init__(self, failure: str | None = None):
+        super().__init__(failure)
+        self.failure = failure
 
 
 def temp_ref(purpose: str) -> str:
@@ -91,20 +98,25 @@ def cas(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str)
                 raise _Lost()
             txn.set_target(refname, new, message=message)
     except pygit2.GitError as exc:  # the lock is held by another writer, or was left by a dead one
+        lock = locks.ref_lock_path(common_dir(repo), refname)
         stale = locks.stale_ref_lock_error(common_dir(repo), refname)
         if stale is not None:
             raise stale from None
-        raise _Lost() from exc
+        raise _Lost(None if os.path.lexists(lock) else f"could not write {refname}: {exc}") from exc
     faults.wrote(refname)
 
 
 def retrying(what: str, attempt_fn: Callable[[], T]) -> T:
     """Run ``attempt_fn`` until it stops losing races, with jittered backoff."""
     delay = 0.002
+    failures = 0
     for _ in range(MAX_ATTEMPTS):
         try:
             return attempt_fn()
-        except _Lost:
+        except _Lost as lost:
+            failures = failures + 1 if lost.failure else 0
+            if lost.failure and failures >= FAILURES_BEFORE_GIVING_UP:
+                raise RefocusError(f"{lost.failure.rstrip('.')}.") from None
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 1.6, 0.1)
     raise ConflictError(f"{what}: gave up after {MAX_ATTEMPTS} attempts; other writers kept moving the ref.")

@@ -422,3 +422,19 @@ def test_ctrl_c_before_any_write_exits_130(repos, tmp_path):
     assert proc.returncode == 130 and "Traceback" not in proc.stderr, proc
     assert refs(dest, "refs/refocus/") == {} and refs(src, "refs/refocus/") == {}
 
+
+
+def test_a_write_error_after_dest_was_written_is_one_line_naming_the_repair(repos):
+    """The source cannot take the event log (its refs/refocus is a file): exit 1, one line
+    naming what could not be written and the doctor --repair that completes the spawn."""
+    src, dest = repos
+    (src / ".git" / "refs" / "refocus").write_text("not a directory\n")
+    t0 = time.monotonic()
+    r = refocus(*spawn_args(dest), cwd=src, check=False)
+    assert time.monotonic() - t0 < 30, "no spinning on a write that cannot succeed"
+    one_line_error(r, "refs/refocus/", "doctor --repair", str(src))
+    assert r.returncode == 1
+    (src / ".git" / "refs" / "refocus").unlink()
+    for repo in (dest, src):
+        refocus("doctor", "--repair", cwd=repo, check=False)
+    assert refs(src, "refs/refocus/") == refs(dest, "refs/refocus/") != {}, "doctor --repair completed the spawn"

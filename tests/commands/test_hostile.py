@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.gitrepo import git, make_repo, refs
+from tests.gitrepo import git, make_repo, refs, remote_with_clones
 from tests.runner import refocus, spawn_args
 
 
@@ -144,13 +144,8 @@ def test_concurrent_promotions_keep_every_bullet(tmp_path):
 # -- 5. the remote is evidence, not truth --------------------------------------------------------
 @pytest.fixture
 def clones(tmp_path):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    seed = make_repo(tmp_path / "seed")
-    git(seed, "push", "-q", str(remote), "main")
-    a, b = tmp_path / "A", tmp_path / "B"
+    remote, (a, b) = remote_with_clones(tmp_path, "A", "B")
     for clone in (a, b):
-        git(tmp_path, "clone", "-q", str(remote), str(clone))
         refocus("init", cwd=clone)
     return {"remote": remote, "A": a, "B": b, "src": make_repo(tmp_path / "src"), "tmp": tmp_path}
 
@@ -388,7 +383,8 @@ sys.exit(main())
 """
 
 
-def test_ctrl_c_during_spawn_is_one_line_exit_130_and_consistent(repos, tmp_path):
+def _spawn_interrupted_after(repos, tmp_path, module: str, func: str):
+    """Run spawn with a Ctrl-C delivered right after ``module.func`` returns."""
     import subprocess
     import sys
 
@@ -396,9 +392,14 @@ def test_ctrl_c_during_spawn_is_one_line_exit_130_and_consistent(repos, tmp_path
 
     src, dest = repos
     script = tmp_path / "interrupt.py"
-    script.write_text(INTERRUPT_AFTER.format(module="eventlog", func="append"))
-    proc = subprocess.run([sys.executable, str(script), *spawn_args(dest)[:-1]], cwd=src, env=source_env(),
+    script.write_text(INTERRUPT_AFTER.format(module=module, func=func))
+    return subprocess.run([sys.executable, str(script), *spawn_args(dest)[:-1]], cwd=src, env=source_env(),
                           capture_output=True, text=True, timeout=60)
+
+
+def test_ctrl_c_during_spawn_is_one_line_exit_130_and_consistent(repos, tmp_path):
+    src, dest = repos
+    proc = _spawn_interrupted_after(repos, tmp_path, "eventlog", "append")
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert proc.returncode == 130 and len(lines) == 1 and "interrupted" in lines[0], proc
     known = refs(src, "refs/refocus/")
@@ -409,16 +410,8 @@ def test_ctrl_c_during_spawn_is_one_line_exit_130_and_consistent(repos, tmp_path
 
 
 def test_ctrl_c_before_any_write_exits_130(repos, tmp_path):
-    import subprocess
-    import sys
-
-    from tests.runner import source_env
-
     src, dest = repos
-    script = tmp_path / "interrupt.py"
-    script.write_text(INTERRUPT_AFTER.format(module="catalog", func="load"))
-    proc = subprocess.run([sys.executable, str(script), *spawn_args(dest)[:-1]], cwd=src, env=source_env(),
-                          capture_output=True, text=True, timeout=60)
+    proc = _spawn_interrupted_after(repos, tmp_path, "catalog", "load")
     assert proc.returncode == 130 and "Traceback" not in proc.stderr, proc
     assert refs(dest, "refs/refocus/") == {} and refs(src, "refs/refocus/") == {}
 

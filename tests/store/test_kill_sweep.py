@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from tests.gitrepo import git, make_repo, refs
+from tests.gitrepo import git, make_repo, refs, remote_with_clones
 from tests.runner import refocus, spawn_args
 from tests.store.test_killed_writers import check_run, run_traced
 
@@ -23,13 +23,8 @@ SYNC_KILL_POINTS = range(1, 10)  # one more than the writes the sync below makes
 
 @pytest.fixture
 def pair(tmp_path):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    seed = make_repo(tmp_path / "seed")
-    git(seed, "push", "-q", str(remote), "main")
-    a, b = tmp_path / "A", tmp_path / "B"
+    _remote, (a, b) = remote_with_clones(tmp_path, "A", "B")
     for clone in (a, b):
-        git(tmp_path, "clone", "-q", str(remote), str(clone))
         refocus("init", cwd=clone)
     rid = refocus(*spawn_args(a), cwd=make_repo(tmp_path / "src")).json["id"]
     refocus("start", rid, cwd=a)

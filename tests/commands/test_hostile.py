@@ -204,26 +204,45 @@ def test_a_second_spawned_event_cannot_rewrite_dest_dir(clones):
 
 
 def test_sync_never_writes_into_a_repository_this_machine_does_not_know(clones):
+    """A well-formed log from the remote whose source_dir names an unrelated repository here:
+    sync takes the refocus but touches nothing in that repository (SPEC §13)."""
+    from gitrefocus.model.events import Event
+    from gitrefocus.store import eventlog
+    from gitrefocus.store.workspace import Workspace
+
     a, b = clones["A"], clones["B"]
     victim = make_repo(clones["tmp"] / "victim2")
     refocus("init", cwd=victim)
-    other_src = make_repo(clones["tmp"] / "src-on-b")
-    rid = rid_of(refocus(*spawn_args(b), cwd=other_src))
-    # B's log names a source directory; rewrite history so it names the victim (a crafted remote)
-    refocus("sync", cwd=b)
-    state_meta = json.loads(git(b, "show", f"refs/refocus/{rid}:event.json"))
-    state_meta["data"]["meta"]["source_dir"] = str(victim)
-    blob = git(b, "hash-object", "-w", "--stdin", input=json.dumps(state_meta)).strip()
-    snap = git(b, "rev-parse", f"refs/refocus/{rid}:brief.md").strip()
-    tree = git(b, "mktree", input=f"100644 blob {blob}\tevent.json\n100644 blob {snap}\tbrief.md\n").strip()
-    new = git(b, "commit-tree", tree, "-m", "crafted").strip()
-    git(clones["remote"], "update-ref", f"refs/refocus/{rid}", git(b, "rev-parse", f"refs/refocus/{rid}").strip())
-    git(b, "push", "-q", "-f", "origin", f"{new}:refs/refocus/{rid}")
+    rid = rid_of(refocus(*spawn_args(b), cwd=make_repo(clones["tmp"] / "src-on-b")))
+    spawned = json.loads(git(b, "show", f"refs/refocus/{rid}:event.json"))
+    meta = dict(spawned["data"]["meta"], source_dir=str(victim), dest_dir="/elsewhere/on/another/machine")
+    repo = Workspace.open(str(b)).repo
+    forged = eventlog.build_commit(repo, None, Event(refocus_id=rid, kind="spawned", at=spawned["at"], data={"meta": meta}),
+                                   git(b, "show", f"refs/refocus/{rid}:brief.md").encode())
+    git(b, "push", "-q", "-f", "origin", f"{forged.oid}:refs/refocus/{rid}")
     victim_index = victim / "docs/refocus/INDEX.md"
     before = victim_index.read_text() if victim_index.exists() else None
-    refocus("sync", cwd=a, check=False)
+    refocus("sync", cwd=a)
+    assert f"refs/refocus/{rid}" in refs(a), "the refocus itself arrived"
     assert refs(victim, "refs/refocus/") == {}, "no ref created in an unrelated repository"
     assert (victim_index.read_text() if victim_index.exists() else None) == before
+
+
+def test_a_stale_lock_under_the_tracking_refs_is_named_by_sync(clones):
+    a = clones["A"]
+    rid = rid_of(refocus(*spawn_args(a), cwd=clones["src"]))
+    refocus("sync", cwd=a)
+    refocus("sync", cwd=clones["B"])
+    lock = clones["B"] / ".git/refs/refocus-remotes/origin/refocus" / f"{rid}.lock"
+    lock.write_text("x")
+    _old(lock)
+    refocus("link", rid, "HEAD", cwd=a)
+    refocus("sync", cwd=a)
+    r = refocus("sync", cwd=clones["B"], check=False)
+    one_line_error(r, str(lock), "doctor --repair")
+    refocus("doctor", "--repair", cwd=clones["B"], check=False)
+    assert not lock.exists()
+    refocus("sync", cwd=clones["B"])
 
 
 # -- 6. complete keeps user text -------------------------------------------------------------------

@@ -171,7 +171,7 @@ def complete(
             meta_changes=changes, result_markdown=result.render(),
         )
 
-    _preflight(ws, rid, draft)
+    _preflight(ws, rid, draft, save_transcript)
     with interrupts.deferred(f"{rid} was completed in full"):
         out = record.write_event(ws, rid, make)
         try:
@@ -181,8 +181,11 @@ def complete(
                                f"Run `git refocus doctor --repair` in {ws.workdir} to complete it.") from None
 
 
-def _preflight(ws: Workspace, rid: str, draft: Result) -> None:
+def _preflight(ws: Workspace, rid: str, draft: Result, save_transcript: bool) -> None:
     """Refuse, before the first write, what would stop complete halfway (SPEC §13)."""
+    if save_transcript:
+        atomic.refuse_symlinks(os.path.join(ws.transcripts_dir, f"{rid}.jsonl"))
+        atomic.refuse_symlinks(os.path.join(ws.workdir, ".gitattributes"))
 
     notes.require_readable(ws.repo)
     atomic.refuse_symlinks(record.brief_file(ws, rid) or ws.brief_path(rid))

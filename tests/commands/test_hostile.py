@@ -450,3 +450,21 @@ def test_a_write_error_after_dest_was_written_is_one_line_naming_the_repair(repo
     for repo in (dest, src):
         refocus("doctor", "--repair", cwd=repo, check=False)
     assert refs(src, "refs/refocus/") == refs(dest, "refs/refocus/") != {}, "doctor --repair completed the spawn"
+
+
+def test_save_transcript_refuses_a_symlinked_transcripts_dir_before_writing(spawned, hermetic, tmp_path):
+    from gitrefocus.store.transcripts import encode_project_dir
+
+    src, dest, out = spawned
+    sid = out["child_session_id"]
+    refocus("start", out["id"], "--session-id", sid, cwd=dest)
+    project = hermetic / ".claude/projects" / encode_project_dir(str(dest.resolve()))
+    project.mkdir(parents=True)
+    (project / f"{sid}.jsonl").write_text(json.dumps({"type": "user", "message": {"content": "hi"}}) + "\n")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    os.symlink(outside, dest / "docs/refocus/transcripts")
+    r = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", cwd=dest, check=False)
+    one_line_error(r, "symlink", "transcripts")
+    assert list(outside.iterdir()) == [], "the transcript did not leave the repository"
+    assert refocus("show", out["id"], "--json", cwd=dest).json["status"] == "in-progress", "refused before any write"

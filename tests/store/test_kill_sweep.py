@@ -16,7 +16,10 @@ import pytest
 
 from tests.gitrepo import git, make_repo, refs, remote_with_clones
 from tests.runner import refocus, spawn_args
-from tests.store.test_killed_writers import check_run, run_traced
+from tests.store import (
+    test_killed_writers as sweeps,  # not imported by name: pytest would collect them twice
+)
+from tests.store.test_killed_writers import check_run, run_traced, wired  # noqa: F401  (wired: a fixture)
 
 SYNC_KILL_POINTS = range(1, 10)  # one more than the writes the sync below makes (see check_run)
 
@@ -64,6 +67,17 @@ def test_sync_killed_mid_way_is_repaired(pair, tmp_path):
     refocus("sync", cwd=b)
     assert refocus("doctor", "--json", cwd=b, check=False).json["clean"]
     assert refs(a)[f"refs/refocus/{rid}"] == refs(b)[f"refs/refocus/{rid}"]
+
+
+# The CI-sized subset of the spawn and complete sweeps (tests/store/test_killed_writers.py, slow):
+# complete killed right after its event (the promotion once lost for good), spawn killed between
+# the two repositories.
+def test_complete_killed_before_its_promotion_is_repaired(wired, tmp_path):  # noqa: F811
+    sweeps.test_complete_killed_after_each_write(wired, tmp_path, 1)
+
+
+def test_spawn_killed_between_the_two_repositories_is_repaired(wired, tmp_path):  # noqa: F811
+    sweeps.test_spawn_killed_after_each_write(wired, tmp_path, 3)
 
 
 # -- fuzz ------------------------------------------------------------------------------------------

@@ -90,7 +90,7 @@ def cli(ctx, debug, directory):
       (in repo A)  git refocus status; git refocus receive <ID>
 
     Exit codes: 0 ok, 1 user error, 2 usage, 3 refused by a guard,
-    4 conflict with concurrent writers, 70 internal error.
+    4 conflict with concurrent writers, 70 internal error, 130 interrupted.
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug

@@ -102,7 +102,8 @@ def cas(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str)
         stale = locks.stale_ref_lock_error(common_dir(repo), refname)
         if stale is not None:
             raise stale from None
-        raise _Lost(None if os.path.lexists(lock) else f"could not write {refname}: {exc}") from exc
+        contended = os.path.lexists(lock) or "lock" in str(exc).lower()  # another writer, or one just gone
+        raise _Lost(None if contended else f"could not write {refname}: {exc}") from exc
     faults.wrote(refname)
 
 

@@ -76,11 +76,9 @@ def stale_outgoing(cat: catalog.Catalog, hours: float) -> list[str]:
     return out
 
 
-
 def _preflight(repos: list[Workspace], brief_path: str) -> None:
     """Refuse before the first write what would stop spawn halfway: a corrupt notes
     ref, a symlink where a file will be written (SPEC §13)."""
-
     atomic.refuse_symlinks(brief_path)
     for ws in repos:
         notes.require_readable(ws.repo)
@@ -92,7 +90,6 @@ def _finish(source: Workspace, dest_ws: Workspace, rid: str, brief_path: str, do
             source_dir: str) -> tuple[list[str], list[str]]:
     """Everything spawn writes after the event log in DEST: the brief, the source's
     copy of the log, notes, first-use setup, INDEX in both repositories."""
-
     atomic.write_text(brief_path, doc.render())
     record.propagate(dest_ws, source, rid)
     record.note(source, source.head_oid(), rid, "spawned", role="source", status="reserved", dest=dest_dir)

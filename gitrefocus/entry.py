@@ -15,6 +15,11 @@ def main(argv: list[str] | None = None) -> int:
         from gitrefocus.claude.dispatch import run
 
         return run(args[1], plugin=len(args) == 3)
-    from gitrefocus.cli import main as cli_main
-
+    try:
+        from gitrefocus.cli import (
+            main as cli_main,  # Ctrl-C while importing: one line, not a traceback
+        )
+    except KeyboardInterrupt:
+        sys.stderr.write("git refocus: interrupted; nothing was written.\n")
+        return 130
     return cli_main(argv)

@@ -7,6 +7,7 @@
 | 2    | usage error (click: unknown option, missing argument) |
 | 3    | refused by a guard (child cannot fork, cycle, ...) |
 | 4    | conflict: a compare-and-swap kept losing to other writers |
+| 130  | interrupted (SIGINT, Ctrl-C), as shells report it |
 | 70   | internal error (a bug; rerun with --debug for the traceback) |
 """
 
@@ -18,6 +19,7 @@ EXIT_USAGE = 2
 EXIT_REFUSED = 3
 EXIT_CONFLICT = 4
 EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
 
 
 class RefocusError(Exception):
@@ -36,3 +38,9 @@ class ConflictError(RefocusError):
     """A compare-and-swap lost repeatedly; nothing was changed."""
 
     exit_code = EXIT_CONFLICT
+
+
+class Interrupted(RefocusError):
+    """SIGINT (Ctrl-C): stop with one line; writes in flight finish first (store/interrupts.py)."""
+
+    exit_code = EXIT_INTERRUPTED

@@ -114,3 +114,17 @@ def cli_count(repo: Path, path: str) -> tuple[str, int]:
     """What the git CLI says: the last commit that changed PATH and the commits on HEAD since."""
     last = git(repo, "log", "-1", "--format=%H", "--", path).strip()
     return last, int(git(repo, "rev-list", "--count", f"{last}..HEAD").strip())
+
+
+def remote_with_clones(tmp_path: Path, *names: str) -> tuple[Path, list[Path]]:
+    """A bare remote at ``tmp_path/remote.git`` holding one commit on main, and a clone of it
+    under ``tmp_path/<name>`` for each name."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    seed = make_repo(tmp_path / "seed")
+    git(seed, "push", "-q", str(remote), "main")
+    clones = []
+    for name in names:
+        git(tmp_path, "clone", "-q", str(remote), str(tmp_path / name))
+        clones.append(tmp_path / name)
+    return remote, clones

@@ -110,7 +110,7 @@ def cli(ctx, debug, directory, no_pager, no_color):
       (in repo A)  git refocus status; git refocus receive <ID>
 
     Exit codes: 0 ok, 1 user error, 2 usage, 3 refused by a guard,
-    4 conflict with concurrent writers, 70 internal error.
+    4 conflict with concurrent writers, 70 internal error, 130 interrupted.
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
@@ -133,7 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     debug = "--debug" in args or bool(os.environ.get("GIT_REFOCUS_DEBUG"))
     as_json = _wants_json(args)
     from gitrefocus.cli import editable, render
+    from gitrefocus.store import interrupts
 
+    interrupts.install()  # SIGINT: one line and exit 130 (errors.Interrupted), never a traceback
     if editable.running_from_source():
         editable.install_man_page()  # so that `git refocus --help` finds the page
 

@@ -91,9 +91,7 @@ def _emit(text: str, out: str | None) -> None:
     from gitrefocus.store import atomic
 
     if not out:
-        import sys
-
-        sys.stdout.write(text)
+        render.raw(text)
         return
     try:
         atomic.write_text(out, text)

@@ -35,6 +35,18 @@ def _git_config(key: str) -> str | None:
     return proc.stdout.strip().lower() if proc.returncode == 0 else None
 
 
+# C0 controls but newline and tab, DEL, C1 controls: what a terminal obeys as a command
+_CONTROL = dict.fromkeys([*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f, *range(0x80, 0xa0)])
+_CONTROL_TABLE = {c: f"\\x{c:02x}" for c in _CONTROL}
+
+
+def neutralise(text: str) -> str:
+    """``text`` with terminal control characters shown as ``\\xNN`` (SPEC §13): briefs,
+    results, transcripts and remote data must not move the cursor, set the window
+    title or hide text. (Like git quoting a refname; ``--json`` escapes them already.)"""
+    return text.translate(_CONTROL_TABLE) if not text.isprintable() else text
+
+
 def _use_rich(stream) -> bool:
     if not _settings["color"] or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
         return False
@@ -140,7 +152,12 @@ def emit_json(kind: str, payload: dict) -> None:
 
 
 def echo(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(neutralise(text) + "\n")
+
+
+def raw(text: str) -> None:
+    """Text as is but for control characters (a prompt, a rendered brief)."""
+    sys.stdout.write(neutralise(text))
 
 
 def error(message: str) -> None:
@@ -167,6 +184,7 @@ def notes(messages: list[str]) -> None:
 
 
 def _err(text: str, style: str | None) -> None:
+    text = neutralise(text)
     if style and _use_rich(sys.stderr):
         _console(stderr=True).print(text, style=style)
     else:
@@ -186,9 +204,10 @@ def table(title: str | None, columns: list[str], rows: list[list[str]]) -> None:
             else:
                 t.add_column(col, overflow="fold")
         for row in rows:
-            t.add_row(*row)
+            t.add_row(*(neutralise(v) for v in row))
         _console().print(t)
         return
+    rows = [[neutralise(v) for v in row] for row in rows]
     if title:
         echo(title)
     widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]

@@ -149,7 +149,7 @@ def pickup(refocus_id):
     """
     from gitrefocus.commands.pickup import pickup as run
 
-    click.echo(run(refocus_id=refocus_id).prompt, nl=False)
+    render.raw(run(refocus_id=refocus_id).prompt)
 
 
 @click.command()

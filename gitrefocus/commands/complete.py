@@ -17,7 +17,7 @@ from gitrefocus.model.events import Event
 from gitrefocus.model.result import DodItem, Result
 from gitrefocus.model.session import transcript_pointer
 from gitrefocus.ops import index_md, linkage, promote, record
-from gitrefocus.store import catalog, localstate
+from gitrefocus.store import atomic, catalog, interrupts, localstate, notes, refs
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace
@@ -93,6 +93,8 @@ def load_return_object(path: str) -> Result:
         raise RefocusError(f"{path}: not valid UTF-8.") from None
     except ValueError as exc:
         raise RefocusError(f"{path}: not valid JSON ({exc}).") from None
+    except RecursionError:
+        raise RefocusError(f"{path}: JSON nested too deeply to be a return object.") from None
     return res.from_return_object(obj, path)
 
 
@@ -113,6 +115,8 @@ def complete(
     cwd: str = ".", env: Mapping[str, str] = os.environ,
 ) -> CompleteOutcome:
     ws = Workspace.open(cwd)
+    if refocus_id is not None and not refocus_id.strip():
+        raise RefocusError("the refocus id is empty; name one (see `git refocus list`) or leave it out for the active one.")
     rid = refocus_id or localstate.active_refocus(ws.git_dir, env)
     if not rid:
         raise RefocusError("no active refocus in this session; name one: git refocus complete ID.")
@@ -138,9 +142,7 @@ def complete(
         from gitrefocus.store import eventlog
 
         prepared = transcript.prepare(ws, eventlog.require_tip(ws.repo, rid).state, scrub_transcript)
-    warnings: list[str] = []
     now = clock.now_iso()
-    written: list[str] = []
     made: list[tuple[Result, list[str]]] = []  # (result, suggested files) of the build that won
 
     def make(tip: Tip | None) -> Event:
@@ -170,8 +172,36 @@ def complete(
             meta_changes=changes, result_markdown=result.render(),
         )
 
-    out = record.write_event(ws, rid, make)
-    result, suggested = made[0]
+    _preflight(ws, rid, draft, save_transcript)
+    with interrupts.deferred(f"{rid} was completed in full"):
+        out = record.write_event(ws, rid, make)
+        try:
+            return _finish(ws, rid, out, made[0], prepared, now, commit)
+        except (OSError, RefocusError, refs.GitError()) as exc:
+            raise RefocusError(f"{rid} is recorded as {out.tip.state.status}, but could not write {atomic.what_failed(exc)}. "
+                               f"Run `git refocus doctor --repair` in {ws.workdir} to complete it.") from None
+
+
+def _preflight(ws: Workspace, rid: str, draft: Result, save_transcript: bool) -> None:
+    """Refuse, before the first write, what would stop complete halfway (SPEC §13)."""
+    if save_transcript:
+        atomic.refuse_symlinks(os.path.join(ws.transcripts_dir, f"{rid}.jsonl"))
+        atomic.refuse_symlinks(os.path.join(ws.workdir, ".gitattributes"))
+
+    notes.require_readable(ws.repo)
+    atomic.refuse_symlinks(record.brief_file(ws, rid) or ws.brief_path(rid))
+    atomic.refuse_symlinks(os.path.join(ws.refocus_dir, "INDEX.md"))
+    for change in draft.material_changes:
+        atomic.refuse_symlinks(promote.context_path(ws, change.file))
+
+
+def _finish(ws: Workspace, rid: str, out: record.Outcome, made: tuple[Result, list[str]], prepared: Any,
+            now: str, commit: bool) -> CompleteOutcome:
+    """What complete does after its event is recorded: promotion, transcript, notes,
+    linkage, the source's copy, INDEX, the commit."""
+    result, suggested = made
+    warnings: list[str] = []
+    written: list[str] = []
     written += out.written
     if result.status == "completed":
         unmet = [d.criterion for d in result.dod if not d.met]

@@ -14,7 +14,13 @@ loses nothing (SPEC §5, §13):
 - commit-msg hook or notes config missing: install / set them;
 - temporary refs left by a killed process, session-map entries and the
   ``active`` id pointing at finished, unknown or foreign refocuses (ones
-  this repository is not the destination of): remove them.
+  this repository is not the destination of): remove them;
+- a ref ``.lock`` no live writer holds: remove it;
+- a result whose material changes never reached ``docs/context/`` (a
+  completion cut short): promote them;
+- INDEX.md that no longer matches the refocuses: regenerate it;
+- a ref or notes ref that names no readable event log / notes commit: move it
+  under ``refs/refocus-quarantine/`` (nothing is deleted).
 
 Everything else (an unreadable file, an illegal status edit, events that
 conflicted after a merge) is reported for a person to decide.
@@ -36,8 +42,18 @@ from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief
 from gitrefocus.model.events import Event
 from gitrefocus.model.ids import brief_relpath, ref_name
-from gitrefocus.ops import linkage, reconcile, record, setup
-from gitrefocus.store import atomic, catalog, eventlog, git, localstate, refs
+from gitrefocus.model.result import MaterialChange
+from gitrefocus.ops import index_md, linkage, promote, reconcile, record, setup
+from gitrefocus.store import (
+    atomic,
+    catalog,
+    eventlog,
+    git,
+    localstate,
+    locks,
+    notes,
+    refs,
+)
 from gitrefocus.store.catalog import Catalog, Entry
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.notes import NOTES_REF
@@ -68,6 +84,7 @@ class Finding:
     repair: str | None = None  # what the repair does
     repaired: bool = False
     repair_error: str | None = None
+    touches: str | None = field(default=None, repr=False)  # another repository the repair writes to
 
     @property
     def repairable(self) -> bool:
@@ -100,7 +117,12 @@ def check_setup(ws: Workspace) -> list[Finding]:
     out = []
     try:
         step = setup.hook_step(ws)
-        if step.needed:
+        if step.needed and not _owns_hooks_dir(ws):
+            # a core.hooksPath outside this repository is shared with others: never rewrite it unasked
+            out.append(Finding("hook", f"{step.problem or step.what} The hooks directory {setup.hooks_dir(ws)} "
+                               f"(core.hooksPath) lies outside this repository; run `git refocus init` to "
+                               f"install the hook there deliberately."))
+        elif step.needed:
             out.append(Finding("hook", step.problem or step.what, fix=step.apply, repair=step.what))
     except RefocusError as exc:
         out.append(Finding("hook", str(exc)))
@@ -111,6 +133,11 @@ def check_setup(ws: Workspace) -> list[Finding]:
     if problem:
         out.append(Finding("config", problem))
     return out
+
+
+def _owns_hooks_dir(ws: Workspace) -> bool:
+    real = os.path.realpath(setup.hooks_dir(ws))
+    return any(real == d or real.startswith(d + os.sep) for d in (ws.workdir, ws.common_dir, ws.git_dir))
 
 
 # -- files and refs ----------------------------------------------------------
@@ -204,7 +231,13 @@ def check_entries(ws: Workspace, cat: Catalog) -> list[Finding]:
     out = []
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         rid = entry.id
-        out += [Finding("ref-unreadable", p, rid) for p in entry.problems]
+        if entry.corrupt:
+            out += [Finding("ref-unreadable", p, rid, fix=functools.partial(refs.quarantine, ws.repo, ref_name(rid)),
+                            repair=f"move it to {refs.QUARANTINE_PREFIX}{ref_name(rid).removeprefix('refs/')} "
+                                   f"(nothing is deleted)") for p in entry.problems[:1]]
+            out += [Finding("ref-unreadable", p, rid) for p in entry.problems[1:]]
+        else:
+            out += [Finding("ref-unreadable", p, rid) for p in entry.problems]
         if entry.file_error:
             out.append(Finding("file-unreadable", entry.file_error, rid))
             continue
@@ -227,32 +260,40 @@ def check_entries(ws: Workspace, cat: Catalog) -> list[Finding]:
     return out
 
 
-def check_counterparts(ws: Workspace, cat: Catalog) -> list[Finding]:
+def check_counterparts(ws: Workspace, cat: Catalog, seen: dict[str, Workspace] | None = None) -> list[Finding]:
+    """Events the counterpart repository on this machine lacks, or has and we lack;
+    ``seen`` collects the counterparts met (their INDEX.md is checked too)."""
     out: list[Finding] = []
-    cache: dict[tuple[str | None, str | None], Workspace | None] = {}
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         if not entry.state:
             continue
-        key = (entry.state.source_dir, entry.state.dest_dir)
-        if key not in cache:
-            cache[key] = record.counterpart(ws, entry.state)
-        other = cache[key]
-        if other is None:
-            continue
-        theirs = refs.resolve(other.repo, refs.ref_name(entry.id))
-        if str(theirs) == entry.tip:
-            continue
-        ours = {e.event_id for _, e in eventlog.chain(ws.repo, refs.resolve(ws.repo, refs.ref_name(entry.id)))}
-        their_ids = {e.event_id for _, e in eventlog.chain(other.repo, theirs)} if theirs is not None else set()
-        if ours - their_ids:
-            out.append(Finding("counterpart-behind", f"{other.workdir} lacks {len(ours - their_ids)} event(s) of {entry.id}.",
-                               entry.id, fix=functools.partial(record.propagate, ws, other, entry.id),
-                               repair=f"carry the events to {other.workdir}"))
-        if their_ids - ours:
-            out.append(Finding("behind-counterpart", f"{other.workdir} has {len(their_ids - ours)} event(s) of {entry.id} "
-                               f"this repository lacks.", entry.id,
-                               fix=functools.partial(record.propagate, other, ws, entry.id),
-                               repair=f"carry the events over from {other.workdir}"))
+        try:
+            out += _check_counterpart(ws, entry, seen if seen is not None else {})
+        except RefocusError as exc:
+            out.append(Finding("counterpart", f"{entry.id}: {exc}", entry.id))
+    return out
+
+
+def _check_counterpart(ws: Workspace, entry: Entry, seen: dict[str, Workspace]) -> list[Finding]:
+    out: list[Finding] = []
+    other = record.counterpart(ws, entry.state) if entry.state is not None else None
+    if other is None:
+        return out
+    seen.setdefault(other.workdir, other)
+    theirs = refs.resolve(other.repo, refs.ref_name(entry.id))
+    if str(theirs) == entry.tip:
+        return out
+    ours = {e.event_id for _, e in eventlog.chain(ws.repo, refs.resolve(ws.repo, refs.ref_name(entry.id)))}
+    their_ids = {e.event_id for _, e in eventlog.chain(other.repo, theirs)} if theirs is not None else set()
+    if ours - their_ids:
+        out.append(Finding("counterpart-behind", f"{other.workdir} lacks {len(ours - their_ids)} event(s) of {entry.id}.",
+                           entry.id, fix=functools.partial(record.propagate, ws, other, entry.id),
+                           repair=f"carry the events to {other.workdir}", touches=other.workdir))
+    if their_ids - ours:
+        out.append(Finding("behind-counterpart", f"{other.workdir} has {len(their_ids - ours)} event(s) of {entry.id} "
+                           f"this repository lacks.", entry.id,
+                           fix=functools.partial(record.propagate, other, ws, entry.id),
+                           repair=f"carry the events over from {other.workdir}"))
     return out
 
 
@@ -261,10 +302,10 @@ def check_notes(ws: Workspace, cat: Catalog) -> list[Finding]:
     out: list[Finding] = []
     oid = refs.resolve(ws.repo, NOTES_REF)
     if oid is not None:
-        import pygit2
-
-        if not isinstance(ws.repo.get(oid), pygit2.Commit):
-            return [Finding("notes", f"{NOTES_REF} does not point at a commit; notes cannot be read.")]
+        why = notes.unreadable(ws.repo)
+        if why:
+            return [Finding("notes", f"{why}; notes cannot be read.", fix=functools.partial(refs.quarantine, ws.repo, NOTES_REF),
+                            repair=f"move it under {refs.QUARANTINE_PREFIX} (nothing is deleted)")]
     finished = {e.id: e.status for e in cat.entries.values() if e.state and e.status in FINISHED}
     if not finished:
         return out
@@ -333,14 +374,99 @@ def check_local(ws: Workspace, cat: Catalog) -> list[Finding]:
     return out
 
 
+def check_locks(ws: Workspace) -> list[Finding]:
+    out = []
+    for path, abandoned in locks.ref_locks(ws.common_dir):
+        if abandoned:
+            out.append(Finding("stale-lock", f"{path} was left by a writer that did not finish; every write of "
+                               f"that ref fails until it is removed.", fix=functools.partial(_remove_lock, ws, path),
+                               repair="remove the lock file"))
+        else:
+            out.append(Finding("lock", f"{path} is held by a running writer.", severity=INFO))
+    return out
+
+
+def _remove_lock(ws: Workspace, path: str) -> None:
+    if (path, True) not in locks.ref_locks(ws.common_dir):
+        return  # gone, or a live writer took it meanwhile
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def check_promotions(ws: Workspace, cat: Catalog) -> list[Finding]:
+    """Material changes of a finished result that never reached docs/context/
+    (a completion killed between its event and the promotion): promote them now."""
+    out = []
+    for entry in sorted(cat.entries.values(), key=lambda e: e.id):
+        state = entry.state
+        if state is None or not entry.incoming or state.completed_at is None or not isinstance(state.result, dict):
+            continue
+        raw = state.result.get("material_changes") or []
+        try:
+            changes = [MaterialChange.from_dict(m) for m in raw if isinstance(m, dict)]
+            todo = promote.missing(ws, entry.id, changes)
+        except (RefocusError, OSError, TypeError, ValueError) as exc:
+            out.append(Finding("promotion", f"the material changes of {entry.id} cannot be checked: {exc}", entry.id))
+            continue
+        if todo:
+            files = ", ".join(sorted({c.file for c in todo}))
+            out.append(Finding("promotion-missing", f"{len(todo)} material change(s) of {entry.id} are not in "
+                               f"{ws.setting('contextDir')}/ ({files}).", entry.id,
+                               fix=functools.partial(promote.promote, ws, entry.id, todo, state.completed_at[:10]),
+                               repair="promote them"))
+    return out
+
+
+def check_index(ws: Workspace, cat: Catalog, here: Workspace | None = None) -> list[Finding]:
+    """INDEX.md left behind by a write that was cut short (``ws`` may be a
+    counterpart of ``here``, the repository doctor runs in)."""
+    if not os.path.isdir(ws.refocus_dir) or not cat.entries:
+        return []
+    path = os.path.join(ws.refocus_dir, "INDEX.md")
+    name = ws.rel(path) if here is None or here.same_repo(ws) else path
+    try:
+        current = atomic.read_bytes(path).decode("utf-8")
+    except FileNotFoundError:
+        current = None
+    except (OSError, UnicodeDecodeError, RefocusError) as exc:
+        return [Finding("index", f"{name} cannot be read: {exc}")]
+    if current == index_md.render(cat):
+        return []
+    what = "is missing" if current is None else "is out of date"
+    return [Finding("index-stale", f"{name} {what}.", fix=functools.partial(index_md.refresh, ws),
+                    repair="regenerate it")]
+
+
 def collect(ws: Workspace) -> list[Finding]:
     cat = catalog.load(ws)
-    findings = check_setup(ws) + check_entries(ws, cat) + check_counterparts(ws, cat)
-    return findings + check_notes(ws, cat) + check_local(ws, cat)
+    others: dict[str, Workspace] = {}
+    findings = check_setup(ws) + check_locks(ws) + check_entries(ws, cat) + check_counterparts(ws, cat, others)
+    findings += check_promotions(ws, cat) + check_notes(ws, cat) + check_local(ws, cat)
+    if not any(f.repairable for f in findings):  # any repair regenerates INDEX.md anyway
+        findings += check_index(ws, cat)
+        for other in others.values():  # a write cut short between the two repositories
+            try:
+                findings += check_index(other, catalog.load(other), ws)
+            except (RefocusError, OSError):
+                pass
+    return findings
 
 
 def _key(f: Finding) -> tuple:
     return (f.kind, f.id, f.message)
+
+
+def _refresh_indexes(ws: Workspace, done: list[tuple[Finding, Callable[[], object]]]) -> None:
+    """Regenerate INDEX.md here and in every counterpart a repair carried events to."""
+    others = {f.touches for f, _ in done if f.repair_error is None and f.touches}
+    targets = [w for w in [ws, *(Workspace.try_open(d) for d in sorted(others))]
+               if w is not None and os.path.isdir(w.refocus_dir)]
+    try:
+        index_md.refresh(*targets)
+    except (RefocusError, OSError):
+        pass  # reported by the next pass's check_index
 
 
 def doctor(*, repair: bool = False, cwd: str = ".", passes: int = 3) -> DoctorOutcome:
@@ -360,16 +486,13 @@ def doctor(*, repair: bool = False, cwd: str = ".", passes: int = 3) -> DoctorOu
             except (RefocusError, OSError) as exc:
                 f.repair_error = str(exc)
             attempted.append(f)
+        _refresh_indexes(ws, todo)
         findings = collect(ws)
         known = {_key(f) for f in report}
         report += [f for f in findings if _key(f) not in known]
     remaining = {_key(f) for f in findings}
     for f in attempted:
         f.repaired = f.repair_error is None and _key(f) not in remaining
-    if any(f.repaired for f in report) and os.path.isdir(ws.refocus_dir):
-        from gitrefocus.ops import index_md
-
-        index_md.refresh(ws)
     problems = [f for f in findings if f.severity == PROBLEM]
     return DoctorOutcome(
         repo=ws.workdir, repair=repair, findings=report, problems=len(problems),

@@ -7,9 +7,10 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.ops import index_md
-from gitrefocus.store import catalog
+from gitrefocus.store import atomic, catalog
 from gitrefocus.store.workspace import Workspace
 
 
@@ -50,7 +51,13 @@ def _move(ws: Workspace, path: str, target: str) -> None:
 def gc(*, dry_run: bool = False, days: int | None = None, cwd: str = ".") -> GcOutcome:
     ws = Workspace.open(cwd)
     days = ws.setting("archiveDays") if days is None else days
-    cutoff = clock.now() - _dt.timedelta(days=days)
+    try:
+        cutoff = clock.now() - _dt.timedelta(days=days)
+    except OverflowError:  # more days than the calendar holds
+        raise RefocusError(f"--days {days} reaches past the start of the calendar; use a number of days "
+                           f"up to {(clock.now().replace(tzinfo=None) - _dt.datetime.min).days}.") from None
+    if days < 0:
+        raise RefocusError(f"--days {days} is negative; give the age in days (0 or more).")
     moves = []
     for entry in sorted(catalog.load(ws).entries.values(), key=lambda e: e.id):
         if entry.archived or not entry.path or entry.status != lifecycle.RESULT:
@@ -61,6 +68,8 @@ def gc(*, dry_run: bool = False, days: int | None = None, cwd: str = ".") -> GcO
         target = os.path.join(ws.archive_dir, quarter(done), os.path.basename(entry.path))
         moves.append(ArchiveMove(id=entry.id, source=ws.rel(entry.path), target=ws.rel(target)))
         if not dry_run:
+            atomic.refuse_symlinks(entry.path, "move")
+            atomic.refuse_symlinks(target, "move a brief to")
             os.makedirs(os.path.dirname(target), exist_ok=True)
             _move(ws, entry.path, target)
     if moves and not dry_run:

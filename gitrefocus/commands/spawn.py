@@ -16,7 +16,15 @@ from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.ids import RefocusId, derive_slug, new_session_id, validate_slug
 from gitrefocus.model.session import relaunch_command
 from gitrefocus.ops import guards, index_md, record, setup
-from gitrefocus.store import catalog, registry
+from gitrefocus.store import (
+    atomic,
+    catalog,
+    eventlog,
+    interrupts,
+    notes,
+    refs,
+    registry,
+)
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace, is_inside
@@ -114,6 +122,30 @@ def uninitialised(dest: Workspace, written: Sequence[str]) -> list[str]:
             "(add --claude for the Claude Code hooks)."]
 
 
+def _preflight(repos: list[Workspace], brief_path: str) -> None:
+    """Refuse before the first write what would stop spawn halfway: a corrupt notes
+    ref, a symlink where a file will be written (SPEC §13)."""
+    atomic.refuse_symlinks(brief_path)
+    for ws in repos:
+        notes.require_readable(ws.repo)
+        atomic.refuse_symlinks(os.path.join(ws.refocus_dir, "INDEX.md"))
+        setup.planned(ws.workdir)  # reads .gitignore and CLAUDE.md, refusing symlinks
+
+
+def _finish(source: Workspace, dest_ws: Workspace, rid: str, brief_path: str, doc: Brief, dest_dir: str,
+            source_dir: str) -> tuple[list[str], list[str]]:
+    """Everything spawn writes after the event log in DEST: the brief, the source's
+    copy of the log, notes, first-use setup, INDEX in both repositories."""
+    atomic.write_text(brief_path, doc.render())
+    record.propagate(dest_ws, source, rid)
+    record.note(source, source.head_oid(), rid, "spawned", role="source", status="reserved", dest=dest_dir)
+    record.note(dest_ws, dest_ws.head_oid(), rid, "spawned", role="dest", status="reserved", source=source_dir)
+    dest_written = [brief_path] + setup.ensure(dest_ws.workdir)
+    source_written = setup.ensure(source.workdir) if not dest_ws.same_repo(source) else []
+    index_md.refresh(source, dest_ws)
+    return dest_written, source_written
+
+
 def spawn(
     *, dest: str, reason: str, done_when: Sequence[str], slug: str | None = None,
     out_of_scope: Sequence[str] = (), context: Sequence[str] = (), deliverables: Sequence[str] = (),
@@ -189,19 +221,25 @@ def spawn(
         event = record.new_event(source, rid, ev.SPAWNED, "source", meta=meta, **_identities(source, dest_ws))
         return event, snapshot
 
-    from gitrefocus.store import atomic, eventlog
-
-    eventlog.append(dest_ws.repo, rid, build)
     brief_path = dest_ws.brief_path(rid)
-    atomic.write_text(brief_path, doc.render())
-    record.propagate(dest_ws, source, rid)
-    record.note(source, source.head_oid(), rid, "spawned", role="source", status="reserved", dest=dest_dir)
-    record.note(dest_ws, dest_ws.head_oid(), rid, "spawned", role="dest", status="reserved", source=source_dir)
-
-    dest_written = [brief_path] + setup.ensure(dest_ws.workdir)
+    repos = [dest_ws] if dest_ws.same_repo(source) else [dest_ws, source]
+    _preflight(repos, brief_path)
+    try:  # the first writes: local state naming each side's counterpart (spawn is what makes it known)
+        if len(repos) == 2:
+            record.remember_counterpart(dest_ws, rid, source)
+            record.remember_counterpart(source, rid, dest_ws)
+    except (OSError, RefocusError, refs.GitError()) as exc:
+        raise RefocusError(f"could not write {atomic.what_failed(exc)}; nothing was spawned.") from None
+    with interrupts.deferred(f"{rid} was spawned in full"):
+        eventlog.append(dest_ws.repo, rid, build)
+        try:
+            dest_written, source_written = _finish(source, dest_ws, rid, brief_path, doc, dest_dir, source_dir)
+        except (OSError, RefocusError, refs.GitError()) as exc:
+            # the refocus exists in DEST from here on: say what is missing and what completes it
+            where = " and in ".join(dict.fromkeys(w.workdir for w in repos))
+            raise RefocusError(f"{rid} was spawned in {dest_dir}, but could not write {atomic.what_failed(exc)}. "
+                               f"Run `git refocus doctor --repair` in {where} to complete it.") from None
     warnings += uninitialised(dest_ws, dest_written)
-    source_written = setup.ensure(source.workdir) if not dest_ws.same_repo(source) else []
-    index_md.refresh(source, dest_ws)
     registry.try_register(source, dest_ws)  # the user-level list `--global` commands read
     warnings += stale_outgoing(catalog.load(source), source.setting("staleReservedHours"))
 

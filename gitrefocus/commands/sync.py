@@ -25,7 +25,7 @@ from gitrefocus.errors import ConflictError, RefocusError
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.ops import index_md, record
-from gitrefocus.store import eventlog, eventmerge, notes, refs
+from gitrefocus.store import eventlog, eventmerge, locks, notes, refs
 from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
 from gitrefocus.store.workspace import Workspace
@@ -124,7 +124,7 @@ class Sync:
         self.report = Report(remote)
         self.touched: set[str] = set()  # ids whose live ref changed here
         self.skipped: set[str] = set()  # ids whose remote ref could not be merged (warned)
-        self._counterparts: dict[str, Workspace | None] = {}
+        self._opened: dict[tuple[str | None, str | None], Workspace | None] = {}
 
     def say(self, message: str) -> None:
         if self.progress is not None:
@@ -154,6 +154,8 @@ class Sync:
                 continue
             try:
                 result = eventmerge.merge_ref(repo, rid, oid, want_events=self._has_file(rid))
+            except locks.StaleLock:
+                raise  # every other ref would wait on it too: name it and stop
             except RefocusError as exc:
                 self._warn(f"{exc} Skipped.")
                 self.skipped.add(rid)
@@ -165,7 +167,11 @@ class Sync:
                     self.report.files_written += record.materialize(self.ws, rid, result.new_events)
             if total >= PROGRESS_EVERY and n % PROGRESS_EVERY == 0:
                 self.say(f"  {n}/{total}")
-        kind = notes.merge_notes(self.ws, remote_.tracking_notes(self.remote))
+        try:
+            kind = notes.merge_notes(self.ws, remote_.tracking_notes(self.remote))
+        except RefocusError as exc:  # a corrupt remote notes ref must not stop the event logs
+            self._warn(f"{exc} The notes were not merged.")
+            kind = refs.SAME
         if kind != refs.SAME and kind != refs.AHEAD:
             self.report.notes = kind
         return theirs
@@ -205,10 +211,9 @@ class Sync:
             index_md.refresh(*[w for w in [self.ws, *others] if os.path.isdir(w.refocus_dir)])
 
     def _counterpart(self, state: RefocusState) -> Workspace | None:
-        key = f"{state.source_dir}\0{state.dest_dir}"
-        if key not in self._counterparts:
-            self._counterparts[key] = record.counterpart(self.ws, state)
-        return self._counterparts[key]
+        """The counterpart on this machine, only when it already takes part in
+        this refocus (a fetched log may name any directory: record.counterpart)."""
+        return record.counterpart(self.ws, state, self._opened)
 
     # -- the whole thing -----------------------------------------------------
     def run(self) -> SyncOutcome:

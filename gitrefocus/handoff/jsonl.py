@@ -138,6 +138,8 @@ def _parse(data: bytes) -> tuple[object, bool]:
         record, lossy = json.loads(data), False
     except UnicodeDecodeError:
         record, lossy = json.loads(data.decode("utf-8", "replace")), True
+    except RecursionError:  # one hostile line must not abort the whole handoff
+        raise ValueError("nested deeper than a transcript record goes") from None
     if _SURROGATE_ESCAPE.search(data):
         # "\ud800" escapes parse to lone surrogates, which cannot be written out as UTF-8
         record = _without_surrogates(record)

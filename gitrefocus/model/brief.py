@@ -161,12 +161,22 @@ class Brief:
         return Brief(meta=meta, body=self.body)
 
     def with_result(self, result_markdown: str) -> "Brief":
-        """Replace the ``## Result`` section (and anything after it)."""
+        """Replace the ``## Result`` section; everything else is kept verbatim.
+
+        The section runs to the next ``## `` heading. Text a person wrote in it
+        besides the placeholder (or a previous result) is kept after the new result."""
         idx = _find_result(self.body)
-        head = self.body if idx is None else self.body[:idx]
-        if idx is None and not head.endswith("\n\n"):
-            head = head.rstrip("\n") + "\n\n"
-        return Brief(meta=self.meta, body=head + result_markdown)
+        if idx is None:
+            head = self.body if self.body.endswith("\n\n") else self.body.rstrip("\n") + "\n\n"
+            return Brief(meta=self.meta, body=head + result_markdown)
+        nxt = re.search(r"^## ", self.body[idx + len(RESULT_HEADING):], re.M)
+        end = len(self.body) if nxt is None else idx + len(RESULT_HEADING) + nxt.start()
+        section, tail = self.body[idx:end], self.body[end:]
+        kept = _user_text(section)
+        new = result_markdown if not kept else result_markdown.rstrip("\n") + "\n\n" + kept + "\n"
+        if tail and not new.endswith("\n\n"):
+            new += "\n"
+        return Brief(meta=self.meta, body=self.body[:idx] + new + tail)
 
     def section(self, title: str) -> str | None:
         """The text of a ``## title`` section, or None."""
@@ -174,6 +184,16 @@ class Brief:
         if not m:
             return None
         return m.group(1).strip().removesuffix("---").strip()
+
+
+def _user_text(section: str) -> str:
+    """What a person wrote in a ``## Result`` section: not the heading, the
+    placeholder, or a result git refocus rendered (``### `` subsections)."""
+    lines = section.splitlines()[1:]
+    if any(line.startswith("### ") for line in lines):  # a rendered result: keep only what follows it
+        ends = [i for i, line in enumerate(lines) if line.startswith("- Completed at:")]
+        lines = lines[ends[-1] + 1:] if ends else []
+    return "\n".join(line for line in lines if line.strip() != RESULT_PLACEHOLDER).strip("\n")
 
 
 def _find_result(body: str) -> int | None:

@@ -8,6 +8,7 @@ in the same order agree on the status without trusting each other's snapshot.
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, make_dataclass, replace
@@ -33,6 +34,16 @@ STATE_KEYS = (
 )
 
 
+def new_event_id() -> str:
+    """32 hex digits: the creation time in microseconds, then randomness.
+
+    ``at`` has one-second resolution, and events are ordered by ``(at, event_id)``:
+    an id that starts with the time keeps two events of one second (an abandon
+    just after a completion, on two clones) in the order they happened, where a
+    random id would order them by chance."""
+    return f"{time.time_ns() // 1000:014x}{uuid.uuid4().hex[:18]}"
+
+
 @dataclass(frozen=True)
 class Event:
     refocus_id: str
@@ -40,7 +51,7 @@ class Event:
     at: str
     actor: JSONObject = field(default_factory=dict)
     data: JSONObject = field(default_factory=dict)
-    event_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    event_id: str = field(default_factory=new_event_id)
     schema: int = SCHEMA
 
     def to_json(self) -> str:
@@ -48,12 +59,28 @@ class Event:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> "Event":
-        raw = json.loads(text)
+        return cls.from_raw(json.loads(text))
+
+    @classmethod
+    def from_raw(cls, raw: object) -> "Event":
+        """An event from its decoded JSON; ValueError when it is not one (a crafted
+        or corrupt log: wrong types must not reach the code that folds events)."""
         if not isinstance(raw, dict) or "kind" not in raw or "refocus_id" not in raw:
             raise ValueError("not a refocus event")
-        if raw.get("schema", 1) > SCHEMA:
-            raise ValueError(f"event schema {raw['schema']} is newer than this git-refocus understands")
+        schema = raw.get("schema", 1)
+        if type(schema) is not int:
+            raise ValueError(f"event schema {schema!r} is not a number")
+        if schema > SCHEMA:
+            raise ValueError(f"event schema {schema} is newer than this git-refocus understands")
         known = {k: raw[k] for k in ("refocus_id", "kind", "at", "actor", "data", "event_id", "schema") if k in raw}
+        for key in ("refocus_id", "kind", "at", "event_id"):
+            if key in known and not isinstance(known[key], str):
+                raise ValueError(f"event {key} must be a string")
+        for key in ("actor", "data"):
+            if key in known and not isinstance(known[key], dict):
+                raise ValueError(f"event {key} must be an object")
+        if "at" not in known:
+            raise ValueError("event has no time")
         return cls(**known)
 
     @property
@@ -196,8 +223,14 @@ def apply(state: RefocusState | None, event: Event) -> tuple[RefocusState, bool]
     only happen after two clones diverged) is kept in the log but listed in
     ``conflicts`` and changes nothing else.
     """
+    if event.kind == SPAWNED and state is not None:
+        # a second `spawned` (a crafted or confused log) must not rewrite dest_dir or slug
+        conflict = Conflict(event_id=event.event_id, kind=event.kind, at=event.at, status=state.status)
+        return replace(state, conflicts=(*state.conflicts, conflict), last_event=event.kind,
+                       last_event_at=event.at, events=state.events + 1), False
     if event.kind == SPAWNED:
-        state = replace(initial_state(event.data.get("meta", {})), status=lifecycle.RESERVED)
+        meta = event.data.get("meta")
+        state = replace(initial_state(meta if isinstance(meta, dict) else {}), status=lifecycle.RESERVED)
         repos = event.data.get("repos")
         if isinstance(repos, dict):  # which commit each side stood on: its identity across clones
             state = replace(state, extra={**state.extra, "repos": repos})

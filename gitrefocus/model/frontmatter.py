@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 FENCE = "---"
+# Bounds on what a brief's frontmatter may hold (SPEC §13): a hand-edited or
+# fetched brief is input, and a few bytes of YAML aliases can expand to gigabytes.
+MAX_BYTES = 256 * 1024
+MAX_DEPTH = 8
 _TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")
 _PLAIN_RE = re.compile(r"^[A-Za-z0-9_./~@+(][A-Za-z0-9 _./~@:+,()=#'-]*\Z")
 _YAML_WORDS = frozenset(
@@ -49,9 +53,31 @@ def split(text: str, where: str) -> tuple[str, str]:
     raise RefocusError(f"{where}: frontmatter is not closed by a '---' line.")
 
 
+def _check_shape(yaml_text: str, where: str) -> None:
+    """Refuse what a brief never needs and an attacker would: huge text, anchors and
+    aliases (the "billion laughs"), deep nesting. Runs on the parser's events, before
+    anything is built, so a bomb costs no more than its own length."""
+    if len(yaml_text) > MAX_BYTES:
+        raise RefocusError(f"{where}: frontmatter is {len(yaml_text)} characters; at most {MAX_BYTES} are read.")
+    yaml = _yaml()
+    depth = 0
+    for event in yaml.parse(yaml_text, Loader=_loader()):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            line = event.start_mark.line + 2 if event.start_mark else "?"
+            raise RefocusError(f"{where}: frontmatter uses a YAML anchor or alias (line {line}); "
+                               f"write the value out instead.")
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise RefocusError(f"{where}: frontmatter nests deeper than {MAX_DEPTH} levels.")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
 def load(yaml_text: str, where: str) -> dict[str, Any]:
     yaml = _yaml()
     try:
+        _check_shape(yaml_text, where)
         data = yaml.load(yaml_text, Loader=_loader())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.result import MaterialChange, check_context_file
-from gitrefocus.store import atomic
+from gitrefocus.store import atomic, locks
 from gitrefocus.store.workspace import is_inside
 
 
@@ -27,27 +27,61 @@ def bullet(date: str, refocus_id: str, change: MaterialChange) -> str:
     return f"- {date} (refocus {refocus_id}): {change.summary}"
 
 
-def promote(ws, refocus_id: str, changes: Sequence[MaterialChange], date: str) -> list[str]:
-    """Append one dated bullet per change; re-running adds nothing twice."""
-    written = []
-    by_path: dict[str, list[str]] = {}
+def _promoted(line: str, refocus_id: str, change: MaterialChange) -> bool:
+    """Whether ``line`` is the bullet of ``change`` (whatever day it was written)."""
+    return line.startswith("- ") and line.endswith(f" (refocus {refocus_id}): {change.summary}")
+
+
+def _read(path: str) -> str | None:
+    try:
+        return atomic.read_bytes(path).decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError:
+        raise RefocusError(f"{path} is not valid UTF-8; material changes cannot be added to it.") from None
+
+
+def missing(ws, refocus_id: str, changes: Sequence[MaterialChange]) -> list[MaterialChange]:
+    """The changes whose bullet is not in their context file yet (a completion cut short)."""
+    out = []
     for change in changes:
-        by_path.setdefault(context_path(ws, change.file), []).append(bullet(date, refocus_id, change))
-    for path, bullets in by_path.items():
-        try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except FileNotFoundError:
-            title = os.path.splitext(os.path.basename(path))[0].replace("-", " ").replace("_", " ")
-            text = f"# {title[:1].upper() + title[1:]}\n\n"
-        lines = set(text.splitlines())
-        new = [b for b in bullets if b not in lines]
-        if not new:
-            continue
-        if not text.endswith("\n"):
-            text += "\n"
-        atomic.write_text(path, text + "\n".join(new) + "\n")
-        written.append(path)
+        text = _read(context_path(ws, change.file)) or ""
+        if not any(_promoted(line, refocus_id, change) for line in text.splitlines()):
+            out.append(change)
+    return out
+
+
+def _lock_path(ws) -> str:
+    return os.path.join(ws.common_dir, "refocus", "context.lock")
+
+
+def promote(ws, refocus_id: str, changes: Sequence[MaterialChange], date: str) -> list[str]:
+    """Append one dated bullet per change; re-running adds nothing twice.
+
+    The read-modify-write of each file holds an exclusive lock, so concurrent
+    completions never drop each other's bullets."""
+    written: list[str] = []
+    by_path: dict[str, list[MaterialChange]] = {}
+    for change in changes:
+        by_path.setdefault(context_path(ws, change.file), []).append(change)
+    if not by_path:
+        return written
+    with locks.exclusive(_lock_path(ws)):
+        for path, todo in by_path.items():
+            text = _read(path)
+            if text is None:
+                title = os.path.splitext(os.path.basename(path))[0].replace("-", " ").replace("_", " ")
+                text = f"# {title[:1].upper() + title[1:]}\n\n"
+            lines = text.splitlines()
+            new = [bullet(date, refocus_id, c) for c in todo
+                   if not any(_promoted(line, refocus_id, c) for line in lines)]
+            new = list(dict.fromkeys(new))
+            if not new:
+                continue
+            if not text.endswith("\n"):
+                text += "\n"
+            atomic.write_text(path, text + "\n".join(new) + "\n")
+            written.append(path)
     return written
 
 

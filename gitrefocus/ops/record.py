@@ -195,9 +195,43 @@ def note(ws: Workspace, oid: Oid | str | None, refocus_id: str, event: str, **fi
     notes.add_note(ws.repo, oid, line)
 
 
-def counterpart(ws: Workspace, state: RefocusState) -> Workspace | None:
-    """The other repository of a refocus, when it is reachable on this machine."""
-    return counterpart_in(ws, (state.source_dir, state.dest_dir))
+COUNTERPARTS = "counterparts"  # local state: refocus id -> the other repository spawn wrote to
+
+
+def remember_counterpart(ws: Workspace, refocus_id: str, other: Workspace) -> None:
+    """Record, in this machine's local state, that ``other`` takes part in ``refocus_id``."""
+    from gitrefocus.store import localstate
+
+    localstate.write(ws.git_dir, COUNTERPARTS, refocus_id, text=other.workdir + "\n")
+
+
+def knows(ws: Workspace, refocus_id: str) -> bool:
+    """``ws`` already holds ``refocus_id`` (its ref or its brief file)."""
+    return refs.resolve(ws.repo, refs.ref_name(refocus_id)) is not None or brief_file(ws, refocus_id) is not None
+
+
+def counterpart(ws: Workspace, state: RefocusState,
+                opened: dict[tuple[str | None, str | None], Workspace | None] | None = None) -> Workspace | None:
+    """The other repository of a refocus, when it is reachable on this machine and
+    this machine already knows it takes part: it holds the refocus, or spawn here
+    recorded it. Directories named by events are evidence, not truth (SPEC §13): a
+    crafted log fetched by ``sync`` must not make us write into an unrelated repository."""
+    from gitrefocus.store import localstate
+
+    dirs = (state.source_dir, state.dest_dir)
+    if opened is None:
+        other = counterpart_in(ws, dirs)
+    else:  # many refocuses share a handful of repositories: open each once
+        if dirs not in opened:
+            opened[dirs] = counterpart_in(ws, dirs)
+        other = opened[dirs]
+    if other is None or knows(other, state.id):
+        return other
+    try:
+        recorded = (localstate.read(ws.git_dir, COUNTERPARTS, state.id) or "").strip()
+    except RefocusError:
+        return None
+    return other if recorded and os.path.realpath(recorded) == other.workdir else None
 
 
 def counterpart_in(ws: Workspace, dirs: Iterable[str | None]) -> Workspace | None:

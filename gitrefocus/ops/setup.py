@@ -217,6 +217,7 @@ INDEX_REL = INDEX_FILE
 
 
 def _read_text(path: str) -> str | None:
+    atomic.refuse_symlinks(path, "read")  # a symlinked CLAUDE.md or .gitignore is not ours to copy
     data = _read(path)
     return data.decode("utf-8") if data is not None else None
 

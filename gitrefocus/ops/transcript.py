@@ -53,8 +53,7 @@ def write(ws, rid: str, prepared: PreparedTranscript) -> list[str]:
     written = [target]
     attributes = os.path.join(ws.workdir, ".gitattributes")
     try:
-        with open(attributes, encoding="utf-8") as fh:
-            current = fh.read()
+        current = atomic.read_bytes(attributes).decode("utf-8")
     except FileNotFoundError:
         current = ""
     if LFS_LINE not in current.splitlines():

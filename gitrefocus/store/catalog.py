@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import stat
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -44,6 +45,7 @@ class Entry:
     file_matches_ref: bool = True
     direction: str = INCOMING
     problems: list[str] = field(default_factory=list)
+    corrupt: bool = False  # the ref names no readable event log (eventlog.CorruptLog)
 
     @property
     def status(self) -> str:
@@ -184,16 +186,22 @@ class Catalog:
         from gitrefocus.model.brief import Brief
 
         try:
-            st = os.stat(path)
+            st = os.lstat(path)
         except OSError as exc:
             return None, f"cannot read {path}: {exc.strerror}", False
+        if not stat.S_ISREG(st.st_mode):  # a directory or symlink named <id>.md is no brief
+            kind = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+            return None, f"{relative_inside(path, self.ws.workdir) or path} is {kind}; it is skipped", False
         key = relative_inside(path, self.ws.workdir) or path
         sig = [st.st_mtime_ns, st.st_size, snapshot]
         cached = self._files.get(key)
         if cached and cached[:3] == sig:
             return cached[3], cached[4], cached[5]
-        with open(path, "rb") as fh:
-            data = fh.read()
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            return None, f"cannot read {path}: {exc.strerror}", False
         equal = snapshot is not None and git.blob_hash(data) == snapshot
         status: str | None = None
         error: str | None = None
@@ -229,9 +237,11 @@ class Catalog:
                     entry.state, entry.snapshot = self._state(tips[rid])
                     entry.tip = str(tips[rid])
                     live_states.add(entry.tip)
-                except (RefocusError, ValueError, KeyError) as exc:
+                except (RefocusError, ValueError, KeyError, TypeError) as exc:
+                    # one corrupt refocus is reported (doctor) and skipped, never fatal
                     entry.problems.append(f"{ref_name(rid)} is unreadable: {exc}")
                     entry.state = None
+                    entry.corrupt = True
             if rid in files:
                 entry.path, entry.archived = files[rid]
                 status, error, equal = self._file_info(entry.path, entry.snapshot)

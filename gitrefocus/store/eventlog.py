@@ -31,7 +31,21 @@ from gitrefocus.store import refs
 from gitrefocus.store.refs import ref_name, resolve
 
 if TYPE_CHECKING:
-    from pygit2 import Blob, Commit, Oid, Repository, Signature
+    from pygit2 import Commit, Oid, Repository, Signature
+
+
+class CorruptLog(RefocusError):
+    """An event log that cannot be read: the ref names something other than an
+    event commit, or an event commit lacks or garbles ``event.json``/``state.json``.
+    Read commands report and skip such a refocus; writes refuse before moving anything."""
+
+
+MAX_EVENT_BYTES = 4 * 1024 * 1024  # an event is a few KB; a blob beyond this is not one
+
+
+def _corrupt(oid: object, why: str) -> CorruptLog:
+    return CorruptLog(f"event commit {str(oid)[:12]} is unreadable: {why}; "
+                      f"`git refocus doctor --repair` quarantines it.")
 
 
 @dataclass(frozen=True)
@@ -50,18 +64,45 @@ def commit_at(repo: Repository, oid: Oid | str) -> Commit:
     return cast("Commit", repo[oid])
 
 
-def _blob(repo: Repository, commit: Commit, name: str) -> bytes | None:
+def event_commit(repo: Repository, oid: Oid | str) -> Commit:
+    """The event commit ``oid`` names, or :class:`CorruptLog` (a ref may name a blob, tag or tree)."""
+    pygit2 = refs._pygit2()
     try:
-        return cast("Blob", repo[commit.tree[name].id]).data
-    except KeyError:
-        return None
+        obj = repo.get(oid)
+    except (ValueError, pygit2.GitError) as exc:
+        raise _corrupt(oid, str(exc)) from None
+    if not isinstance(obj, pygit2.Commit):
+        raise _corrupt(oid, f"it is a {type(obj).__name__.lower() if obj is not None else 'missing object'}, not a commit")
+    return cast("Commit", obj)
 
 
-def _required_blob(repo: Repository, commit: Commit, name: str) -> bytes:
+def _json_blob(repo: Repository, commit: Commit, name: str) -> object:
     data = _blob(repo, commit, name)
     if data is None:
-        raise KeyError(f"{name} is missing from event commit {commit.id}")
-    return data
+        raise _corrupt(commit.id, f"{name} is missing")
+    if len(data) > MAX_EVENT_BYTES:
+        raise _corrupt(commit.id, f"{name} is {len(data)} bytes")
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError) as exc:  # RecursionError: nesting deeper than the parser goes
+        raise _corrupt(commit.id, f"{name} is not valid JSON ({type(exc).__name__})") from None
+
+
+def _event(repo: Repository, commit: Commit) -> Event:
+    try:
+        return Event.from_raw(_json_blob(repo, commit, "event.json"))
+    except (ValueError, TypeError) as exc:
+        raise _corrupt(commit.id, f"event.json: {exc}") from None
+
+
+def _blob(repo: Repository, commit: Commit, name: str) -> bytes | None:
+    try:
+        entry = commit.tree[name]
+    except KeyError:
+        return None
+    blob = repo.get(entry.id)
+    data = getattr(blob, "data", None)  # a tree or submodule entry of that name is no blob
+    return data if isinstance(data, bytes) else None
 
 
 def read_tip(repo: Repository, refocus_id: str) -> Tip | None:
@@ -70,10 +111,18 @@ def read_tip(repo: Repository, refocus_id: str) -> Tip | None:
 
 
 def tip_at(repo: Repository, oid: Oid) -> Tip:
-    commit = commit_at(repo, oid)
-    state = RefocusState.from_json(json.loads(_required_blob(repo, commit, "state.json")))
-    event = Event.from_json(_required_blob(repo, commit, "event.json"))
-    return Tip(oid=oid, state=state, event=event)
+    """The tip at ``oid``, or :class:`CorruptLog`."""
+    commit = event_commit(repo, oid)
+    raw = _json_blob(repo, commit, "state.json")
+    try:
+        if not isinstance(raw, dict):
+            raise ValueError("not an object")
+        state = RefocusState.from_json(raw)
+        if not isinstance(state.status, str) or not isinstance(state.id, str):
+            raise ValueError("id and status must be strings")
+    except (ValueError, TypeError, AttributeError, KeyError) as exc:
+        raise _corrupt(oid, f"state.json: {exc}") from None
+    return Tip(oid=oid, state=state, event=_event(repo, commit))
 
 
 SNAPSHOT = "brief.md"  # the brief document in an event commit's tree
@@ -85,7 +134,7 @@ def snapshot_label(refocus_id: str) -> str:
 
 
 def snapshot(repo: Repository, oid: Oid | str) -> bytes | None:
-    return _blob(repo, commit_at(repo, oid), SNAPSHOT)
+    return _blob(repo, event_commit(repo, oid), SNAPSHOT)
 
 
 def snapshot_oid(repo: Repository, oid: Oid) -> Oid | None:
@@ -106,12 +155,27 @@ def chain(repo: Repository, tip_oid: Oid | None) -> list[tuple[Oid, Event]]:
     out = []
     oid = tip_oid
     while oid is not None:
-        commit = commit_at(repo, oid)
+        commit = event_commit(repo, oid)
         if not is_merge_marker(commit):
-            out.append((oid, Event.from_json(_required_blob(repo, commit, "event.json"))))
+            out.append((oid, _event(repo, commit)))
         oid = commit.parent_ids[0] if commit.parent_ids else None
     out.reverse()
     return out
+
+
+def states_match_events(repo: Repository, tip_oid: Oid) -> bool:
+    """Whether every ``state.json`` along the log is the fold of its events.
+
+    ``state.json`` is derived data that makes listing cheap; a remote's copy is
+    evidence, not truth (SPEC §13). A log whose stored states disagree with its
+    events (a forged ``state.json``) is rebuilt from the events instead of adopted."""
+    state = None
+    for oid, event in chain(repo, tip_oid):
+        state, _ = ev.apply(state, event)
+        stored = _blob(repo, event_commit(repo, oid), "state.json")
+        if stored != state_json(state):
+            return False
+    return True
 
 
 # -- writing event commits ---------------------------------------------

@@ -99,7 +99,7 @@ def check_remote_tip(repo: Repository, refocus_id: str, oid: Oid) -> None:
     """Refuse a remote ref that is not an event log of this refocus."""
     try:
         tip = eventlog.tip_at(repo, oid)
-    except (KeyError, ValueError, TypeError) as exc:
+    except (KeyError, ValueError, TypeError, RefocusError) as exc:
         raise RefocusError(f"the remote's {ref_name(refocus_id)} is not a refocus event log ({exc}).") from None
     if tip.event.refocus_id != refocus_id:
         raise RefocusError(f"the remote's {ref_name(refocus_id)} holds events of {tip.event.refocus_id}.")
@@ -112,11 +112,21 @@ def merge_ref(repo: Repository, refocus_id: str, theirs: Oid, *, want_events: bo
     if before == theirs:
         return RefMerge(SAME)
     check_remote_tip(repo, refocus_id, theirs)
+    trusted = eventlog.states_match_events(repo, theirs)
 
     def attempt() -> str:
         ours = refs.resolve(repo, refname)
         if ours == theirs:
             return SAME
+        if not trusted:  # never adopt their commits: fold their events into ours
+            if ours is not None and repo.descendant_of(ours, theirs):
+                return AHEAD
+            import_events(repo, refocus_id, export_events(repo, theirs))
+            merged = refs.resolve(repo, refname)
+            assert merged is not None
+            refs.cas(repo, refname, _marker(repo, refocus_id, merged, theirs), merged,
+                     "refocus: sync (rebuilt from the remote's events)")
+            return MERGED if ours is not None else CREATED
         if ours is None:
             refs.cas(repo, refname, theirs, None, "refocus: sync (new)")
             return CREATED

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, cast
 
+from gitrefocus.errors import RefocusError
 from gitrefocus.store import git, refs
 from gitrefocus.store.refs import AHEAD, CREATED, FAST_FORWARD, MERGED, SAME
 
@@ -21,12 +22,33 @@ if TYPE_CHECKING:
 NOTES_REF = "refs/notes/refocus"
 
 
+def unreadable(repo: Repository, notes_ref: str = NOTES_REF) -> str | None:
+    """Why ``notes_ref`` cannot hold notes (it names a blob, tree or tag), or None."""
+    oid = refs.resolve(repo, notes_ref)
+    if oid is None:
+        return None
+    obj = repo.get(oid)
+    if isinstance(obj, refs._pygit2().Commit):
+        return None
+    kind = type(obj).__name__.lower() if obj is not None else "missing object"
+    return f"{notes_ref} points at a {kind}, not a notes commit"
+
+
+def require_readable(repo: Repository, notes_ref: str = NOTES_REF) -> None:
+    """Refuse, before anything is written, when the notes ref is corrupt."""
+    why = unreadable(repo, notes_ref)
+    if why:
+        raise RefocusError(f"{why}; nothing was changed. Run `git refocus doctor --repair` to quarantine it.")
+
+
 def add_note(repo: Repository, target_oid: Oid | str, line: str, notes_ref: str = NOTES_REF) -> bool:
     """Append ``line`` to the note on ``target_oid`` (once) with compare-and-swap.
 
     libgit2 builds the notes commit (fan-out and all) on a private scratch
     ref; the shared notes ref is then moved from the commit we started from.
     """
+
+    require_readable(repo, notes_ref)
 
     def attempt() -> bool:
         old = refs.resolve(repo, notes_ref)
@@ -56,6 +78,8 @@ def read_note(repo: Repository, target_oid: Oid | str, notes_ref: str = NOTES_RE
         return str(repo.lookup_note(str(target_oid), notes_ref).message)
     except KeyError:
         return ""
+    except refs._pygit2().GitError:  # a corrupt notes ref: reported by doctor, read as no note
+        return ""
 
 
 def _identity_env(ws: Workspace) -> dict[str, str]:
@@ -79,6 +103,9 @@ def merge_notes(ws: Workspace, theirs_ref: str) -> str:
     theirs = refs.resolve(repo, theirs_ref)
     if theirs is None:
         return SAME
+    why = unreadable(repo, theirs_ref)
+    if why:
+        raise RefocusError(f"the remote's notes are unusable: {why}.")
 
     def attempt() -> str:
         ours = refs.resolve(repo, NOTES_REF)

@@ -21,21 +21,23 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from gitrefocus.errors import ConflictError
+from gitrefocus.errors import ConflictError, RefocusError
 from gitrefocus.model.ids import (
     REF_PREFIX as REF_PREFIX,  # re-exported: store callers name refs from here
 )
 from gitrefocus.model.ids import ref_name as ref_name
-from gitrefocus.store import faults
+from gitrefocus.store import faults, locks
 
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository
 
 TRACKING_PREFIX = "refs/refocus-remotes/"
+QUARANTINE_PREFIX = "refs/refocus-quarantine/"  # corrupt refs moved aside by doctor --repair
 TMP_PREFIX = "refs/notes/refocus-tmp/"
 # where scratch refs lived before there was one namespace; doctor still cleans them up
 LEGACY_TMP_PREFIXES = ("refs/refocus-tmp/", "refs/notes/refocus-tmp-")
 MAX_ATTEMPTS = 200
+FAILURES_BEFORE_GIVING_UP = 5  # writes that failed with no other writer's lock in the way
 
 # How a ref compared with, or was brought up to date with, a remote's copy.
 SAME, AHEAD, CREATED, FAST_FORWARD, MERGED, ADOPTED = (
@@ -50,8 +52,19 @@ def _pygit2() -> Any:  # the module
     return pygit2
 
 
+def GitError() -> type[Exception]:  # noqa: N802  (a class, looked up lazily)
+    """pygit2's GitError, for ``except`` clauses that must not import pygit2 at load time."""
+    return cast("type[Exception]", _pygit2().GitError)
+
+
 class _Lost(Exception):
-    """The ref moved under us: re-read and try again."""
+    """The ref moved under us: re-read and try again. ``failure`` is set when the
+    write failed with no lock in the way (a permission, a missing directory...),
+    which retrying a few times will not fix."""
+
+    def __init__(self, failure: str | None = None):
+        super().__init__(failure)
+        self.failure = failure
 
 
 def temp_ref(purpose: str) -> str:
@@ -65,6 +78,16 @@ def resolve(repo: Repository, refname: str) -> Oid | None:
     return cast("Oid", ref.target) if ref is not None else None
 
 
+def common_dir(repo: Repository) -> str:
+    """The git dir shared by all worktrees, where refs/ and packed-refs live."""
+    path = repo.path.rstrip(os.sep)
+    try:
+        with open(os.path.join(path, "commondir"), encoding="utf-8") as fh:
+            return os.path.normpath(os.path.join(path, fh.read().strip()))
+    except OSError:
+        return path
+
+
 def cas(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str) -> None:
     """Move ``refname`` from ``old`` (None: must not exist) to ``new``, or raise _Lost."""
     pygit2 = _pygit2()
@@ -74,18 +97,27 @@ def cas(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str)
             if resolve(repo, refname) != old:
                 raise _Lost()
             txn.set_target(refname, new, message=message)
-    except pygit2.GitError as exc:  # the lock is held by another writer
-        raise _Lost() from exc
+    except pygit2.GitError as exc:  # the lock is held by another writer, or was left by a dead one
+        lock = locks.ref_lock_path(common_dir(repo), refname)
+        stale = locks.stale_ref_lock_error(common_dir(repo), refname)
+        if stale is not None:
+            raise stale from None
+        contended = os.path.lexists(lock) or "lock" in str(exc).lower()  # another writer, or one just gone
+        raise _Lost(None if contended else f"could not write {refname}: {exc}") from exc
     faults.wrote(refname)
 
 
 def retrying(what: str, attempt_fn: Callable[[], T]) -> T:
     """Run ``attempt_fn`` until it stops losing races, with jittered backoff."""
     delay = 0.002
+    failures = 0
     for _ in range(MAX_ATTEMPTS):
         try:
             return attempt_fn()
-        except _Lost:
+        except _Lost as lost:
+            failures = failures + 1 if lost.failure else 0
+            if lost.failure and failures >= FAILURES_BEFORE_GIVING_UP:
+                raise RefocusError(f"{lost.failure.rstrip('.')}.") from None
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 1.6, 0.1)
     raise ConflictError(f"{what}: gave up after {MAX_ATTEMPTS} attempts; other writers kept moving the ref.")
@@ -107,6 +139,24 @@ def delete(repo: Repository, refname: str) -> bool:
         return False
     ref.delete()
     return True
+
+
+def quarantine(repo: Repository, refname: str) -> str:
+    """Move a corrupt ``refname`` under ``refs/refocus-quarantine/`` (nothing is
+    deleted: the object stays reachable there for a person to inspect). Returns the new name."""
+    oid = resolve(repo, refname)
+    if oid is None:
+        raise ConflictError(f"{refname} vanished meanwhile; nothing to quarantine.")
+    base = QUARANTINE_PREFIX + refname.removeprefix("refs/")
+    name, n = base, 1
+    while repo.references.get(name) is not None:
+        n += 1
+        name = f"{base}-{n}"
+    cas(repo, name, oid, None, f"refocus: quarantine {refname}")
+    ref = repo.references.get(refname)
+    if ref is not None and ref.target == oid:
+        ref.delete()
+    return name
 
 
 class scratch:

@@ -6,6 +6,7 @@ is :mod:`gitrefocus.store.eventmerge` and :func:`gitrefocus.store.notes.merge_no
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from gitrefocus.errors import RefocusError
@@ -20,6 +21,13 @@ if TYPE_CHECKING:
 def names(ws: Workspace) -> list[str]:
     """The repository's remotes."""
     return git.run(ws.workdir, "remote").stdout.split()
+
+
+_LOCK_RE = re.compile(r"Unable to create '([^']+\.lock)'")
+# A rejection that means "the remote moved since we fetched": fetch, merge and push again.
+# Anything else the remote refused (a hook, a crash in receive-pack) is an error to report.
+_RACE_REASONS = ("fetch first", "non-fast-forward", "stale info", "cannot lock ref", "failed to update ref",
+                 "but expected")
 
 
 def tracking_prefix(remote: str) -> str:
@@ -44,6 +52,10 @@ def fetch(ws: Workspace, remote: str) -> None:
     proc = git.run(ws.workdir, "fetch", "--quiet", "--no-tags", "--prune", "--no-write-fetch-head",
                    remote, *tracking_refspecs(remote), config=git.NO_HOOKS, check=False)
     if proc.returncode != 0:
+        lock = _LOCK_RE.search(proc.stderr or "")
+        if lock:  # git names the lock deep in its output; the last line does not
+            raise RefocusError(f"fetching from {remote} failed: {lock.group(1)} exists (left by a writer that did "
+                               f"not finish?). Run `git refocus doctor --repair` to remove a stale lock.")
         raise RefocusError(f"fetching from {remote} failed: {git.last_line(proc)}")
 
 
@@ -62,7 +74,10 @@ def push(ws: Workspace, remote: str, refnames: list[str]) -> list[str]:
             continue
         seen += 1
         if parts[0] == "!":
-            rejected.append(parts[1].split(":", 1)[1])
+            ref, summary = parts[1].split(":", 1)[1], (parts[2] if len(parts) > 2 else "")
+            if summary and not any(reason in summary for reason in _RACE_REASONS):
+                raise RefocusError(f"pushing to {remote} failed: the remote refused {ref}: {summary.strip()}.")
+            rejected.append(ref)
     if (proc.returncode != 0 and not rejected) or not seen:
         raise RefocusError(f"pushing to {remote} failed: {git.last_line(proc)}")
     return rejected

@@ -32,3 +32,16 @@ def test_event_merge_is_symmetric_and_lossless(a, b, shared):
     assert [e.event_id for e in m1] == [e.event_id for e in m2]
     assert {e.event_id for e in m1} == {e.event_id for e in ours + theirs}
     assert [e.event_id for e in ev.merge(m1, ours)] == [e.event_id for e in m1]
+
+
+def test_events_of_one_second_keep_the_order_they_happened_in():
+    """Two clones write events in the same second: the merge orders them by when they were
+    made, so an abandon just after a completion can never sort first (issue 14, item 10)."""
+    at = "2026-11-22T12:00:00Z"
+    spawned = ev.Event(refocus_id="r", kind=ev.SPAWNED, at="2026-11-22T11:00:00Z", data={"meta": {"id": "r"}})
+    for _ in range(30):
+        completed = ev.Event(refocus_id="r", kind=ev.COMPLETED, at=at, data={"status": "result"})
+        abandoned = ev.Event(refocus_id="r", kind=ev.ABANDONED, at=at)
+        merged = ev.merge([spawned, completed], [spawned, abandoned])
+        assert merged == ev.merge([spawned, abandoned], [spawned, completed])
+        assert [e.kind for e in merged] == [ev.SPAWNED, ev.COMPLETED, ev.ABANDONED]

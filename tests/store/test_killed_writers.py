@@ -28,28 +28,18 @@ SUMMARY = "Wrote the transport standard before the crash."
 CONTEXT_FILE, MATERIAL_CHANGE = "architecture.md", "MCP servers speak SSH-stdio"
 COMPLETE = ["complete", "--summary", SUMMARY, "--material-change", f"{CONTEXT_FILE}={MATERIAL_CHANGE}"]
 
-# One more than the writes each command makes in the scenes below (complete: 10, spawn: 9);
+# One more than the writes each command makes in the scenes below (complete: 10, spawn: 11);
 # the last N must finish normally, see check_run.
 COMPLETE_KILL_POINTS = range(1, 12)
-SPAWN_KILL_POINTS = range(1, 11)
+SPAWN_KILL_POINTS = range(1, 13)
 
 
 class MaterialChangeNotPromoted(AssertionError):
     """The result records a material change that never reached docs/context/."""
 
 
-# Killed after the `completed` event moved the ref (write 1) or after the brief was renamed
-# into place (write 2), `complete` never promotes the material change into docs/context/;
-# doctor --repair then reports the repository consistent and does not promote it either.
-LOST_PROMOTION = pytest.mark.xfail(
-    raises=MaterialChangeNotPromoted, strict=True,
-    reason="product bug: a `complete` killed after its event ref (or brief file) but before writing "
-           "docs/context/<file> leaves the material change unpromoted, and doctor --repair neither "
-           "finds nor promotes it (SPEC §6, §13)")
-
-
-def kill_points(points, xfail=()):
-    return [pytest.param(n, id=f"after-write-{n}", marks=[LOST_PROMOTION] if n in xfail else []) for n in points]
+def kill_points(points):
+    return [pytest.param(n, id=f"after-write-{n}") for n in points]
 
 
 def run_traced(args, *, cwd, kill_after: int, log: Path) -> tuple[subprocess.CompletedProcess, list[str]]:
@@ -86,7 +76,7 @@ def wired(repos):
     return src, dest
 
 
-@pytest.mark.parametrize("n", kill_points(COMPLETE_KILL_POINTS, xfail={1, 2}))
+@pytest.mark.parametrize("n", kill_points(COMPLETE_KILL_POINTS))
 def test_complete_killed_after_each_write(wired, tmp_path, n):
     src, dest = wired
     rid = refocus(*spawn_args(dest), cwd=src).json["id"]
@@ -114,6 +104,7 @@ def test_complete_killed_after_each_write(wired, tmp_path, n):
     context = dest / "docs/context" / CONTEXT_FILE
     if not (context.exists() and MATERIAL_CHANGE in context.read_text()):
         raise MaterialChangeNotPromoted(f"{where}: status is result but {context} lacks {MATERIAL_CHANGE!r}")
+    assert context.read_text().count(MATERIAL_CHANGE) == 1, f"{where}: the bullet was promoted twice"
 
 
 @pytest.mark.parametrize("n", kill_points(SPAWN_KILL_POINTS))

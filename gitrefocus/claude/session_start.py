@@ -136,6 +136,13 @@ def extra_advisories(ws: Workspace, budget: str, commit_lines: int) -> list[str]
         return []
 
 
+def hook_catalog(ws: Workspace, session_id: str | None) -> catalog.Catalog:
+    """Only the entries the hook can speak of, looked up in the catalog's index:
+    this session's child, open briefs (advisories) and results not received yet."""
+    return catalog.select(ws, statuses=lifecycle.PENDING_LAUNCH | {lifecycle.IN_PROGRESS},
+                          unreceived=lifecycle.RETURNED, session_id=session_id)
+
+
 def handle(payload: dict, env=os.environ) -> str | None:
     """Return the hook's stdout (JSON) or None for silence."""
     cwd = payload.get("cwd") or os.getcwd()
@@ -146,7 +153,7 @@ def handle(payload: dict, env=os.environ) -> str | None:
     budget = ws.setting("budget")
     budget = budget if budget in BUDGETS else "standard"
     max_adv, brief_limit, commit_lines = BUDGET_LIMITS[budget]
-    cat = catalog.load(ws)
+    cat = hook_catalog(ws, session_id)
     parts: list[str] = []
 
     child = next((e for e in cat.entries.values()

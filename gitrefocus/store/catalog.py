@@ -1,34 +1,29 @@
 """Every refocus a repository knows about: refs, brief files, and how they agree.
 
-Listing must stay fast at 10,000 entries, so the folded state of each event
-commit is cached by commit id, and a brief file is only re-read when its size
-or mtime changed since it was last found equal to its ref's snapshot.
+A command pays for the entries it touches: the folded state of each ref is
+cached by its tip (:mod:`gitrefocus.store.catalog_cache`), a brief file is
+only re-read when its size or mtime changed since it was last compared with its
+ref's snapshot, and lookups by id, status or child session read only the
+entries they find.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import os
+import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
-from gitrefocus.model.events import ROW_FIELDS, RefocusState
+from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
-from gitrefocus.store import eventlog, git, localstate, refs
+from gitrefocus.store import catalog_cache, git, refs
 from gitrefocus.store.workspace import Workspace, is_inside, relative_inside
 
-if TYPE_CHECKING:
-    from pygit2 import Oid
-
 INCOMING, OUTGOING, LOCAL = "incoming", "outgoing", "local"
-CACHE = ("cache", "catalog.json")
-# {"version", "fields": ROW_FIELDS, "states": {commit: [brief blob id, *state row]},
-#  "files": {path: [mtime_ns, size, snapshot, status, error, equal]}}
-CACHE_VERSION = 3
 
 
 @dataclass
@@ -98,6 +93,27 @@ def _brief_files(ws: Workspace) -> dict[str, tuple[str, bool]]:
     return out
 
 
+def _brief_names(ws: Workspace) -> tuple[set[str], set[str]]:
+    """(names that look like ids of a live brief, of an archived brief): names
+    only, not yet checked to be valid ids (see :func:`overview`)."""
+    def ids(directory: str) -> set[str]:
+        try:
+            names = os.listdir(directory)
+        except (FileNotFoundError, NotADirectoryError):
+            return set()
+        return {n[:-3] for n in names if n.endswith(".md")}
+
+    live = ids(ws.refocus_dir)
+    archived: set[str] = set()
+    try:
+        quarters = [e.path for e in os.scandir(ws.archive_dir) if e.is_dir()]
+    except (FileNotFoundError, NotADirectoryError):
+        quarters = []
+    for quarter in quarters:
+        archived |= ids(quarter)
+    return live, archived
+
+
 @functools.lru_cache(maxsize=4096)
 def _realpath(path: str) -> str:
     return os.path.realpath(path)  # entries share a handful of source/dest dirs
@@ -121,48 +137,98 @@ def _direction(ws: Workspace, state: RefocusState | None, has_file: bool) -> str
     return INCOMING if has_file else OUTGOING
 
 
+def brief_file(ws: Workspace, refocus_id: str) -> tuple[str, bool] | None:
+    """(path, archived) of one refocus's brief, live or archived: a stat or
+    two, never a listing of docs/refocus/."""
+    path = ws.brief_path(refocus_id)
+    if os.path.exists(path):
+        return path, False
+    try:
+        quarters = sorted(os.listdir(ws.archive_dir))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    for quarter in quarters:
+        candidate = os.path.join(ws.archive_dir, quarter, f"{refocus_id}.md")
+        if os.path.exists(candidate):
+            return candidate, True
+    return None
+
+
 class Catalog:
+    """Refocus entries of one repository: all of them (:meth:`load`), or only
+    those a command touches (:meth:`load_ids`, :func:`select`)."""
+
     def __init__(self, ws: Workspace):
         self.ws = ws
         self.entries: dict[str, Entry] = {}
-        self._states: dict[str, list[Any]] = {}
-        self._files: dict[str, list[Any]] = {}
-        self._dirty = False
+        self._cache: catalog_cache.Cache | None = None
+        self._new_files: dict[str, list[Any]] = {}
 
-    # -- cache ------------------------------------------------------------
-    def _load_cache(self) -> None:
-        try:
-            text = localstate.read(self.ws.git_dir, *CACHE)
-            data = json.loads(text) if text else None
-        except (ValueError, RefocusError):
-            data = None
-        if isinstance(data, dict) and data.get("version") == CACHE_VERSION and data.get("fields") == list(ROW_FIELDS):
-            self._states, self._files = data["states"], data["files"]
+    @property
+    def cache(self) -> catalog_cache.Cache:
+        if self._cache is None:
+            self._cache = catalog_cache.open_cache(self.ws.git_dir)
+            assert self._cache is not None  # created when missing
+        return self._cache
 
-    def _save_cache(self) -> None:
-        if not self._dirty:
-            return
-        data = {"version": CACHE_VERSION, "fields": ROW_FIELDS, "states": self._states, "files": self._files}
-        try:
-            localstate.write(self.ws.git_dir, *CACHE, text=json.dumps(data, separators=(",", ":")))
-        except (OSError, RefocusError):
-            pass  # a cache that cannot be written is only slower
+    # -- refs -------------------------------------------------------------
+    def fresh(self) -> "Catalog":
+        """Make the cache's rows hold every ref as it is now: trusted when the
+        refs stamp did not move, else one enumeration of the refs."""
+        if not self.cache.fresh():
+            self._sync_tips()
+        return self
 
-    def _state(self, oid: Oid) -> tuple[RefocusState, str | None]:
-        """The state at event commit ``oid`` and the blob id of its brief snapshot."""
-        key = str(oid)
-        cached = self._states.get(key)
-        if cached is not None:
-            return RefocusState.from_row(cached[1:]), cached[0]
-        tip = eventlog.tip_at(self.ws.repo, oid)
-        snap_oid = eventlog.snapshot_oid(self.ws.repo, oid)
-        snap = str(snap_oid) if snap_oid else None
-        self._states[key] = [snap, *tip.state.to_row()]
-        self._dirty = True
-        return tip.state, snap
+    def _sync_tips(self) -> tuple[dict[str, str], dict[str, catalog_cache.Record]]:
+        """Enumerate refs/refocus/* once, rebuild the rows whose tip moved, drop
+        the rows of deleted refs; return ({id: tip}, {id: rebuilt record})."""
+        started = time.time()
+        stamp, newest = catalog_cache.refs_stamp(self.ws.git_dir)
+        oids = dict(refs.iter_refs(self.ws.repo))
+        tips = {rid: str(oid) for rid, oid in oids.items()}
+        cache = self.cache
+        known = cache.tips()
+        changed = {rid: catalog_cache.read_record(self.ws.repo, rid, oids[rid])
+                   for rid, tip in tips.items() if known.get(rid) != tip}
+        gone = [rid for rid in known if rid not in tips]
+        settled = catalog_cache.stamp_if_settled(stamp, newest, started)
+        if changed or gone or cache.stamp() != settled:
+            try:
+                with cache.transaction():
+                    cache.put(changed.values())
+                    cache.drop(gone)
+                    cache.set_stamp(settled)
+            except catalog_cache.Error:
+                pass  # a cache that cannot be written is only slower
+        return tips, changed
 
-    def _file_info(self, path: str, snapshot: str | None) -> tuple[str | None, str | None, bool]:
-        """(file status, error, equal to snapshot) with a stat-keyed cache."""
+    def _records(self, ids: Collection[str]) -> dict[str, catalog_cache.Record]:
+        """The records of ``ids`` as their refs are now (a ref lookup each)."""
+        out = {}
+        moved = []
+        cache = self.cache
+        for rid in ids:
+            oid = refs.resolve(self.ws.repo, ref_name(rid)) if RefocusId.is_valid(rid) else None
+            if oid is None:
+                continue
+            rec = cache.record(rid)
+            if rec is None or rec.tip != str(oid):
+                rec = catalog_cache.read_record(self.ws.repo, rid, oid)
+                moved.append(rec)
+            out[rid] = rec
+        if moved:
+            try:
+                with cache.transaction():
+                    cache.put(moved)
+            except catalog_cache.Error:
+                pass
+        return out
+
+    # -- files ------------------------------------------------------------
+    def _file_info(self, path: str, snapshot: str | None,
+                   cached: list[Any] | None) -> tuple[str | None, str | None, bool]:
+        """(file status, error, equal to snapshot), re-reading the file only
+        when its size, mtime or the snapshot it is compared with changed."""
         from gitrefocus.model.brief import Brief
 
         try:
@@ -171,69 +237,133 @@ class Catalog:
             return None, f"cannot read {path}: {exc.strerror}", False
         key = relative_inside(path, self.ws.workdir) or path
         sig = [st.st_mtime_ns, st.st_size, snapshot]
-        cached = self._files.get(key)
         if cached and cached[:3] == sig:
-            return cached[3], cached[4], cached[5]
-        with open(path, "rb") as fh:
-            data = fh.read()
+            return cached[3], cached[4], bool(cached[5])
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            return None, f"cannot read {path}: {exc.strerror}", False
         equal = snapshot is not None and git.blob_hash(data) == snapshot
         status: str | None = None
         error: str | None = None
-        if equal:
-            status = None  # same as the ref: no need to parse
-        else:
+        if not equal:  # equal to the ref's snapshot: no need to parse
             try:
                 status = Brief.parse(data, key).status
             except RefocusError as exc:
                 error = str(exc)
-        self._files[key] = sig + [status, error, equal]
-        self._dirty = True
+        self._new_files[key] = sig + [status, error, int(equal)]
         return status, error, equal
+
+    def _entry(self, rid: str, rec: catalog_cache.Record | None, file: tuple[str, bool] | None,
+               cached_file: list[Any] | None) -> Entry:
+        entry = Entry(id=rid)
+        if rec is not None:
+            if not RefocusId.is_valid(rid):
+                entry.problems.append(f"{ref_name(rid)} is unreadable: invalid refocus id {rid!r}.")
+            elif rec.row is None:
+                entry.problems.append(f"{ref_name(rid)} is unreadable: {rec.error}")
+            else:
+                try:
+                    entry.state = RefocusState.from_row(rec.row)
+                    entry.snapshot = rec.snapshot
+                    entry.tip = rec.tip
+                except (TypeError, ValueError, KeyError) as exc:
+                    entry.problems.append(f"{ref_name(rid)} is unreadable: {exc}")
+        if file is not None:
+            entry.path, entry.archived = file
+            status, error, equal = self._file_info(entry.path, entry.snapshot, cached_file)
+            entry.file_error = error
+            entry.file_matches_ref = equal
+            entry.file_status = status if not equal else entry.status
+        entry.direction = _direction(self.ws, entry.state, entry.path is not None)
+        return entry
+
+    def _save_files(self) -> None:
+        if not self._new_files:
+            return
+        try:
+            with self.cache.transaction():
+                self.cache.put_files(self._new_files)
+        except catalog_cache.Error:
+            pass
+        self._new_files = {}
 
     # -- loading ------------------------------------------------------------
     def load(self, only: str | None = None) -> "Catalog":
-        self._load_cache()
-        files = _brief_files(self.ws)
+        """Every refocus: one enumeration of refs/refocus/* and one listing of
+        docs/refocus/ (``only``: just that id, see :meth:`load_ids`)."""
         if only is not None:
-            tips: dict[str, Oid] = {}
-            oid = refs.resolve(self.ws.repo, refs.ref_name(only))
-            if oid is not None:
-                tips[only] = oid
-            files = {k: v for k, v in files.items() if k == only}
-        else:
-            tips = dict(refs.iter_refs(self.ws.repo))
-        live_states = set()
+            return self.load_ids([only])
+        tips, changed = self._sync_tips()
+        files = _brief_files(self.ws)
+        file_rows = self.cache.files()
+        records = {r.id: r for r in self.cache.records()}
+        records.update(changed)
         for rid in set(tips) | set(files):
-            entry = Entry(id=rid)
-            if rid in tips:
-                try:
-                    RefocusId(rid)
-                    entry.state, entry.snapshot = self._state(tips[rid])
-                    entry.tip = str(tips[rid])
-                    live_states.add(entry.tip)
-                except (RefocusError, ValueError, KeyError) as exc:
-                    entry.problems.append(f"{ref_name(rid)} is unreadable: {exc}")
-                    entry.state = None
-            if rid in files:
-                entry.path, entry.archived = files[rid]
-                status, error, equal = self._file_info(entry.path, entry.snapshot)
-                entry.file_error = error
-                entry.file_matches_ref = equal
-                entry.file_status = status if not equal else entry.status
-            entry.direction = _direction(self.ws, entry.state, entry.path is not None)
-            self.entries[rid] = entry
-        if only is None:
-            # drop cached states no ref points at any more
-            stale = set(self._states) - live_states
-            for key in stale:
-                del self._states[key]
-            self._dirty = self._dirty or bool(stale)
-        self._save_cache()
+            file = files.get(rid)
+            cached_file = file_rows.get(relative_inside(file[0], self.ws.workdir) or file[0]) if file else None
+            rec = records.get(rid) if rid in tips else None
+            if rid in tips and (rec is None or rec.tip != tips[rid]):  # the cache could not keep it
+                rec = self._records([rid]).get(rid)
+            self.entries[rid] = self._entry(rid, rec, file, cached_file)
+        self._save_files()
+        return self
+
+    def load_ids(self, ids: Collection[str]) -> "Catalog":
+        """Only the entries ``ids`` (those with a ref or a brief here): a ref
+        lookup and a stat or two each, whatever the size of the repository."""
+        records = self._records(ids)
+        for rid in ids:
+            file = brief_file(self.ws, rid) if RefocusId.is_valid(rid) else None
+            if rid not in records and file is None:
+                continue
+            cached_file = self.cache.file(relative_inside(file[0], self.ws.workdir) or file[0]) if file else None
+            self.entries[rid] = self._entry(rid, records.get(rid), file, cached_file)
+        self._save_files()
         return self
 
 
 def load(ws: Workspace, only: str | None = None) -> Catalog:
     return Catalog(ws).load(only)
+
+
+def select(ws: Workspace, *, statuses: Collection[str] = (), unreceived: Collection[str] = (),
+           session_id: str | None = None) -> Catalog:
+    """The entries whose ref's state has one of ``statuses``, or one of
+    ``unreceived`` and was not received yet, or whose child session is
+    ``session_id``: found through the cache's index, so the cost follows the
+    entries found, not the entries held. Brief files without a ref are not
+    found this way (``load`` and doctor see them)."""
+    cat = Catalog(ws).fresh()
+    return cat.load_ids(cat.cache.ids_where(statuses=statuses, unreceived=unreceived, session_id=session_id))
+
+
+@dataclass
+class Overview:
+    """What INDEX.md shows, read through the index: the entries that can be
+    active or recent, loaded; the others only counted."""
+
+    catalog: Catalog
+    archived: int  # entries whose brief is archived
+    others: int  # entries neither archived nor loaded (finished before ``since``)
+
+
+def overview(ws: Workspace, since: str) -> Overview:
+    """Load the entries that are open, finished at or after ``since`` (an ISO
+    time), unreadable, or only a brief file; count the rest by name. Costs a
+    listing of names and the loaded entries, not a read of every entry."""
+    cat = Catalog(ws).fresh()
+    ref_ids = set(cat.cache.ids())
+    live, archived = ({rid for rid in names if rid in ref_ids or RefocusId.is_valid(rid)}
+                      for names in _brief_names(ws))
+    archived -= live
+    wanted = set(cat.cache.ids_where(statuses=lifecycle.ACTIVE))
+    wanted.update(cat.cache.finished_since(since), cat.cache.unreadable(), live - ref_ids)
+    wanted -= archived
+    cat.load_ids(sorted(wanted))
+    everything = len((ref_ids | live) - archived)
+    return Overview(catalog=cat, archived=len(archived), others=everything - len(cat.entries))
 
 
 def known_ids(ws: Workspace) -> set[str]:
@@ -255,7 +385,12 @@ def match_ids(ids: Collection[str], text: str) -> list[str]:
 
 
 def resolve_id(ws: Workspace, text: str) -> str:
-    """Resolve a full id, unique prefix, 6-hex suffix or unique slug."""
+    """Resolve a full id, unique prefix, 6-hex suffix or unique slug. A full
+    id that is here costs a ref lookup; only the others list every name."""
+    text = (text or "").strip()
+    if RefocusId.is_valid(text) and (refs.resolve(ws.repo, ref_name(text)) is not None
+                                     or brief_file(ws, text) is not None):
+        return text
     matches = match_ids(known_ids(ws), text)
     if len(matches) == 1:
         return matches[0]

@@ -76,6 +76,22 @@ def tip_at(repo: Repository, oid: Oid) -> Tip:
     return Tip(oid=oid, state=state, event=event)
 
 
+def state_at(repo: Repository, oid: Oid) -> tuple[RefocusState, Oid | None]:
+    """The state after event commit ``oid`` and the blob id of its brief
+    snapshot: all a listing keeps, so ``event.json`` and the brief are not read."""
+    tree = commit_at(repo, oid).tree
+    try:
+        entry = tree["state.json"]
+    except KeyError:
+        raise KeyError(f"state.json is missing from event commit {oid}") from None
+    state = RefocusState.from_json(json.loads(cast("Blob", repo[entry.id]).data))
+    try:
+        snap: Oid | None = tree[SNAPSHOT].id
+    except KeyError:
+        snap = None
+    return state, snap
+
+
 SNAPSHOT = "brief.md"  # the brief document in an event commit's tree
 
 

@@ -66,7 +66,25 @@ def resolve(repo: Repository, refname: str) -> Oid | None:
 
 
 def cas(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str) -> None:
-    """Move ``refname`` from ``old`` (None: must not exist) to ``new``, or raise _Lost."""
+    """Move ``refname`` from ``old`` (None: must not exist) to ``new``, or raise _Lost.
+
+    A refocus ref's row in the catalog cache moves with it, under the cache's
+    write lock (:mod:`gitrefocus.store.catalog_cache`)."""
+    if not refname.startswith(REF_PREFIX):
+        _move(repo, refname, new, old, message)
+    else:
+        from gitrefocus.store import catalog_cache
+
+        git_dir = os.path.realpath(repo.path)
+        with catalog_cache.writing(git_dir) as cache:
+            before = catalog_cache.refs_stamp(git_dir)[0] if cache is not None else None
+            _move(repo, refname, new, old, message)
+            if cache is not None:
+                catalog_cache.moved(cache, repo, refname[len(REF_PREFIX):], new, before)
+    faults.wrote(refname)
+
+
+def _move(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str) -> None:
     pygit2 = _pygit2()
     try:
         with repo.transaction() as txn:
@@ -76,7 +94,6 @@ def cas(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str)
             txn.set_target(refname, new, message=message)
     except pygit2.GitError as exc:  # the lock is held by another writer
         raise _Lost() from exc
-    faults.wrote(refname)
 
 
 def retrying(what: str, attempt_fn: Callable[[], T]) -> T:
@@ -105,7 +122,17 @@ def delete(repo: Repository, refname: str) -> bool:
     ref = repo.references.get(refname)
     if ref is None:
         return False
-    ref.delete()
+    if not refname.startswith(REF_PREFIX):
+        ref.delete()
+        return True
+    from gitrefocus.store import catalog_cache
+
+    git_dir = os.path.realpath(repo.path)
+    with catalog_cache.writing(git_dir) as cache:
+        before = catalog_cache.refs_stamp(git_dir)[0] if cache is not None else None
+        ref.delete()
+        if cache is not None:
+            catalog_cache.moved(cache, repo, refname[len(REF_PREFIX):], None, before)
     return True
 
 

@@ -160,7 +160,8 @@ def generate(root: str, n: int, env: dict | None = None) -> tuple[str, str]:
                 out.write(text)  # the last file of the last commit: brief.md
     marks = os.path.join(root, "refocus.marks")
     with open(stream, "rb") as fh:
-        subprocess.run(["git", "-C", src, "fast-import", "--quiet", f"--export-marks={marks}"], stdin=fh, check=True,
+        subprocess.run(["git", "-C", src, "-c", "fastimport.unpackLimit=0", "fast-import", "--quiet",
+                        f"--export-marks={marks}"], stdin=fh, check=True,
                        env=env)
     os.unlink(stream)
     subprocess.run(["git", "-C", src, "update-ref", "-d", SCRATCH], check=True, env=env)

@@ -25,6 +25,9 @@ from gitrefocus.store.workspace import Workspace
 if TYPE_CHECKING:
     from gitrefocus.commands.receive import ReceivedResult
 
+# A first start on a repository whose catalog cache is cold builds it this long at
+# most (Claude Code kills the hook at 10 s); the rest is built at the next start.
+COLD_BUILD_SECONDS = 4.0
 # per budget: (max advisories, max chars of the child's brief summary, commit lines)
 BUDGET_LIMITS = {"economy": (0, 800, 0), "light": (3, 2000, 3), "standard": (8, 5000, 5), "detailed": (20, 8000, 10)}
 
@@ -140,7 +143,7 @@ def hook_catalog(ws: Workspace, session_id: str | None) -> catalog.Catalog:
     """Only the entries the hook can speak of, looked up in the catalog's index:
     this session's child, open briefs (advisories) and results not received yet."""
     return catalog.select(ws, statuses=lifecycle.PENDING_LAUNCH | {lifecycle.IN_PROGRESS},
-                          unreceived=lifecycle.RETURNED, session_id=session_id)
+                          unreceived=lifecycle.RETURNED, session_id=session_id, budget=COLD_BUILD_SECONDS)
 
 
 def handle(payload: dict, env=os.environ) -> str | None:

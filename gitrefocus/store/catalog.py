@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,7 @@ from gitrefocus.store import catalog_cache, git, refs
 from gitrefocus.store.workspace import Workspace, is_inside, relative_inside
 
 INCOMING, OUTGOING, LOCAL = "incoming", "outgoing", "local"
+CHUNK = 5000  # cache rows written per transaction by a cold build
 
 
 @dataclass
@@ -172,35 +173,53 @@ class Catalog:
         return self._cache
 
     # -- refs -------------------------------------------------------------
-    def fresh(self) -> "Catalog":
+    def fresh(self, budget: float | None = None) -> dict[str, str] | None:
         """Make the cache's rows hold every ref as it is now: trusted when the
-        refs stamp did not move, else one enumeration of the refs."""
-        if not self.cache.fresh():
-            self._sync_tips()
-        return self
+        refs stamp did not move, else one enumeration of the refs. With a
+        ``budget`` (seconds), a cold build stops when it is spent and goes on
+        next time; then {id: tip} of every ref is returned (None: complete)."""
+        if self.cache.fresh():
+            return None
+        tips, _, complete = self._sync_tips(time.monotonic() + budget if budget is not None else None)
+        return None if complete else tips
 
-    def _sync_tips(self) -> tuple[dict[str, str], dict[str, catalog_cache.Record]]:
+    def _sync_tips(self, deadline: float | None = None
+                   ) -> tuple[dict[str, str], dict[str, catalog_cache.Record], bool]:
         """Enumerate refs/refocus/* once, rebuild the rows whose tip moved, drop
-        the rows of deleted refs; return ({id: tip}, {id: rebuilt record})."""
+        the rows of deleted refs; return ({id: tip}, {id: rebuilt record}, and
+        whether every row was rebuilt before ``deadline``)."""
         started = time.time()
         stamp, newest = catalog_cache.refs_stamp(self.ws.git_dir)
         oids = dict(refs.iter_refs(self.ws.repo))
         tips = {rid: str(oid) for rid, oid in oids.items()}
         cache = self.cache
         known = cache.tips()
-        changed = {rid: catalog_cache.read_record(self.ws.repo, rid, oids[rid])
-                   for rid, tip in tips.items() if known.get(rid) != tip}
+        moved = [(rid, oids[rid]) for rid, tip in tips.items() if known.get(rid) != tip]
+        changed: dict[str, catalog_cache.Record] = {}
+        # kept a chunk at a time: a cold build cut short (a hook past its timeout) is not lost
+        for at in range(0, len(moved), CHUNK):
+            if deadline is not None and time.monotonic() > deadline:
+                return tips, changed, False
+            records = [catalog_cache.read_record(self.ws.repo, rid, oid) for rid, oid in moved[at:at + CHUNK]]
+            changed.update((r.id, r) for r in records)
+            self._keep(lambda: cache.put(records))
         gone = [rid for rid in known if rid not in tips]
         settled = catalog_cache.stamp_if_settled(stamp, newest, started)
-        if changed or gone or cache.stamp() != settled:
-            try:
-                with cache.transaction():
-                    cache.put(changed.values())
-                    cache.drop(gone)
-                    cache.set_stamp(settled)
-            except catalog_cache.Error:
-                pass  # a cache that cannot be written is only slower
-        return tips, changed
+        if gone or cache.stamp() != settled:
+            def finish() -> None:
+                cache.drop(gone)
+                cache.set_stamp(settled)
+
+            self._keep(finish)
+        return tips, changed, True
+
+    def _keep(self, write: Callable[[], object]) -> None:
+        """Run ``write`` in one cache transaction; a cache that cannot be written is only slower."""
+        try:
+            with self.cache.transaction():
+                write()
+        except catalog_cache.Error:
+            pass
 
     def _records(self, ids: Collection[str]) -> dict[str, catalog_cache.Record]:
         """The records of ``ids`` as their refs are now (a ref lookup each)."""
@@ -217,11 +236,7 @@ class Catalog:
                 moved.append(rec)
             out[rid] = rec
         if moved:
-            try:
-                with cache.transaction():
-                    cache.put(moved)
-            except catalog_cache.Error:
-                pass
+            self._keep(lambda: cache.put(moved))
         return out
 
     # -- files ------------------------------------------------------------
@@ -259,9 +274,7 @@ class Catalog:
                cached_file: list[Any] | None) -> Entry:
         entry = Entry(id=rid)
         if rec is not None:
-            if not RefocusId.is_valid(rid):
-                entry.problems.append(f"{ref_name(rid)} is unreadable: invalid refocus id {rid!r}.")
-            elif rec.row is None:
+            if rec.row is None:  # read_record found the id or the tip unreadable
                 entry.problems.append(f"{ref_name(rid)} is unreadable: {rec.error}")
             else:
                 try:
@@ -280,14 +293,9 @@ class Catalog:
         return entry
 
     def _save_files(self) -> None:
-        if not self._new_files:
-            return
-        try:
-            with self.cache.transaction():
-                self.cache.put_files(self._new_files)
-        except catalog_cache.Error:
-            pass
-        self._new_files = {}
+        if self._new_files:
+            files, self._new_files = self._new_files, {}
+            self._keep(lambda: self.cache.put_files(files))
 
     # -- loading ------------------------------------------------------------
     def load(self, only: str | None = None) -> "Catalog":
@@ -295,7 +303,7 @@ class Catalog:
         docs/refocus/ (``only``: just that id, see :meth:`load_ids`)."""
         if only is not None:
             return self.load_ids([only])
-        tips, changed = self._sync_tips()
+        tips, changed, _ = self._sync_tips()
         files = _brief_files(self.ws)
         file_rows = self.cache.files()
         records = {r.id: r for r in self.cache.records()}
@@ -329,14 +337,23 @@ def load(ws: Workspace, only: str | None = None) -> Catalog:
 
 
 def select(ws: Workspace, *, statuses: Collection[str] = (), unreceived: Collection[str] = (),
-           session_id: str | None = None) -> Catalog:
+           session_id: str | None = None, budget: float | None = None) -> Catalog:
     """The entries whose ref's state has one of ``statuses``, or one of
     ``unreceived`` and was not received yet, or whose child session is
     ``session_id``: found through the cache's index, so the cost follows the
     entries found, not the entries held. Brief files without a ref are not
-    found this way (``load`` and doctor see them)."""
-    cat = Catalog(ws).fresh()
-    return cat.load_ids(cat.cache.ids_where(statuses=statuses, unreceived=unreceived, session_id=session_id))
+    found this way (``load`` and doctor see them).
+
+    With a ``budget`` (seconds) a cold cache is built only that long (see
+    :meth:`Catalog.fresh`); until it is complete, the child of ``session_id``
+    is still found by key (its id ends in the session id's first 6 hex
+    digits), and the other entries may be missed."""
+    cat = Catalog(ws)
+    partial = cat.fresh(budget)
+    ids = set(cat.cache.ids_where(statuses=statuses, unreceived=unreceived, session_id=session_id))
+    if partial is not None and session_id:
+        ids.update(rid for rid in partial if rid.endswith("-" + session_id[:6]))
+    return cat.load_ids(sorted(ids))
 
 
 @dataclass
@@ -353,7 +370,8 @@ def overview(ws: Workspace, since: str) -> Overview:
     """Load the entries that are open, finished at or after ``since`` (an ISO
     time), unreadable, or only a brief file; count the rest by name. Costs a
     listing of names and the loaded entries, not a read of every entry."""
-    cat = Catalog(ws).fresh()
+    cat = Catalog(ws)
+    cat.fresh()
     ref_ids = set(cat.cache.ids())
     live, archived = ({rid for rid in names if rid in ref_ids or RefocusId.is_valid(rid)}
                       for names in _brief_names(ws))

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.events import ROW_FIELDS
+from gitrefocus.model.ids import RefocusId
 from gitrefocus.store import eventlog, localstate
 
 if TYPE_CHECKING:
@@ -255,11 +256,11 @@ def open_cache(git_dir: str, *, create: bool = True) -> Cache | None:
         return _remember(git_dir, _connect(":memory:")) if create else None
     if not create and not os.path.exists(path):
         return None
-    os.makedirs(os.path.dirname(path), exist_ok=True)
     try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         localstate.remove(git_dir, *LEGACY)
     except (OSError, RefocusError):
-        pass
+        pass  # connecting fails below, and an in-memory cache is used
     for attempt in range(2):
         try:
             return _remember(git_dir, _connect(path))
@@ -325,8 +326,12 @@ def writing(git_dir: str) -> Iterator[Cache | None]:
 def read_record(repo: Repository, rid: str, oid: Oid) -> Record:
     """What the cache keeps of ``refs/refocus/<rid>`` at ``oid``: reads the
     tip's ``state.json`` and the id of its ``brief.md``, nothing else. An
-    unreadable tip (not a commit, no state.json, a bad state) is a Record with
-    the reason, never an exception."""
+    unreadable tip (not a commit, no state.json, a bad state) or a ref name
+    that is not a refocus id is a Record with the reason, never an exception."""
+    try:
+        RefocusId(rid)
+    except RefocusError as exc:
+        return Record(rid, str(oid), None, None, str(exc))
     try:
         state, snapshot = eventlog.state_at(repo, oid)
         return Record(rid, str(oid), str(snapshot) if snapshot else None, state.to_row())

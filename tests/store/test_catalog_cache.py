@@ -129,3 +129,27 @@ def test_a_listing_reads_state_json_only(spawned):
     git(dest, "update-ref", f"refs/refocus/{rid}", commit)
     listed = refocus("list", "--json", cwd=dest).json
     assert listed["entries"][0]["status"] == "reserved"
+
+
+def test_a_cold_build_cut_short_still_finds_the_child_by_key(repos):
+    """The SessionStart hook builds a cold cache only for a while (Claude Code kills it at
+    10 s); whatever is left, the child of the session is still found by its id's suffix,
+    and what was built is kept for the next start."""
+    src, dest = repos
+    outs = [refocus(*spawn_args(dest, f"topic-{i}"), cwd=src).json for i in range(3)]
+    from gitrefocus.model import lifecycle
+    from gitrefocus.store import catalog, catalog_cache
+    from gitrefocus.store.workspace import Workspace
+
+    (dest / DB).unlink(missing_ok=True)
+    ws = Workspace.open(str(dest))
+    try:
+        cut = catalog.select(ws, statuses=lifecycle.PENDING_LAUNCH, session_id=outs[1]["child_session_id"],
+                             budget=-1)  # spent before the first chunk
+        assert list(cut.entries) == [outs[1]["id"]]
+        assert cut.entries[outs[1]["id"]].state.child_session_id == outs[1]["child_session_id"]
+        whole = catalog.select(ws, statuses=lifecycle.PENDING_LAUNCH)
+        assert sorted(whole.entries) == sorted(o["id"] for o in outs)
+    finally:
+        catalog_cache.forget()
+    assert rows(dest) == tips(dest)

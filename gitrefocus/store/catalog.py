@@ -164,6 +164,7 @@ class Catalog:
         self.entries: dict[str, Entry] = {}
         self._cache: catalog_cache.Cache | None = None
         self._new_files: dict[str, list[Any]] = {}
+        self._directions: dict[tuple[str | None, str | None, bool], str] = {}
 
     @property
     def cache(self) -> catalog_cache.Cache:
@@ -186,8 +187,8 @@ class Catalog:
     def _sync_tips(self, deadline: float | None = None
                    ) -> tuple[dict[str, str], dict[str, catalog_cache.Record], bool]:
         """Enumerate refs/refocus/* once, rebuild the rows whose tip moved, drop
-        the rows of deleted refs; return ({id: tip}, {id: rebuilt record}, and
-        whether every row was rebuilt before ``deadline``)."""
+        the rows of deleted refs; return ({id: tip}, {id: rebuilt record the
+        cache could not keep}, and whether every row was rebuilt before ``deadline``)."""
         started = time.time()
         stamp, newest = catalog_cache.refs_stamp(self.ws.git_dir)
         oids = dict(refs.iter_refs(self.ws.repo))
@@ -201,8 +202,8 @@ class Catalog:
             if deadline is not None and time.monotonic() > deadline:
                 return tips, changed, False
             records = [catalog_cache.read_record(self.ws.repo, rid, oid) for rid, oid in moved[at:at + CHUNK]]
-            changed.update((r.id, r) for r in records)
-            self._keep(lambda: cache.put(records))
+            if not self._keep(lambda: cache.put(records)):
+                changed.update((r.id, r) for r in records)
         gone = [rid for rid in known if rid not in tips]
         settled = catalog_cache.stamp_if_settled(stamp, newest, started)
         if gone or cache.stamp() != settled:
@@ -213,13 +214,14 @@ class Catalog:
             self._keep(finish)
         return tips, changed, True
 
-    def _keep(self, write: Callable[[], object]) -> None:
+    def _keep(self, write: Callable[[], object]) -> bool:
         """Run ``write`` in one cache transaction; a cache that cannot be written is only slower."""
         try:
             with self.cache.transaction():
                 write()
         except catalog_cache.Error:
-            pass
+            return False
+        return True
 
     def _records(self, ids: Collection[str]) -> dict[str, catalog_cache.Record]:
         """The records of ``ids`` as their refs are now (a ref lookup each)."""
@@ -240,7 +242,11 @@ class Catalog:
         return out
 
     # -- files ------------------------------------------------------------
-    def _file_info(self, path: str, snapshot: str | None,
+    def _file_key(self, path: str) -> str:
+        """How the cache names a brief file: relative to the work tree when inside it."""
+        return relative_inside(path, self.ws.workdir) or path
+
+    def _file_info(self, path: str, key: str, snapshot: str | None,
                    cached: list[Any] | None) -> tuple[str | None, str | None, bool]:
         """(file status, error, equal to snapshot), re-reading the file only
         when its size, mtime or the snapshot it is compared with changed."""
@@ -250,7 +256,6 @@ class Catalog:
             st = os.stat(path)
         except OSError as exc:
             return None, f"cannot read {path}: {exc.strerror}", False
-        key = relative_inside(path, self.ws.workdir) or path
         sig = [st.st_mtime_ns, st.st_size, snapshot]
         if cached and cached[:3] == sig:
             return cached[3], cached[4], bool(cached[5])
@@ -271,7 +276,7 @@ class Catalog:
         return status, error, equal
 
     def _entry(self, rid: str, rec: catalog_cache.Record | None, file: tuple[str, bool] | None,
-               cached_file: list[Any] | None) -> Entry:
+               key: str | None, cached_file: list[Any] | None) -> Entry:
         entry = Entry(id=rid)
         if rec is not None:
             if rec.row is None:  # read_record found the id or the tip unreadable
@@ -285,11 +290,17 @@ class Catalog:
                     entry.problems.append(f"{ref_name(rid)} is unreadable: {exc}")
         if file is not None:
             entry.path, entry.archived = file
-            status, error, equal = self._file_info(entry.path, entry.snapshot, cached_file)
+            status, error, equal = self._file_info(entry.path, key or entry.path, entry.snapshot, cached_file)
             entry.file_error = error
             entry.file_matches_ref = equal
             entry.file_status = status if not equal else entry.status
-        entry.direction = _direction(self.ws, entry.state, entry.path is not None)
+        s = entry.state
+        # entries share a handful of (source, dest) pairs: decide each pair once
+        memo = (s.source_dir, s.dest_dir, entry.path is not None) if s else (None, None, entry.path is not None)
+        direction = self._directions.get(memo)
+        if direction is None:
+            direction = self._directions[memo] = _direction(self.ws, s, entry.path is not None)
+        entry.direction = direction
         return entry
 
     def _save_files(self) -> None:
@@ -303,18 +314,24 @@ class Catalog:
         docs/refocus/ (``only``: just that id, see :meth:`load_ids`)."""
         if only is not None:
             return self.load_ids([only])
-        tips, changed, _ = self._sync_tips()
+        tips, unsaved, _ = self._sync_tips()
         files = _brief_files(self.ws)
         file_rows = self.cache.files()
-        records = {r.id: r for r in self.cache.records()}
-        records.update(changed)
-        for rid in set(tips) | set(files):
+
+        def add(rid: str, rec: catalog_cache.Record | None) -> None:
             file = files.get(rid)
-            cached_file = file_rows.get(relative_inside(file[0], self.ws.workdir) or file[0]) if file else None
-            rec = records.get(rid) if rid in tips else None
-            if rid in tips and (rec is None or rec.tip != tips[rid]):  # the cache could not keep it
-                rec = self._records([rid]).get(rid)
-            self.entries[rid] = self._entry(rid, rec, file, cached_file)
+            key = self._file_key(file[0]) if file else None
+            self.entries[rid] = self._entry(rid, rec, file, key, file_rows.get(key) if key else None)
+
+        for rec in self.cache.records():  # streamed: a row is parsed, folded into its entry, let go
+            if tips.get(rec.id) == rec.tip and rec.id not in unsaved:
+                add(rec.id, rec)
+        for rid in tips:
+            if rid not in self.entries:  # the cache could not keep it
+                add(rid, unsaved.get(rid) or self._records([rid]).get(rid))
+        for rid in files:
+            if rid not in self.entries:
+                add(rid, None)
         self._save_files()
         return self
 
@@ -326,8 +343,8 @@ class Catalog:
             file = brief_file(self.ws, rid) if RefocusId.is_valid(rid) else None
             if rid not in records and file is None:
                 continue
-            cached_file = self.cache.file(relative_inside(file[0], self.ws.workdir) or file[0]) if file else None
-            self.entries[rid] = self._entry(rid, records.get(rid), file, cached_file)
+            key = self._file_key(file[0]) if file else None
+            self.entries[rid] = self._entry(rid, records.get(rid), file, key, self.cache.file(key) if key else None)
         self._save_files()
         return self
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 # A first start on a repository whose catalog cache is cold builds it this long at
 # most (Claude Code kills the hook at 10 s); the rest is built at the next start.
-COLD_BUILD_SECONDS = 4.0
+COLD_BUILD_SECONDS = 3.0
 # per budget: (max advisories, max chars of the child's brief summary, commit lines)
 BUDGET_LIMITS = {"economy": (0, 800, 0), "light": (3, 2000, 3), "standard": (8, 5000, 5), "detailed": (20, 8000, 10)}
 

@@ -24,7 +24,7 @@ from gitrefocus.store import catalog_cache, git, refs
 from gitrefocus.store.workspace import Workspace, is_inside, relative_inside
 
 INCOMING, OUTGOING, LOCAL = "incoming", "outgoing", "local"
-CHUNK = 5000  # cache rows written per transaction by a cold build
+CHUNK = 1000  # cache rows written per transaction by a cold build (and how often a budget is checked)
 
 
 @dataclass

@@ -390,8 +390,12 @@ def overview(ws: Workspace, since: str) -> Overview:
     cat = Catalog(ws)
     cat.fresh()
     ref_ids = set(cat.cache.ids())
-    live, archived = ({rid for rid in names if rid in ref_ids or RefocusId.is_valid(rid)}
-                      for names in _brief_names(ws))
+
+    def valid(names: set[str]) -> set[str]:  # set operations in C; a check only for names without a ref
+        known = names & ref_ids
+        return known | {rid for rid in names - known if RefocusId.is_valid(rid)}
+
+    live, archived = (valid(names) for names in _brief_names(ws))
     archived -= live
     wanted = set(cat.cache.ids_where(statuses=lifecycle.ACTIVE))
     wanted.update(cat.cache.finished_since(since), cat.cache.unreadable(), live - ref_ids)

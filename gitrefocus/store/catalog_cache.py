@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 DB = ("cache", "catalog.sqlite")
 LEGACY = ("cache", "catalog.json")  # the cache before this one: removed when found
-VERSION = "5:" + ",".join(ROW_FIELDS)
+VERSION = "6:" + ",".join(ROW_FIELDS)
 Error = sqlite3.Error
 RACY_SECONDS = 0.05  # a stamp this young may not yet show a write in the same clock tick
 
@@ -57,6 +57,7 @@ CREATE TABLE IF NOT EXISTS refs (
 CREATE INDEX IF NOT EXISTS refs_by_session ON refs (child_session_id);
 CREATE INDEX IF NOT EXISTS refs_by_status ON refs (status);
 CREATE INDEX IF NOT EXISTS refs_by_finished ON refs (finished);
+CREATE INDEX IF NOT EXISTS refs_unreadable ON refs (id) WHERE state IS NULL;
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, snapshot TEXT,
     status TEXT, error TEXT, equal INTEGER);
@@ -181,7 +182,9 @@ class Cache:
         return [r[0] for r in self.conn.execute("SELECT id FROM refs WHERE finished >= ?", (since,))]
 
     def ids(self) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT id FROM refs")]
+        # one string split in C: a row tuple per id costs several times more at 100k
+        (joined,) = self.conn.execute("SELECT group_concat(id, char(10)) FROM refs").fetchone()
+        return joined.split("\n") if joined else []
 
     def put(self, records: Iterable[Record]) -> None:
         self.conn.executemany("INSERT OR REPLACE INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -345,12 +345,16 @@ def read_record(repo: Repository, rid: str, oid: Oid) -> Record:
 
 def moved(cache: Cache, repo: Repository, rid: str, new: Oid | None, stamp_before: str | None) -> None:
     """Record a ref move made under :func:`writing`: its row, and the refs stamp
-    when the rows were complete just before it."""
-    if new is None:
-        cache.drop([rid])
-    else:
-        cache.put([read_record(repo, rid, new)])
-    if stamp_before is not None and cache.stamp() == stamp_before:
-        cache.set_stamp(refs_stamp(cache.git_dir)[0])
+    when the rows were complete just before it. Never raises: the ref has moved,
+    and a cache that missed it still holds the old stamp, so readers re-enumerate."""
+    try:
+        if new is None:
+            cache.drop([rid])
+        else:
+            cache.put([read_record(repo, rid, new)])
+        if stamp_before is not None and cache.stamp() == stamp_before:
+            cache.set_stamp(refs_stamp(cache.git_dir)[0])
+    except sqlite3.Error:
+        pass
 
 

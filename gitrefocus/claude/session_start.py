@@ -25,6 +25,9 @@ from gitrefocus.store.workspace import Workspace
 if TYPE_CHECKING:
     from gitrefocus.commands.receive import ReceivedResult
 
+# A first start on a repository whose catalog cache is cold builds it this long at
+# most (Claude Code kills the hook at 10 s); the rest is built at the next start.
+COLD_BUILD_SECONDS = 3.0
 # per budget: (max advisories, max chars of the child's brief summary, commit lines)
 BUDGET_LIMITS = {"economy": (0, 800, 0), "light": (3, 2000, 3), "standard": (8, 5000, 5), "detailed": (20, 8000, 10)}
 
@@ -153,6 +156,13 @@ def previous_session(payload: dict) -> str | None:
     return max(others)[1].removesuffix(".jsonl") if others else None
 
 
+def hook_catalog(ws: Workspace, session_id: str | None) -> catalog.Catalog:
+    """Only the entries the hook can speak of, looked up in the catalog's index:
+    this session's child, open briefs (advisories) and results not received yet."""
+    return catalog.select(ws, statuses=lifecycle.PENDING_LAUNCH | {lifecycle.IN_PROGRESS},
+                          unreceived=lifecycle.RETURNED, session_id=session_id, budget=COLD_BUILD_SECONDS)
+
+
 def handle(payload: dict, env=os.environ) -> str | None:
     """Return the hook's stdout (JSON) or None for silence."""
     cwd = payload.get("cwd") or os.getcwd()
@@ -163,7 +173,7 @@ def handle(payload: dict, env=os.environ) -> str | None:
     budget = ws.setting("budget")
     budget = budget if budget in BUDGETS else "standard"
     max_adv, brief_limit, commit_lines = BUDGET_LIMITS[budget]
-    cat = catalog.load(ws)
+    cat = hook_catalog(ws, session_id)
     parts: list[str] = []
 
     child = next((e for e in cat.entries.values()

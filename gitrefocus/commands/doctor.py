@@ -231,6 +231,14 @@ def check_entries(ws: Workspace, cat: Catalog) -> list[Finding]:
     out = []
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         rid = entry.id
+        tip = refs.resolve(ws.repo, ref_name(rid)) if not entry.corrupt and entry.tip is not None else None
+        if tip is not None:
+            # listings read only state.json; doctor reads the whole tip event as a writer would
+            try:
+                eventlog.tip_at(ws.repo, tip)
+            except RefocusError as exc:
+                entry.problems.append(f"{ref_name(rid)} is unreadable: {exc}")
+                entry.corrupt = True
         if entry.corrupt:
             out += [Finding("ref-unreadable", p, rid, fix=functools.partial(refs.quarantine, ws.repo, ref_name(rid)),
                             repair=f"move it to {refs.QUARANTINE_PREFIX}{ref_name(rid).removeprefix('refs/')} "

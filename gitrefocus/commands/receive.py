@@ -86,7 +86,7 @@ def receive(*, refocus_id: str | None = None, cwd: str = ".", session_id: str | 
     if refocus_id:
         ids = [catalog.resolve_id(ws, refocus_id)]
     else:
-        ids = [e.id for e in waiting(catalog.load(ws))]
+        ids = [e.id for e in waiting(catalog.select(ws, unreceived=lifecycle.RETURNED))]
     received = [receive_one(ws, rid, session_id) for rid in ids]
     from gitrefocus.ops import index_md
 

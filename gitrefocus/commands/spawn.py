@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,6 +72,40 @@ def _text_args(**lists: Sequence[str]) -> None:
         for value in values or []:
             if not value.strip():
                 raise RefocusError(f"--{name.replace('_', '-')} cannot be empty.")
+
+
+class _States(Mapping[str, RefocusState]):
+    """The states of the source's and the destination's refocuses, read one id
+    at a time (the parent chain is a few lookups, not two whole catalogs)."""
+
+    def __init__(self, source: Workspace, dest: Workspace):
+        self.repos = [source] if dest.same_repo(source) else [source, dest]
+        self._seen: dict[str, RefocusState | None] = {}
+
+    def __getitem__(self, rid: str) -> RefocusState:
+        if rid not in self._seen:
+            self._seen[rid] = next((e.state for ws in self.repos
+                                    for e in catalog.load(ws, only=rid).entries.values() if e.state), None)
+        state = self._seen[rid]
+        if state is None:
+            raise KeyError(rid)
+        return state
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted({rid for ws in self.repos for rid in catalog.known_ids(ws)}))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def resolve(self, text: str) -> str:
+        """The one refocus with a readable state that ``text`` names."""
+        text = text.strip()
+        if text in self:  # a full id: a lookup, no listing
+            return text
+        matches = [rid for rid in catalog.match_ids(list(self), text) if rid in self]
+        if len(matches) != 1:
+            raise RefocusError(f"unknown parent refocus {text!r}." if not matches else f"ambiguous parent refocus {text!r}.")
+        return matches[0]
 
 
 def stale_outgoing(cat: catalog.Catalog, hours: float) -> list[str]:
@@ -170,16 +204,8 @@ def spawn(
     slug = validate_slug(slug) if slug is not None else derive_slug(os.path.basename(dest_dir) + " " + reason)
 
     warnings: list[str] = []
-    source_cat = catalog.load(source)
-    states: dict[str, RefocusState] = {rid: e.state for rid, e in source_cat.entries.items() if e.state}
-    if not dest_ws.same_repo(source):
-        states.update({rid: e.state for rid, e in catalog.load(dest_ws).entries.items() if e.state and rid not in states})
-    parent_id = None
-    if parent:
-        matches = catalog.match_ids(states, parent)
-        if len(matches) != 1:
-            raise RefocusError(f"unknown parent refocus {parent!r}." if not matches else f"ambiguous parent refocus {parent!r}.")
-        parent_id = matches[0]
+    states = _States(source, dest_ws)
+    parent_id = states.resolve(parent) if parent else None
     ancestors = guards.parent_chain(states, parent_id)
     warnings += guards.check_chain(ancestors, dest_dir, source.setting("maxChainDepth"))
     related_ids = [_related(states, rid) for rid in related_ids]
@@ -241,7 +267,8 @@ def spawn(
                                f"Run `git refocus doctor --repair` in {where} to complete it.") from None
     warnings += uninitialised(dest_ws, dest_written)
     registry.try_register(source, dest_ws)  # the user-level list `--global` commands read
-    warnings += stale_outgoing(catalog.load(source), source.setting("staleReservedHours"))
+    warnings += stale_outgoing(catalog.select(source, statuses=[lifecycle.RESERVED]),
+                               source.setting("staleReservedHours"))
 
     commits: dict[str, str | None] = {}
     if commit:

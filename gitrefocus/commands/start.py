@@ -39,7 +39,7 @@ class StartOutcome:
 def pending_for_session(ws: Workspace, session_id: str | None) -> str | None:
     if not session_id:
         return None
-    for entry in catalog.load(ws).entries.values():
+    for entry in catalog.select(ws, session_id=session_id).entries.values():
         if entry.state and entry.state.child_session_id == session_id and entry.incoming:
             return entry.id
     return None
@@ -52,7 +52,7 @@ def choose(ws: Workspace, refocus_id: str | None, session_id: str | None) -> str
     if rid:
         return rid
     pending = sorted(
-        e.id for e in catalog.load(ws).entries.values()
+        e.id for e in catalog.select(ws, statuses=lifecycle.PENDING_LAUNCH).entries.values()
         if e.status in lifecycle.PENDING_LAUNCH and e.incoming
     )
     if len(pending) == 1:

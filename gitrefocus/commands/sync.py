@@ -144,10 +144,13 @@ class Sync:
         """Merge every tracking ref into the live refs; return the remote's state."""
         repo = self.ws.repo
         theirs = {rid: oid for rid, oid in refs.iter_refs(repo, remote_.tracking_prefix(self.remote))}
-        total = len(theirs)
+        ours = dict(refs.iter_refs(repo))
+        # a ref already where the remote has it needs nothing: one enumeration, no per-ref work
+        differ = {rid: oid for rid, oid in theirs.items() if ours.get(rid) != oid}
+        total = len(differ)
         if total >= PROGRESS_EVERY:
             self.say(f"merging {total} refocus event logs...")
-        for n, (rid, oid) in enumerate(sorted(theirs.items()), 1):
+        for n, (rid, oid) in enumerate(sorted(differ.items()), 1):
             if not RefocusId.is_valid(rid):
                 self._warn(f"the remote has a ref {ref_name(rid)} that is not a refocus id; ignored.")
                 self.skipped.add(rid)
@@ -186,7 +189,7 @@ class Sync:
     def to_push(self, theirs: dict[str, Oid]) -> list[str]:
         repo = self.ws.repo
         names = [refs.ref_name(rid) for rid, oid in refs.iter_refs(repo)
-                 if RefocusId.is_valid(rid) and rid not in self.skipped and theirs.get(rid) != oid]
+                 if theirs.get(rid) != oid and rid not in self.skipped and RefocusId.is_valid(rid)]
         ours_notes = refs.resolve(repo, NOTES_REF)
         if ours_notes is not None and ours_notes != refs.resolve(repo, remote_.tracking_notes(self.remote)):
             names.append(NOTES_REF)

@@ -27,7 +27,7 @@ def child_refocus_of_session(ws: Workspace, session_id: str | None) -> str | Non
         tip = eventlog.read_tip(ws.repo, mapped)
         if tip is None or tip.state.status not in lifecycle.TERMINAL:
             return mapped
-    for entry in catalog.load(ws).entries.values():
+    for entry in catalog.select(ws, session_id=session_id).entries.values():
         if entry.state and entry.state.child_session_id == session_id and entry.status not in lifecycle.TERMINAL:
             return entry.id
     return None

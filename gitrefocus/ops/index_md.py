@@ -13,6 +13,7 @@ from typing import Any
 
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.store import atomic
+from gitrefocus.store import catalog as _catalog
 from gitrefocus.store.catalog import INCOMING, Catalog, Entry
 from gitrefocus.store.workspace import Workspace, is_inside, relative_inside
 
@@ -87,14 +88,32 @@ class IndexModel:
     archived_count: int
     older_count: int
     recent_days: int
+    catalog: Catalog | None = None  # the entries the rows came from (the spawn tree reads their states)
+
+
+def _cutoff(ws: Workspace) -> tuple[int, _dt.datetime]:
+    recent_days = ws.setting("recentDays")
+    return recent_days, clock.now() - _dt.timedelta(days=recent_days)
 
 
 def model(catalog: Catalog) -> IndexModel:
-    recent_days = catalog.ws.setting("recentDays")
-    cutoff = clock.now() - _dt.timedelta(days=recent_days)
+    """The model of every entry in ``catalog``."""
+    return _model(catalog, *_cutoff(catalog.ws))
+
+
+def overview_model(ws: Workspace) -> IndexModel:
+    """The same model read through the catalog's index: only the entries that
+    can be active or recent are loaded, the others are counted by name."""
+    recent_days, cutoff = _cutoff(ws)
+    # a day of slack: the index compares timestamps as text; _model applies the exact rule
+    seen = _catalog.overview(ws, clock.iso(cutoff - _dt.timedelta(days=1)))
+    return _model(seen.catalog, recent_days, cutoff, archived=seen.archived, older=seen.others)
+
+
+def _model(catalog: Catalog, recent_days: int, cutoff: _dt.datetime, *, archived: int = 0,
+           older: int = 0) -> IndexModel:
     active: list[Row] = []
     recent: list[Row] = []
-    archived = older = 0
     for entry in sorted(catalog.entries.values(), key=lambda e: e.id, reverse=True):
         if entry.archived:
             archived += 1
@@ -108,7 +127,7 @@ def model(catalog: Catalog) -> IndexModel:
         else:
             older += 1
     return IndexModel(active=active, recent=recent, archived_count=archived, older_count=older,
-                      recent_days=recent_days)
+                      recent_days=recent_days, catalog=catalog)
 
 
 def _where(r: Row) -> str:
@@ -124,8 +143,10 @@ def _home(path: str) -> str:
 
 
 def render(catalog: Catalog) -> str:
-    m = model(catalog)
-    ws = catalog.ws
+    return render_model(catalog.ws, model(catalog))
+
+
+def render_model(ws: Workspace, m: IndexModel) -> str:
     lines = [
         f"# Refocus index — {ws.name}",
         "",
@@ -157,7 +178,8 @@ def render(catalog: Catalog) -> str:
         "`git refocus list --all` shows everything.",
         "",
     ]
-    lines += spawn_tree_section(catalog, m)
+    if m.catalog is not None:
+        lines += spawn_tree_section(m.catalog, m)
     return "\n".join(lines)
 
 
@@ -177,8 +199,12 @@ def spawn_tree_section(catalog: Catalog, m: IndexModel) -> list[str]:
 
 
 def write(catalog: Catalog) -> str:
-    path = os.path.join(catalog.ws.refocus_dir, "INDEX.md")
-    text = render(catalog)
+    return _write(catalog.ws, render(catalog))
+
+
+def _write(ws: Workspace, text: str) -> str:
+    """Write INDEX.md unless it already says ``text`` (nothing visible changed)."""
+    path = os.path.join(ws.refocus_dir, "INDEX.md")
     try:
         with open(path, encoding="utf-8") as fh:
             if fh.read() == text:
@@ -190,12 +216,11 @@ def write(catalog: Catalog) -> str:
 
 
 def refresh(*workspaces: Workspace | None) -> None:
-    """Regenerate INDEX.md in each repository (once per repository)."""
-    from gitrefocus.store import catalog as _catalog
-
+    """Regenerate INDEX.md in each repository (once per repository) from the
+    catalog's index: what a command touched, not every brief."""
     seen = set()
     for ws in workspaces:
         if ws is None or ws.common_dir in seen:
             continue
         seen.add(ws.common_dir)
-        write(_catalog.load(ws))
+        _write(ws, render_model(ws, overview_model(ws)))

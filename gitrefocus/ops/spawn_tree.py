@@ -88,7 +88,7 @@ def _related_ids(cat: Catalog, entry: Entry) -> list[str]:
 
     data: bytes | None = None
     try:
-        if entry.path:
+        if entry.path and not entry.file_error:  # never through a symlink or into a directory
             with open(entry.path, "rb") as fh:
                 data = fh.read(1 << 20)
         elif entry.snapshot:

@@ -1,35 +1,31 @@
 """Every refocus a repository knows about: refs, brief files, and how they agree.
 
-Listing must stay fast at 10,000 entries, so the folded state of each event
-commit is cached by commit id, and a brief file is only re-read when its size
-or mtime changed since it was last found equal to its ref's snapshot.
+A command pays for the entries it touches: the folded state of each ref is
+cached by its tip (:mod:`gitrefocus.store.catalog_cache`), a brief file is
+only re-read when its size or mtime changed since it was last compared with its
+ref's snapshot, and lookups by id, status or child session read only the
+entries they find.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import os
 import stat
-from collections.abc import Collection
+import time
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
-from gitrefocus.model.events import ROW_FIELDS, RefocusState
+from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
-from gitrefocus.store import eventlog, git, localstate, refs
+from gitrefocus.store import catalog_cache, git, refs
 from gitrefocus.store.workspace import Workspace, is_inside, relative_inside
 
-if TYPE_CHECKING:
-    from pygit2 import Oid
-
 INCOMING, OUTGOING, LOCAL = "incoming", "outgoing", "local"
-CACHE = ("cache", "catalog.json")
-# {"version", "fields": ROW_FIELDS, "states": {commit: [brief blob id, *state row]},
-#  "files": {path: [mtime_ns, size, snapshot, status, error, equal]}}
-CACHE_VERSION = 3
+CHUNK = 1000  # cache rows written per transaction by a cold build (and how often a budget is checked)
 
 
 @dataclass
@@ -100,6 +96,27 @@ def _brief_files(ws: Workspace) -> dict[str, tuple[str, bool]]:
     return out
 
 
+def _brief_names(ws: Workspace) -> tuple[set[str], set[str]]:
+    """(names that look like ids of a live brief, of an archived brief): names
+    only, not yet checked to be valid ids (see :func:`overview`)."""
+    def ids(directory: str) -> set[str]:
+        try:
+            names = os.listdir(directory)
+        except (FileNotFoundError, NotADirectoryError):
+            return set()
+        return {n[:-3] for n in names if n.endswith(".md")}
+
+    live = ids(ws.refocus_dir)
+    archived: set[str] = set()
+    try:
+        quarters = [e.path for e in os.scandir(ws.archive_dir) if e.is_dir()]
+    except (FileNotFoundError, NotADirectoryError):
+        quarters = []
+    for quarter in quarters:
+        archived |= ids(quarter)
+    return live, archived
+
+
 @functools.lru_cache(maxsize=4096)
 def _realpath(path: str) -> str:
     return os.path.realpath(path)  # entries share a handful of source/dest dirs
@@ -141,48 +158,118 @@ def _direction(ws: Workspace, state: RefocusState | None, has_file: bool) -> str
     return INCOMING if has_file else OUTGOING
 
 
+def brief_file(ws: Workspace, refocus_id: str) -> tuple[str, bool] | None:
+    """(path, archived) of one refocus's brief, live or archived: a stat or
+    two, never a listing of docs/refocus/."""
+    path = ws.brief_path(refocus_id)
+    if os.path.exists(path):
+        return path, False
+    try:
+        quarters = sorted(os.listdir(ws.archive_dir))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    for quarter in quarters:
+        candidate = os.path.join(ws.archive_dir, quarter, f"{refocus_id}.md")
+        if os.path.exists(candidate):
+            return candidate, True
+    return None
+
+
 class Catalog:
+    """Refocus entries of one repository: all of them (:meth:`load`), or only
+    those a command touches (:meth:`load_ids`, :func:`select`)."""
+
     def __init__(self, ws: Workspace):
         self.ws = ws
         self.entries: dict[str, Entry] = {}
-        self._states: dict[str, list[Any]] = {}
-        self._files: dict[str, list[Any]] = {}
-        self._dirty = False
+        self._cache: catalog_cache.Cache | None = None
+        self._new_files: dict[str, list[Any]] = {}
+        self._directions: dict[tuple[str | None, str | None, bool], str] = {}
 
-    # -- cache ------------------------------------------------------------
-    def _load_cache(self) -> None:
+    @property
+    def cache(self) -> catalog_cache.Cache:
+        if self._cache is None:
+            self._cache = catalog_cache.open_cache(self.ws.git_dir)
+            assert self._cache is not None  # created when missing
+        return self._cache
+
+    # -- refs -------------------------------------------------------------
+    def fresh(self, budget: float | None = None) -> dict[str, str] | None:
+        """Make the cache's rows hold every ref as it is now: trusted when the
+        refs stamp did not move, else one enumeration of the refs. With a
+        ``budget`` (seconds), a cold build stops when it is spent and goes on
+        next time; then {id: tip} of every ref is returned (None: complete)."""
+        if self.cache.fresh():
+            return None
+        tips, _, complete = self._sync_tips(time.monotonic() + budget if budget is not None else None)
+        return None if complete else tips
+
+    def _sync_tips(self, deadline: float | None = None
+                   ) -> tuple[dict[str, str], dict[str, catalog_cache.Record], bool]:
+        """Enumerate refs/refocus/* once, rebuild the rows whose tip moved, drop
+        the rows of deleted refs; return ({id: tip}, {id: rebuilt record the
+        cache could not keep}, and whether every row was rebuilt before ``deadline``)."""
+        started = time.time()
+        stamp, newest = catalog_cache.refs_stamp(self.ws.git_dir)
+        oids = dict(refs.iter_refs(self.ws.repo))
+        tips = {rid: str(oid) for rid, oid in oids.items()}
+        cache = self.cache
+        known = cache.tips()
+        moved = [(rid, oids[rid]) for rid, tip in tips.items() if known.get(rid) != tip]
+        changed: dict[str, catalog_cache.Record] = {}
+        # kept a chunk at a time: a cold build cut short (a hook past its timeout) is not lost
+        for at in range(0, len(moved), CHUNK):
+            if deadline is not None and time.monotonic() > deadline:
+                return tips, changed, False
+            records = [catalog_cache.read_record(self.ws.repo, rid, oid) for rid, oid in moved[at:at + CHUNK]]
+            if not self._keep(lambda: cache.put(records)):
+                changed.update((r.id, r) for r in records)
+        gone = [rid for rid in known if rid not in tips]
+        settled = catalog_cache.stamp_if_settled(stamp, newest, started)
+        if gone or cache.stamp() != settled:
+            def finish() -> None:
+                cache.drop(gone)
+                cache.set_stamp(settled)
+
+            self._keep(finish)
+        return tips, changed, True
+
+    def _keep(self, write: Callable[[], object]) -> bool:
+        """Run ``write`` in one cache transaction; a cache that cannot be written is only slower."""
         try:
-            text = localstate.read(self.ws.git_dir, *CACHE)
-            data = json.loads(text) if text else None
-        except (ValueError, RefocusError):
-            data = None
-        if isinstance(data, dict) and data.get("version") == CACHE_VERSION and data.get("fields") == list(ROW_FIELDS):
-            self._states, self._files = data["states"], data["files"]
+            with self.cache.transaction():
+                write()
+        except catalog_cache.Error:
+            return False
+        return True
 
-    def _save_cache(self) -> None:
-        if not self._dirty:
-            return
-        data = {"version": CACHE_VERSION, "fields": ROW_FIELDS, "states": self._states, "files": self._files}
-        try:
-            localstate.write(self.ws.git_dir, *CACHE, text=json.dumps(data, separators=(",", ":")))
-        except (OSError, RefocusError):
-            pass  # a cache that cannot be written is only slower
+    def _records(self, ids: Collection[str]) -> dict[str, catalog_cache.Record]:
+        """The records of ``ids`` as their refs are now (a ref lookup each)."""
+        out = {}
+        moved = []
+        cache = self.cache
+        for rid in ids:
+            oid = refs.resolve(self.ws.repo, ref_name(rid)) if RefocusId.is_valid(rid) else None
+            if oid is None:
+                continue
+            rec = cache.record(rid)
+            if rec is None or rec.tip != str(oid):
+                rec = catalog_cache.read_record(self.ws.repo, rid, oid)
+                moved.append(rec)
+            out[rid] = rec
+        if moved:
+            self._keep(lambda: cache.put(moved))
+        return out
 
-    def _state(self, oid: Oid) -> tuple[RefocusState, str | None]:
-        """The state at event commit ``oid`` and the blob id of its brief snapshot."""
-        key = str(oid)
-        cached = self._states.get(key)
-        if cached is not None:
-            return RefocusState.from_row(cached[1:]), cached[0]
-        tip = eventlog.tip_at(self.ws.repo, oid)
-        snap_oid = eventlog.snapshot_oid(self.ws.repo, oid)
-        snap = str(snap_oid) if snap_oid else None
-        self._states[key] = [snap, *tip.state.to_row()]
-        self._dirty = True
-        return tip.state, snap
+    # -- files ------------------------------------------------------------
+    def _file_key(self, path: str) -> str:
+        """How the cache names a brief file: relative to the work tree when inside it."""
+        return relative_inside(path, self.ws.workdir) or path
 
-    def _file_info(self, path: str, snapshot: str | None) -> tuple[str | None, str | None, bool]:
-        """(file status, error, equal to snapshot) with a stat-keyed cache."""
+    def _file_info(self, path: str, key: str, snapshot: str | None,
+                   cached: list[Any] | None) -> tuple[str | None, str | None, bool]:
+        """(file status, error, equal to snapshot), re-reading the file only
+        when its size, mtime or the snapshot it is compared with changed."""
         from gitrefocus.model.brief import Brief
 
         try:
@@ -192,11 +279,9 @@ class Catalog:
         if not stat.S_ISREG(st.st_mode):  # a directory or symlink named <id>.md is no brief
             kind = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a regular file"
             return None, f"{relative_inside(path, self.ws.workdir) or path} is {kind}; it is skipped", False
-        key = relative_inside(path, self.ws.workdir) or path
         sig = [st.st_mtime_ns, st.st_size, snapshot]
-        cached = self._files.get(key)
         if cached and cached[:3] == sig:
-            return cached[3], cached[4], cached[5]
+            return cached[3], cached[4], bool(cached[5])
         try:
             with open(path, "rb") as fh:
                 data = fh.read()
@@ -205,63 +290,145 @@ class Catalog:
         equal = snapshot is not None and git.blob_hash(data) == snapshot
         status: str | None = None
         error: str | None = None
-        if equal:
-            status = None  # same as the ref: no need to parse
-        else:
+        if not equal:  # equal to the ref's snapshot: no need to parse
             try:
                 status = Brief.parse(data, key).status
             except RefocusError as exc:
                 error = str(exc)
-        self._files[key] = sig + [status, error, equal]
-        self._dirty = True
+        self._new_files[key] = sig + [status, error, int(equal)]
         return status, error, equal
+
+    def _entry(self, rid: str, rec: catalog_cache.Record | None, file: tuple[str, bool] | None,
+               key: str | None, cached_file: list[Any] | None) -> Entry:
+        entry = Entry(id=rid)
+        if rec is not None:
+            if rec.row is None:  # read_record found the id or the tip unreadable
+                # one corrupt refocus is reported (doctor) and skipped, never fatal
+                entry.problems.append(f"{ref_name(rid)} is unreadable: {rec.error}")
+                entry.corrupt = True
+            else:
+                try:
+                    entry.state = RefocusState.from_row(rec.row)
+                    entry.snapshot = rec.snapshot
+                    entry.tip = rec.tip
+                except (TypeError, ValueError, KeyError) as exc:
+                    entry.problems.append(f"{ref_name(rid)} is unreadable: {exc}")
+                    entry.corrupt = True
+        if file is not None:
+            entry.path, entry.archived = file
+            status, error, equal = self._file_info(entry.path, key or entry.path, entry.snapshot, cached_file)
+            entry.file_error = error
+            entry.file_matches_ref = equal
+            entry.file_status = status if not equal else entry.status
+        s = entry.state
+        # entries share a handful of (source, dest) pairs: decide each pair once
+        memo = (s.source_dir, s.dest_dir, entry.path is not None) if s else (None, None, entry.path is not None)
+        direction = self._directions.get(memo)
+        if direction is None:
+            direction = self._directions[memo] = _direction(self.ws, s, entry.path is not None)
+        entry.direction = direction
+        return entry
+
+    def _save_files(self) -> None:
+        if self._new_files:
+            files, self._new_files = self._new_files, {}
+            self._keep(lambda: self.cache.put_files(files))
 
     # -- loading ------------------------------------------------------------
     def load(self, only: str | None = None) -> "Catalog":
-        self._load_cache()
-        files = _brief_files(self.ws)
+        """Every refocus: one enumeration of refs/refocus/* and one listing of
+        docs/refocus/ (``only``: just that id, see :meth:`load_ids`)."""
         if only is not None:
-            tips: dict[str, Oid] = {}
-            oid = refs.resolve(self.ws.repo, refs.ref_name(only))
-            if oid is not None:
-                tips[only] = oid
-            files = {k: v for k, v in files.items() if k == only}
-        else:
-            tips = dict(refs.iter_refs(self.ws.repo))
-        live_states = set()
-        for rid in set(tips) | set(files):
-            entry = Entry(id=rid)
-            if rid in tips:
-                try:
-                    RefocusId(rid)
-                    entry.state, entry.snapshot = self._state(tips[rid])
-                    entry.tip = str(tips[rid])
-                    live_states.add(entry.tip)
-                except (RefocusError, ValueError, KeyError, TypeError) as exc:
-                    # one corrupt refocus is reported (doctor) and skipped, never fatal
-                    entry.problems.append(f"{ref_name(rid)} is unreadable: {exc}")
-                    entry.state = None
-                    entry.corrupt = True
-            if rid in files:
-                entry.path, entry.archived = files[rid]
-                status, error, equal = self._file_info(entry.path, entry.snapshot)
-                entry.file_error = error
-                entry.file_matches_ref = equal
-                entry.file_status = status if not equal else entry.status
-            entry.direction = _direction(self.ws, entry.state, entry.path is not None)
-            self.entries[rid] = entry
-        if only is None:
-            # drop cached states no ref points at any more
-            stale = set(self._states) - live_states
-            for key in stale:
-                del self._states[key]
-            self._dirty = self._dirty or bool(stale)
-        self._save_cache()
+            return self.load_ids([only])
+        tips, unsaved, _ = self._sync_tips()
+        files = _brief_files(self.ws)
+        file_rows = self.cache.files()
+
+        def add(rid: str, rec: catalog_cache.Record | None) -> None:
+            file = files.get(rid)
+            key = self._file_key(file[0]) if file else None
+            self.entries[rid] = self._entry(rid, rec, file, key, file_rows.get(key) if key else None)
+
+        for rec in self.cache.records():  # streamed: a row is parsed, folded into its entry, let go
+            if tips.get(rec.id) == rec.tip and rec.id not in unsaved:
+                add(rec.id, rec)
+        for rid in tips:
+            if rid not in self.entries:  # the cache could not keep it
+                add(rid, unsaved.get(rid) or self._records([rid]).get(rid))
+        for rid in files:
+            if rid not in self.entries:
+                add(rid, None)
+        self._save_files()
+        return self
+
+    def load_ids(self, ids: Collection[str]) -> "Catalog":
+        """Only the entries ``ids`` (those with a ref or a brief here): a ref
+        lookup and a stat or two each, whatever the size of the repository."""
+        records = self._records(ids)
+        for rid in ids:
+            file = brief_file(self.ws, rid) if RefocusId.is_valid(rid) else None
+            if rid not in records and file is None:
+                continue
+            key = self._file_key(file[0]) if file else None
+            self.entries[rid] = self._entry(rid, records.get(rid), file, key, self.cache.file(key) if key else None)
+        self._save_files()
         return self
 
 
 def load(ws: Workspace, only: str | None = None) -> Catalog:
     return Catalog(ws).load(only)
+
+
+def select(ws: Workspace, *, statuses: Collection[str] = (), unreceived: Collection[str] = (),
+           session_id: str | None = None, budget: float | None = None) -> Catalog:
+    """The entries whose ref's state has one of ``statuses``, or one of
+    ``unreceived`` and was not received yet, or whose child session is
+    ``session_id``: found through the cache's index, so the cost follows the
+    entries found, not the entries held. Brief files without a ref are not
+    found this way (``load`` and doctor see them).
+
+    With a ``budget`` (seconds) a cold cache is built only that long (see
+    :meth:`Catalog.fresh`); until it is complete, the child of ``session_id``
+    is still found by key (its id ends in the session id's first 6 hex
+    digits), and the other entries may be missed."""
+    cat = Catalog(ws)
+    partial = cat.fresh(budget)
+    ids = set(cat.cache.ids_where(statuses=statuses, unreceived=unreceived, session_id=session_id))
+    if partial is not None and session_id:
+        ids.update(rid for rid in partial if rid.endswith("-" + session_id[:6]))
+    return cat.load_ids(sorted(ids))
+
+
+@dataclass
+class Overview:
+    """What INDEX.md shows, read through the index: the entries that can be
+    active or recent, loaded; the others only counted."""
+
+    catalog: Catalog
+    archived: int  # entries whose brief is archived
+    others: int  # entries neither archived nor loaded (finished before ``since``)
+
+
+def overview(ws: Workspace, since: str) -> Overview:
+    """Load the entries that are open, finished at or after ``since`` (an ISO
+    time), unreadable, or only a brief file; count the rest by name. Costs a
+    listing of names and the loaded entries, not a read of every entry."""
+    cat = Catalog(ws)
+    cat.fresh()
+    ref_ids = set(cat.cache.ids())
+
+    def valid(names: set[str]) -> set[str]:  # set operations in C; a check only for names without a ref
+        known = names & ref_ids
+        return known | {rid for rid in names - known if RefocusId.is_valid(rid)}
+
+    live, archived = (valid(names) for names in _brief_names(ws))
+    archived -= live
+    wanted = set(cat.cache.ids_where(statuses=lifecycle.ACTIVE))
+    wanted.update(cat.cache.finished_since(since), cat.cache.unreadable(), live - ref_ids)
+    wanted -= archived
+    cat.load_ids(sorted(wanted))
+    everything = len((ref_ids | live) - archived)
+    return Overview(catalog=cat, archived=len(archived), others=everything - len(cat.entries))
 
 
 def known_ids(ws: Workspace) -> set[str]:
@@ -296,8 +463,12 @@ def match_ids(ids: Collection[str], text: str) -> list[str]:
 
 
 def resolve_id(ws: Workspace, text: str) -> str:
-    """Resolve a full id, a unique prefix of an id or of a slug, a 6-hex suffix or a slug
-    (the one function every command that takes an id uses)."""
+    """Resolve a full id, unique prefix, 6-hex suffix or unique slug. A full
+    id that is here costs a ref lookup; only the others list every name."""
+    text = (text or "").strip()
+    if RefocusId.is_valid(text) and (refs.resolve(ws.repo, ref_name(text)) is not None
+                                     or brief_file(ws, text) is not None):
+        return text
     matches = match_ids(known_ids(ws), text)
     if len(matches) == 1:
         return matches[0]

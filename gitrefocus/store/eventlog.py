@@ -31,7 +31,7 @@ from gitrefocus.store import refs
 from gitrefocus.store.refs import ref_name, resolve
 
 if TYPE_CHECKING:
-    from pygit2 import Commit, Oid, Repository, Signature
+    from pygit2 import Blob, Commit, Oid, Repository, Signature
 
 
 class CorruptLog(RefocusError):
@@ -123,6 +123,22 @@ def tip_at(repo: Repository, oid: Oid) -> Tip:
     except (ValueError, TypeError, AttributeError, KeyError) as exc:
         raise _corrupt(oid, f"state.json: {exc}") from None
     return Tip(oid=oid, state=state, event=_event(repo, commit))
+
+
+def state_at(repo: Repository, oid: Oid) -> tuple[RefocusState, Oid | None]:
+    """The state after event commit ``oid`` and the blob id of its brief
+    snapshot: all a listing keeps, so ``event.json`` and the brief are not read."""
+    tree = commit_at(repo, oid).tree
+    try:
+        entry = tree["state.json"]
+    except KeyError:
+        raise KeyError(f"state.json is missing from event commit {oid}") from None
+    state = RefocusState.from_json(json.loads(cast("Blob", repo[entry.id]).data))
+    try:
+        snap: Oid | None = tree[SNAPSHOT].id
+    except KeyError:
+        snap = None
+    return state, snap
 
 
 SNAPSHOT = "brief.md"  # the brief document in an event commit's tree

@@ -89,7 +89,25 @@ def common_dir(repo: Repository) -> str:
 
 
 def cas(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str) -> None:
-    """Move ``refname`` from ``old`` (None: must not exist) to ``new``, or raise _Lost."""
+    """Move ``refname`` from ``old`` (None: must not exist) to ``new``, or raise _Lost.
+
+    A refocus ref's row in the catalog cache moves with it, under the cache's
+    write lock (:mod:`gitrefocus.store.catalog_cache`)."""
+    if not refname.startswith(REF_PREFIX):
+        _move(repo, refname, new, old, message)
+    else:
+        from gitrefocus.store import catalog_cache
+
+        git_dir = os.path.realpath(repo.path)
+        with catalog_cache.writing(git_dir) as cache:
+            before = catalog_cache.refs_stamp(git_dir)[0] if cache is not None else None
+            _move(repo, refname, new, old, message)
+            if cache is not None:
+                catalog_cache.moved(cache, repo, refname[len(REF_PREFIX):], new, before)
+    faults.wrote(refname)
+
+
+def _move(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str) -> None:
     pygit2 = _pygit2()
     try:
         with repo.transaction() as txn:
@@ -104,7 +122,6 @@ def cas(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str)
             raise stale from None
         contended = os.path.lexists(lock) or "lock" in str(exc).lower()  # another writer, or one just gone
         raise _Lost(None if contended else f"could not write {refname}: {exc}") from exc
-    faults.wrote(refname)
 
 
 def retrying(what: str, attempt_fn: Callable[[], T]) -> T:
@@ -137,7 +154,17 @@ def delete(repo: Repository, refname: str) -> bool:
     ref = repo.references.get(refname)
     if ref is None:
         return False
-    ref.delete()
+    if not refname.startswith(REF_PREFIX):
+        ref.delete()
+        return True
+    from gitrefocus.store import catalog_cache
+
+    git_dir = os.path.realpath(repo.path)
+    with catalog_cache.writing(git_dir) as cache:
+        before = catalog_cache.refs_stamp(git_dir)[0] if cache is not None else None
+        ref.delete()
+        if cache is not None:
+            catalog_cache.moved(cache, repo, refname[len(REF_PREFIX):], None, before)
     return True
 
 

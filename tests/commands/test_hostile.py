@@ -318,8 +318,12 @@ def test_a_notes_ref_at_a_blob_is_refused_before_writing_and_quarantined(started
 def test_text_output_neutralises_terminal_escapes(started):
     src, dest, rid = started
     evil = "\x1b]0;pwned\x07\x1b[2J"
+    brief = dest / "docs/refocus" / f"{rid}.md"
+    brief.write_text(brief.read_text().replace("## Why this branch exists\n", f"## Why this branch exists\n\nnote {evil}\n", 1))
+    out = refocus("pickup", rid, cwd=dest).stdout  # pickup prints the brief; a finished one is refused
+    assert "note " in out and "\x1b" not in out and "\x07" not in out, out
     refocus("complete", rid, "--summary", f"done {evil} ok", "--no-material-changes", "none", cwd=dest)
-    for args, repo in ((["show", rid], dest), (["status"], src), (["pickup", rid], dest), (["list"], dest)):
+    for args, repo in ((["show", rid], dest), (["status"], src), (["list"], dest)):
         out = refocus(*args, cwd=repo).stdout
         assert "\x1b" not in out and "\x07" not in out, (args, out)
     assert "\\x1b" in refocus("show", rid, cwd=dest).stdout or "^[" in refocus("show", rid, cwd=dest).stdout
@@ -430,7 +434,7 @@ def test_ctrl_c_during_spawn_is_one_line_exit_130_and_consistent(repos, tmp_path
 
 def test_ctrl_c_before_any_write_exits_130(repos, tmp_path):
     src, dest = repos
-    proc = _spawn_interrupted_after(repos, tmp_path, "catalog", "load")
+    proc = _spawn_interrupted_after(repos, tmp_path, "notes", "require_readable")  # preflight: before any write
     assert proc.returncode == 130 and "Traceback" not in proc.stderr, proc
     assert refs(dest, "refs/refocus/") == {} and refs(src, "refs/refocus/") == {}
 

@@ -1,0 +1,203 @@
+"""Issue 15's table: every command at 4 / 1k / 10k (/ 100k) refocuses, as ratios to anchors.
+
+    .venv/bin/python benchmarks/scale_bench.py [--sizes 4,1000,10000,100000] [--runs 5]
+        [--code DIR] [--sync]
+
+Hermetic (a fresh HOME and no system git config), ``git refocus ...`` run as
+a user runs it (a new process each time), medians of --runs, "cold" meaning
+the tool's cache (.git/refocus/cache) removed. Repositories come from
+benchmarks/generate.py (fast-import). --code runs another checkout of
+gitrefocus (e.g. a `git worktree add` of the old code) for a before/after in the
+same run. Targets (issue 15), printed as MET / NOT MET:
+
+- hook (first start, resume, idle), spawn, start, complete, receive: within
+  1.5x of the same command at the smallest size;
+- list / status / index: cold <= 2.5x, warm <= 1.5x the anchor `git
+  for-each-ref refs/refocus | git cat-file --batch` reading every state.json;
+  peak RSS at 100k <= 300 MiB;
+- with --sync: a no-op `sync` <= 2x a no-op `git fetch` + `git push`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import generate  # noqa: E402
+
+HOOK_CASES = ("hook first start", "hook resume", "hook idle")
+FLAT = ("spawn", "start", "complete", "receive") + HOOK_CASES
+LISTING = ("list", "status", "index")
+
+
+def hermetic_env(home: str, code: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "CLAUDE", "SESSION_REFOCUS"))}
+    env.update(HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"), GIT_CONFIG_NOSYSTEM="1",
+               GIT_AUTHOR_NAME="Bench", GIT_AUTHOR_EMAIL="b@example.com", GIT_COMMITTER_NAME="Bench",
+               GIT_COMMITTER_EMAIL="b@example.com", PYTHONPATH=code)
+    return env
+
+
+class Runner:
+    def __init__(self, env: dict[str, str]):
+        self.env = env
+
+    def run(self, args: list[str], cwd: str, stdin: str | None = None, shell: bool = False) -> tuple[float, int, str]:
+        """(seconds, peak RSS in KiB, stdout) of one process."""
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(args, cwd=cwd, env=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, shell=shell)
+        out, err = proc.communicate(stdin.encode() if stdin is not None else None)
+        elapsed = time.perf_counter() - t0
+        # communicate() reaped it; its rusage is in RUSAGE_CHILDREN only as a max: use wait4 instead
+        if proc.returncode != 0:
+            raise RuntimeError(f"{args} failed in {cwd}: {err.decode()[-2000:]}")
+        return elapsed, 0, out.decode()
+
+    def rss(self, args: list[str], cwd: str) -> tuple[float, int]:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(args, cwd=cwd, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        return time.perf_counter() - t0, usage.ru_maxrss
+
+    def refocus(self, *args: str, cwd: str, stdin: str | None = None) -> tuple[float, str]:
+        t, _, out = self.run([sys.executable, "-m", "gitrefocus", *args], cwd, stdin)
+        return t, out
+
+
+def measure(size: int, runs: int, code: str, root: str, sync: bool) -> dict[str, list[float]]:
+    home = os.path.join(root, "home")
+    os.makedirs(home, exist_ok=True)
+    env = hermetic_env(home, code)
+    r = Runner(env)
+    src, dest = generate.generate(os.path.join(root, "repos"), size, env=env)
+    cache = os.path.join(dest, ".git", "refocus", "cache")
+    out: dict[str, list[float]] = {}
+
+    def add(name: str, t: float) -> None:
+        out.setdefault(name, []).append(t)
+
+    anchor = "git for-each-ref --format='%(objectname):state.json' refs/refocus | git cat-file --batch >/dev/null"
+    cli = [sys.executable, "-m", "gitrefocus"]
+    r.refocus("list", cwd=src)  # warm the source's cache once, as any earlier command would
+    for _ in range(runs):
+        add("anchor: for-each-ref | cat-file --batch", r.run(["sh", "-c", anchor], dest)[0])
+        shutil.rmtree(cache, ignore_errors=True)
+        t, kib = r.rss(cli + ["list"], dest)
+        add("list cold", t)
+        add("peak RSS list cold (MiB)", kib / 1024)
+        add("list warm", r.refocus("list", cwd=dest)[0])
+        shutil.rmtree(cache, ignore_errors=True)
+        add("status cold", r.refocus("status", cwd=dest)[0])
+        add("status warm", r.refocus("status", cwd=dest)[0])
+        shutil.rmtree(cache, ignore_errors=True)
+        add("index cold", r.refocus("index", cwd=dest)[0])
+        add("index warm", r.refocus("index", cwd=dest)[0])
+    for i in range(runs):
+        spawn_args = ["spawn", dest, "--reason", "bench", "--done-when", "x", "--json"]
+        t, text = r.refocus(*spawn_args, "--slug", f"hooked-{i}", cwd=src)
+        add("spawn", t)
+        child = json.loads(text)
+        sid, rid = child["child_session_id"], child["id"]
+        add("hook first start", r.refocus("hook", "session-start", cwd=dest, stdin=json.dumps(
+            {"session_id": sid, "cwd": dest, "source": "startup"}))[0])
+        add("hook resume", r.refocus("hook", "session-start", cwd=dest, stdin=json.dumps(
+            {"session_id": sid, "cwd": dest, "source": "resume"}))[0])
+        add("hook idle", r.refocus("hook", "session-start", cwd=dest, stdin=json.dumps(
+            {"session_id": f"idle-{i}", "cwd": dest, "source": "startup"}))[0])
+        add("complete", r.refocus("complete", rid, "--summary", "done", "--no-material-changes", "bench",
+                                  cwd=dest)[0])
+        add("receive", r.refocus("receive", rid, cwd=src)[0])
+        t, text = r.refocus(*spawn_args, "--slug", f"started-{i}", cwd=src)
+        add("start", r.refocus("start", json.loads(text)["id"], cwd=dest)[0])
+    if sync:
+        remote = os.path.join(root, "remote.git")
+        subprocess.run(["git", "init", "-q", "--bare", remote], check=True, env=env)
+        subprocess.run(["git", "-C", dest, "remote", "add", "origin", remote], check=True, env=env)
+        r.refocus("sync", "origin", cwd=dest)
+        plain = ("git -c core.hooksPath=/dev/null fetch -q --no-tags --prune origin "
+                 "'+refs/refocus/*:refs/refocus-remotes/origin/refocus/*' "
+                 "'+refs/notes/refocus*:refs/refocus-remotes/origin/notes/refocus*' && "
+                 "git -c core.hooksPath=/dev/null push -q origin 'refs/refocus/*:refs/refocus/*'")
+        for _ in range(runs):
+            add("anchor: no-op git fetch + push", r.run(["sh", "-c", plain], dest)[0])
+            add("sync no-op", r.refocus("sync", "origin", cwd=dest)[0])
+    return out
+
+
+def med(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def report(results: dict[int, dict[str, list[float]]], runs: int) -> bool:
+    sizes = sorted(results)
+    base = results[sizes[0]]
+    ok = True
+
+    def verdict(ratio: float, limit: float) -> str:
+        nonlocal ok
+        ok = ok and ratio <= limit
+        return f"{ratio:5.2f}x {'MET' if ratio <= limit else 'NOT MET'} (<= {limit}x)"
+
+    print(f"\nmedians of {runs} runs; seconds unless said")
+    print("| entries | list warm / cold | status warm / cold | index warm / cold | anchor read | spawn | start | "
+          "complete | receive | hook first / resume / idle | peak RSS (list cold) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for n in sizes:
+        m = {k: med(v) for k, v in results[n].items()}
+        print(f"| {n} | {m['list warm']:.2f} / {m['list cold']:.2f} | {m['status warm']:.2f} / {m['status cold']:.2f} "
+              f"| {m['index warm']:.2f} / {m['index cold']:.2f} | {m['anchor: for-each-ref | cat-file --batch']:.2f} "
+              f"| {m['spawn']:.2f} | {m['start']:.2f} | {m['complete']:.2f} | {m['receive']:.2f} "
+              f"| {m['hook first start']:.2f} / {m['hook resume']:.2f} / {m['hook idle']:.2f} "
+              f"| {m['peak RSS list cold (MiB)']:.0f} MiB |")
+    for n in sizes[1:]:
+        m = {k: med(v) for k, v in results[n].items()}
+        print(f"\n{n} entries:")
+        for name in FLAT:
+            print(f"  {name:<18} vs {sizes[0]} entries: {verdict(m[name] / med(base[name]), 1.5)}")
+        anchor = m["anchor: for-each-ref | cat-file --batch"]
+        for name in LISTING:
+            print(f"  {name + ' cold':<18} vs anchor:     {verdict(m[name + ' cold'] / anchor, 2.5)}")
+            print(f"  {name + ' warm':<18} vs anchor:     {verdict(m[name + ' warm'] / anchor, 1.5)}")
+        if n >= 100_000:
+            rss = m["peak RSS list cold (MiB)"]
+            ok = ok and rss <= 300
+            print(f"  peak RSS list cold: {rss:.0f} MiB {'MET' if rss <= 300 else 'NOT MET'} (<= 300 MiB)")
+    for n in sizes:
+        if "sync no-op" in results[n]:
+            m = {k: med(v) for k, v in results[n].items()}
+            print(f"  sync no-op at {n}: {m['sync no-op']:.2f} s vs fetch + push {m['anchor: no-op git fetch + push']:.2f} s: "
+                  f"{verdict(m['sync no-op'] / m['anchor: no-op git fetch + push'], 2.0)}")
+    return ok
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="4,1000,10000")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--code", default=os.path.dirname(HERE), help="the gitrefocus checkout to measure")
+    ap.add_argument("--sync", action="store_true", help="also a no-op sync against a local bare remote")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    results = {}
+    for n in sizes:
+        with tempfile.TemporaryDirectory(prefix=f"refocus-scale-{n}-") as root:
+            t0 = time.perf_counter()
+            results[n] = measure(n, args.runs, os.path.realpath(args.code), root, args.sync)
+            print(f"{n} entries measured in {time.perf_counter() - t0:.0f} s ({args.code})", flush=True)
+    ok = report(results, args.runs)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,360 @@
+"""The catalog's cache: one sqlite file, ``.git/refocus/cache/catalog.sqlite``.
+
+A row per refocus ref, keyed by the ref's tip: the folded state read from the
+tip's ``state.json`` and the blob id of its ``brief.md``, plus the columns the
+hot paths look up by (status, child session, received). A row is rebuilt only
+when its ref's tip moved, and only that row is written; a row per brief file
+holds what the file said, keyed by its size, mtime and the snapshot it was
+compared with.
+
+How fresh the rows are is told two ways:
+
+- a full load enumerates ``refs/refocus/*`` once (one ``for-each-ref``) and
+  compares tips;
+- a lookup by key (the SessionStart hook, spawn, start, ...) trusts the rows
+  when the *refs stamp* (inode, mtime and size of ``packed-refs`` and of the
+  ``refs/refocus/`` directory) equals the one stored when the rows were last
+  known complete. Every ref move git refocus makes goes through
+  :func:`gitrefocus.store.refs.cas`, which updates its row and the stamp under
+  the database's write lock (:func:`writing`), so the stamp stays valid across
+  our own writes; anything else that moves a refocus ref (plain ``git fetch``,
+  ``update-ref``, ``pack-refs``) changes the stamp, and the next lookup
+  enumerates the refs again. (A foreign ref write within the same filesystem
+  clock tick as one of ours can go unseen by lookups until the next full load.)
+
+Everything here is derived: a cache that cannot be opened or written is
+dropped and rebuilt, never an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from gitrefocus.errors import RefocusError
+from gitrefocus.model.events import ROW_FIELDS
+from gitrefocus.model.ids import RefocusId
+from gitrefocus.store import eventlog, localstate
+
+if TYPE_CHECKING:
+    from pygit2 import Oid, Repository
+
+DB = ("cache", "catalog.sqlite")
+LEGACY = ("cache", "catalog.json")  # the cache before this one: removed when found
+VERSION = "6:" + ",".join(ROW_FIELDS)
+Error = sqlite3.Error
+RACY_SECONDS = 0.05  # a stamp this young may not yet show a write in the same clock tick
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS refs (
+    id TEXT PRIMARY KEY, tip TEXT NOT NULL, snapshot TEXT, state TEXT, error TEXT,
+    status TEXT, child_session_id TEXT, received INTEGER, finished TEXT);
+CREATE INDEX IF NOT EXISTS refs_by_session ON refs (child_session_id);
+CREATE INDEX IF NOT EXISTS refs_by_status ON refs (status);
+CREATE INDEX IF NOT EXISTS refs_by_finished ON refs (finished);
+CREATE INDEX IF NOT EXISTS refs_unreadable ON refs (id) WHERE state IS NULL;
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, snapshot TEXT,
+    status TEXT, error TEXT, equal INTEGER);
+"""
+
+
+class Record:
+    """What the cache keeps of one ref: its tip, snapshot blob, state row, or why unreadable."""
+
+    __slots__ = ("id", "tip", "snapshot", "row", "error")
+
+    def __init__(self, id: str, tip: str, snapshot: str | None, row: list[Any] | None, error: str | None = None):
+        self.id, self.tip, self.snapshot, self.row, self.error = id, tip, snapshot, row, error
+
+    def columns(self) -> tuple[Any, ...]:
+        row = self.row
+        status = child = finished = None
+        received = 0
+        if row is not None:
+            status, child = row[_STATUS], row[_CHILD]
+            received = 1 if row[_RECEIVED] else 0
+            finished = row[_COMPLETED] or row[_LAST_EVENT_AT]
+            finished = finished if isinstance(finished, str) else None
+        state = json.dumps(row, separators=(",", ":")) if row is not None else None
+        return (self.id, self.tip, self.snapshot, state, self.error, status, child, received, finished)
+
+
+_STATUS, _CHILD, _RECEIVED, _COMPLETED, _LAST_EVENT_AT = (
+    ROW_FIELDS.index(k) for k in ("status", "child_session_id", "received_at", "completed_at", "last_event_at"))
+
+
+# -- the refs stamp -----------------------------------------------------------
+def common_dir(git_dir: str) -> str:
+    path = os.path.join(git_dir, "commondir")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return os.path.realpath(os.path.join(git_dir, fh.read().strip()))
+    except FileNotFoundError:
+        return git_dir
+
+
+def refs_stamp(git_dir: str) -> tuple[str | None, float]:
+    """(stamp, newest mtime in it) of the places refocus refs live; stamp None
+    when the ref store cannot be stamped (reftable: always enumerate)."""
+    common = common_dir(git_dir)
+    if os.path.isdir(os.path.join(common, "reftable")):
+        return None, 0.0
+    parts, newest = [], 0.0
+    for path in (os.path.join(common, "packed-refs"), os.path.join(common, "refs", "refocus")):
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            parts.append("-")
+            continue
+        parts.append(f"{st.st_ino}:{st.st_mtime_ns}:{st.st_size}")
+        newest = max(newest, st.st_mtime_ns / 1e9)
+    return " ".join(parts), newest
+
+
+# -- the database ---------------------------------------------------------------
+_open: dict[str, Cache] = {}  # one connection per git dir and process
+
+
+class Cache:
+    def __init__(self, git_dir: str, conn: sqlite3.Connection):
+        self.git_dir = git_dir
+        self.conn = conn
+
+    # -- meta
+    def _meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _set_meta(self, key: str, value: str | None) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def stamp(self) -> str | None:
+        return self._meta("refs_stamp")
+
+    def set_stamp(self, stamp: str | None) -> None:
+        self._set_meta("refs_stamp", stamp)
+
+    def fresh(self) -> bool:
+        """The rows hold every refocus ref as it is now (see the module docstring)."""
+        stored = self.stamp()
+        return stored is not None and stored == refs_stamp(self.git_dir)[0]
+
+    # -- refs
+    def tips(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT id, tip FROM refs"))
+
+    def record(self, rid: str) -> Record | None:
+        row = self.conn.execute("SELECT id, tip, snapshot, state, error FROM refs WHERE id = ?", (rid,)).fetchone()
+        return _record(row) if row else None
+
+    def records(self, ids: Iterable[str] | None = None) -> Iterator[Record]:
+        if ids is None:
+            cur = self.conn.execute("SELECT id, tip, snapshot, state, error FROM refs")
+            return (_record(r) for r in cur)
+        return (r for r in (self.record(rid) for rid in ids) if r is not None)
+
+    def ids_where(self, *, statuses: Iterable[str] = (), unreceived: Iterable[str] = (),
+                  session_id: str | None = None) -> list[str]:
+        """Ids whose state has one of ``statuses``, or one of ``unreceived``
+        and no received_at, or whose child session is ``session_id``."""
+        out: set[str] = set()
+        for wanted, extra in ((list(statuses), ""), (list(unreceived), " AND received = 0")):
+            if wanted:
+                marks = ",".join("?" * len(wanted))
+                out.update(r[0] for r in self.conn.execute(f"SELECT id FROM refs WHERE status IN ({marks}){extra}",
+                                                           wanted))
+        if session_id:
+            out.update(r[0] for r in self.conn.execute("SELECT id FROM refs WHERE child_session_id = ?",
+                                                       (session_id,)))
+        return sorted(out)
+
+    def unreadable(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM refs WHERE state IS NULL")]
+
+    def finished_since(self, since: str) -> list[str]:
+        """Ids whose completed_at (else last event) sorts at or after ``since``."""
+        return [r[0] for r in self.conn.execute("SELECT id FROM refs WHERE finished >= ?", (since,))]
+
+    def ids(self) -> list[str]:
+        # one string split in C: a row tuple per id costs several times more at 100k
+        (joined,) = self.conn.execute("SELECT group_concat(id, char(10)) FROM refs").fetchone()
+        return joined.split("\n") if joined else []
+
+    def put(self, records: Iterable[Record]) -> None:
+        self.conn.executemany("INSERT OR REPLACE INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                              (r.columns() for r in records))
+
+    def drop(self, ids: Iterable[str]) -> None:
+        self.conn.executemany("DELETE FROM refs WHERE id = ?", ((rid,) for rid in ids))
+
+    # -- files
+    def file(self, path: str) -> list[Any] | None:
+        row = self.conn.execute("SELECT mtime_ns, size, snapshot, status, error, equal FROM files WHERE path = ?",
+                                (path,)).fetchone()
+        return list(row) if row else None
+
+    def files(self) -> dict[str, list[Any]]:
+        cur = self.conn.execute("SELECT path, mtime_ns, size, snapshot, status, error, equal FROM files")
+        return {r[0]: list(r[1:]) for r in cur}
+
+    def put_files(self, rows: dict[str, list[Any]]) -> None:
+        self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+                              ((path, *values) for path, values in rows.items()))
+
+    @contextmanager
+    def transaction(self) -> Iterator[Cache]:
+        """One write transaction (rolled back, and the cache left as it was, on any error)."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+
+def _record(row: tuple[Any, ...]) -> Record:
+    rid, tip, snapshot, state, error = row
+    return Record(rid, tip, snapshot, json.loads(state) if state is not None else None, error)
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None)  # transactions are explicit
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+    except sqlite3.Error:
+        conn.rollback()
+        raise
+    row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+    if row is None or row[0] != VERSION:
+        conn.execute("DELETE FROM refs")
+        conn.execute("DELETE FROM files")
+        conn.execute("DELETE FROM meta")
+        conn.execute("INSERT INTO meta (key, value) VALUES ('version', ?)", (VERSION,))
+    conn.execute("COMMIT")
+    return conn
+
+
+def open_cache(git_dir: str, *, create: bool = True) -> Cache | None:
+    """The cache of ``git_dir`` (None when it does not exist and ``create`` is
+    false). One that cannot be opened is removed and built again; when even
+    that fails, an in-memory one is used (the load is then only slower)."""
+    cached = _open.get(git_dir)
+    if cached is not None:
+        return cached
+    try:
+        path = localstate._checked(git_dir, *DB)
+    except RefocusError:
+        return _remember(git_dir, _connect(":memory:")) if create else None
+    if not create and not os.path.exists(path):
+        return None
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        localstate.remove(git_dir, *LEGACY)
+    except (OSError, RefocusError):
+        pass  # connecting fails below, and an in-memory cache is used
+    for attempt in range(2):
+        try:
+            return _remember(git_dir, _connect(path))
+        except sqlite3.DatabaseError:
+            if attempt:
+                break
+            for suffix in ("", "-wal", "-shm"):
+                try:
+                    os.unlink(path + suffix)
+                except OSError:
+                    pass
+        except OSError:
+            break
+    return _remember(git_dir, _connect(":memory:")) if create else None
+
+
+def _remember(git_dir: str, conn: sqlite3.Connection) -> Cache:
+    cache = Cache(git_dir, conn)
+    _open[git_dir] = cache
+    return cache
+
+
+def forget(git_dir: str | None = None) -> None:
+    """Close the connections this process holds (all, or of one git dir)."""
+    for key in [k for k in _open if git_dir is None or k == git_dir]:
+        try:
+            _open.pop(key).conn.close()
+        except sqlite3.Error:
+            pass
+
+
+def stamp_if_settled(stamp: str | None, newest: float, started: float) -> str | None:
+    """``stamp`` unless it is so young that a write in the same clock tick could hide behind it."""
+    return stamp if stamp is not None and newest < started - RACY_SECONDS else None
+
+
+@contextmanager
+def writing(git_dir: str) -> Iterator[Cache | None]:
+    """Hold the cache's write lock around a ref move (None: no cache yet, nothing to keep)."""
+    try:
+        cache = open_cache(git_dir, create=False)
+    except (OSError, sqlite3.Error):
+        cache = None
+    if cache is None:
+        yield None
+        return
+    try:
+        cache.conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error:
+        yield None
+        return
+    try:
+        yield cache
+    except BaseException:
+        cache.conn.execute("ROLLBACK")
+        raise
+    try:
+        cache.conn.execute("COMMIT")
+    except sqlite3.Error:
+        cache.conn.execute("ROLLBACK")
+
+
+def read_record(repo: Repository, rid: str, oid: Oid) -> Record:
+    """What the cache keeps of ``refs/refocus/<rid>`` at ``oid``: reads the
+    tip's ``state.json`` and the id of its ``brief.md``, nothing else. An
+    unreadable tip (not a commit, no state.json, a bad state) or a ref name
+    that is not a refocus id is a Record with the reason, never an exception."""
+    try:
+        RefocusId(rid)
+    except RefocusError as exc:
+        return Record(rid, str(oid), None, None, str(exc))
+    try:
+        state, snapshot = eventlog.state_at(repo, oid)
+        return Record(rid, str(oid), str(snapshot) if snapshot else None, state.to_row())
+    except Exception as exc:  # anything a hostile ref can make libgit2 or json raise
+        return Record(rid, str(oid), None, None, f"{type(exc).__name__}: {exc}" if not isinstance(
+            exc, (KeyError, ValueError)) else str(exc))
+
+
+def moved(cache: Cache, repo: Repository, rid: str, new: Oid | None, stamp_before: str | None) -> None:
+    """Record a ref move made under :func:`writing`: its row, and the refs stamp
+    when the rows were complete just before it. Never raises: the ref has moved,
+    and a cache that missed it still holds the old stamp, so readers re-enumerate."""
+    try:
+        if new is None:
+            cache.drop([rid])
+        else:
+            cache.put([read_record(repo, rid, new)])
+        if stamp_before is not None and cache.stamp() == stamp_before:
+            cache.set_stamp(refs_stamp(cache.git_dir)[0])
+    except sqlite3.Error:
+        pass
+
+

@@ -1,0 +1,71 @@
+"""ops/index_md.py: INDEX.md as the writers refresh it (through the catalog's index,
+loading only what can be shown) says exactly what a full rebuild says, and is not
+rewritten when nothing visible changed."""
+
+from __future__ import annotations
+
+import os
+
+from tests.runner import refocus, spawn_args
+
+OLD = {"GIT_REFOCUS_NOW": "2026-01-10T12:00:00Z"}
+NOW = {"GIT_REFOCUS_NOW": "2026-06-01T12:00:00Z"}
+
+
+def finish(src, dest, rid, env, summary="Done."):
+    refocus("start", rid, cwd=dest, env=env)
+    refocus("complete", rid, "--summary", summary, "--no-material-changes", "none", cwd=dest, env=env)
+
+
+def index_text(dest) -> str:
+    return (dest / "docs/refocus/INDEX.md").read_text()
+
+
+def test_refreshed_index_equals_a_full_rebuild(repos, monkeypatch):
+    src, dest = repos
+    ids = {}
+    for slug, env in [("archived-one", OLD), ("old-result", OLD), ("old-open", OLD), ("new-result", NOW),
+                      ("new-open", NOW), ("abandoned-now", NOW)]:
+        ids[slug] = refocus(*spawn_args(dest, slug), cwd=src, env=env).json["id"]
+    finish(src, dest, ids["archived-one"], OLD)
+    refocus("abandon", ids["old-result"], "--reason", "superseded", cwd=src, env=OLD)  # gc keeps it: older
+    finish(src, dest, ids["new-result"], NOW)
+    refocus("abandon", ids["abandoned-now"], "--reason", "not needed", cwd=src, env=NOW)
+    refocus("gc", "--days", "1", cwd=dest, env={"GIT_REFOCUS_NOW": "2026-01-12T12:00:00Z"})
+    assert (dest / "docs/refocus/archive").is_dir()
+    # a brief file without a ref (copied from elsewhere), and one that is not a brief at all
+    stray = (dest / "docs/refocus" / f"{ids['new-open']}.md").read_text().replace(
+        ids["new-open"], "2026-05-30-stray-copy-" + ids["new-open"][-6:])
+    (dest / "docs/refocus/2026-05-30-stray-copy-{}.md".format(ids["new-open"][-6:])).write_text(stray)
+    (dest / "docs/refocus/notes.md").write_text("not a brief\n")
+
+    for key, value in NOW.items():
+        monkeypatch.setenv(key, value)
+    from gitrefocus.ops import index_md
+    from gitrefocus.store import catalog, catalog_cache
+    from gitrefocus.store.workspace import Workspace
+
+    ws = Workspace.open(str(dest))
+    try:
+        full = index_md.render(catalog.load(ws))
+        refreshed = index_md.render_model(ws, index_md.overview_model(ws))
+    finally:
+        catalog_cache.forget()
+    assert refreshed == full
+    assert "1 archived" in full and "1 older finished entries" in full, full
+    assert "stray-copy" in full and "new-result" in full and "old-open" in full
+
+    refocus("index", cwd=dest, env=NOW)
+    assert index_text(dest) == full
+
+
+def test_index_is_not_rewritten_when_nothing_visible_changed(spawned):
+    src, dest, out = spawned
+    rid = out["id"]
+    finish(src, dest, rid, {})
+    before = os.stat(dest / "docs/refocus/INDEX.md")
+    text = index_text(dest)
+    refocus("receive", rid, cwd=src)  # received_at is not shown in INDEX.md
+    after = os.stat(dest / "docs/refocus/INDEX.md")
+    assert index_text(dest) == text
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)

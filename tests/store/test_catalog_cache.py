@@ -1,0 +1,155 @@
+"""store/catalog_cache.py: the catalog's sqlite cache is keyed by ref tips, moves with every
+ref git refocus moves, notices refs moved behind its back, survives corruption, and lets a
+lookup by key touch only what it finds."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from tests.gitrepo import git, refs
+from tests.runner import refocus, spawn_args
+
+DB = ".git/refocus/cache/catalog.sqlite"
+
+
+def rows(repo) -> dict[str, str]:
+    """{id: tip} as the cache holds them."""
+    with sqlite3.connect(repo / DB) as conn:
+        return dict(conn.execute("SELECT id, tip FROM refs"))
+
+
+def hook(repo, session_id):
+    r = refocus("hook", "session-start", cwd=repo,
+                input=json.dumps({"session_id": session_id, "cwd": str(repo), "source": "startup"}))
+    return json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"] if r.stdout else ""
+
+
+def tips(repo) -> dict[str, str]:
+    return {name[len("refs/refocus/"):]: oid for name, oid in refs(repo, "refs/refocus/").items()}
+
+
+def test_rows_move_with_the_refs_refocus_moves(spawned):
+    src, dest, out = spawned
+    rid = out["id"]
+    refocus("list", cwd=src)
+    refocus("list", cwd=dest)
+    assert rows(src) == tips(src) and rows(dest) == tips(dest)
+    refocus("start", rid, cwd=dest)  # moves the ref in dest, and in src through propagation
+    refocus("complete", "--summary", "Done.", "--no-material-changes", "none", cwd=dest)
+    assert rows(dest) == tips(dest), "the writer's own repository"
+    assert rows(src) == tips(src), "the counterpart the events were carried to"
+
+
+def test_a_ref_moved_by_plain_git_is_noticed_by_the_hook(spawned):
+    src, dest, out = spawned
+    rid = out["id"]
+    reserved = tips(src)[rid].strip()
+    refocus("start", rid, cwd=dest)
+    refocus("complete", "--summary", "Standard written.", "--no-material-changes", "none", cwd=dest)
+    refocus("list", cwd=src)  # the cache now says: a result waits in src
+    git(src, "update-ref", f"refs/refocus/{rid}", reserved)  # behind the cache's back: back to reserved
+    assert "returned" not in hook(src, "parent-1")
+    assert json.loads(refocus("list", "--json", cwd=src).stdout)["entries"][0]["status"] == "reserved"
+    git(src, "update-ref", "-d", f"refs/refocus/{rid}")
+    assert hook(src, "parent-2") == ""
+    assert rows(src) == {}
+
+
+def test_a_result_arriving_by_plain_fetch_reaches_the_parent(repos, tmp_path):
+    src, dest = repos
+    out = refocus(*spawn_args(dest), cwd=src).json
+    rid = out["id"]
+    refocus("list", cwd=src)
+    # the child finishes in a clone of src's refs that src only fetches from
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(src), str(clone))
+    git(clone, "fetch", "-q", str(src), "refs/refocus/*:refs/refocus/*")
+    refocus("list", cwd=clone)
+    state = refocus("show", rid, "--json", cwd=clone).json
+    assert state["status"] == "reserved"
+    refocus("start", rid, cwd=dest)
+    refocus("complete", "--summary", "From afar.", "--no-material-changes", "none", cwd=dest)
+    git(clone, "fetch", "-q", str(src), f"+refs/refocus/{rid}:refs/refocus/{rid}")
+    assert "From afar." in hook(clone, "parent-9")
+
+
+def test_load_of_one_id_reads_one_ref(repos):
+    src, dest = repos
+    ids = [refocus(*spawn_args(dest, f"topic-{i}"), cwd=src).json["id"] for i in range(3)]
+    refocus("show", ids[1], cwd=dest)
+    from gitrefocus.store import catalog, catalog_cache
+    from gitrefocus.store.workspace import Workspace
+
+    ws = Workspace.open(str(dest))
+    catalog_cache.forget()
+    (dest / DB).unlink()
+    cat = catalog.load(ws, only=ids[1])
+    catalog_cache.forget()
+    assert list(cat.entries) == [ids[1]]
+    assert list(rows(dest)) == [ids[1]], "only the entry asked for was read and cached"
+
+
+def test_a_corrupt_cache_is_rebuilt(spawned):
+    src, dest, out = spawned
+    refocus("list", cwd=dest)
+    for suffix in ("", "-wal", "-shm"):
+        path = dest / (DB + suffix)
+        if path.exists():
+            path.write_bytes(b"this is not a database" * 100)
+    listed = refocus("list", "--json", cwd=dest).json
+    assert [e["id"] for e in listed["entries"]] == [out["id"]]
+    assert rows(dest) == tips(dest)
+
+
+def test_an_unreadable_ref_is_reported_not_fatal(spawned):
+    src, dest, out = spawned
+    blob = git(dest, "hash-object", "-w", "--stdin", input="not an event commit\n").strip()
+    bad = "2026-01-01-hostile-abcdef"
+    git(dest, "update-ref", f"refs/refocus/{bad}", blob)
+    listed = refocus("list", "--all", "--json", cwd=dest).json
+    by_id = {e["id"]: e for e in listed["entries"]}
+    assert by_id[out["id"]]["status"] == "reserved"
+    assert any("unreadable" in p for p in by_id[bad]["problems"])
+    hook(dest, out["child_session_id"])  # the hook still starts its child
+    assert refocus("show", out["id"], "--json", cwd=dest).json["status"] == "in-progress"
+
+
+def test_a_listing_reads_state_json_only(spawned):
+    """A cold build keeps the state and the snapshot's id: a tip whose event.json is
+    unreadable still lists with its status."""
+    src, dest, out = spawned
+    rid = out["id"]
+    tip = tips(dest)[rid]
+    tree = git(dest, "ls-tree", tip)
+    broken = "\n".join(line.replace(line.split()[2], git(dest, "hash-object", "-w", "--stdin", input="{").strip()
+                                    ) if line.endswith("event.json") else line for line in tree.splitlines())
+    new_tree = git(dest, "mktree", input=broken + "\n").strip()
+    commit = git(dest, "commit-tree", new_tree, "-m", f"refocus({rid}): spawned").strip()
+    git(dest, "update-ref", f"refs/refocus/{rid}", commit)
+    listed = refocus("list", "--json", cwd=dest).json
+    assert listed["entries"][0]["status"] == "reserved"
+
+
+def test_a_cold_build_cut_short_still_finds_the_child_by_key(repos):
+    """The SessionStart hook builds a cold cache only for a while (Claude Code kills it at
+    10 s); whatever is left, the child of the session is still found by its id's suffix,
+    and what was built is kept for the next start."""
+    src, dest = repos
+    outs = [refocus(*spawn_args(dest, f"topic-{i}"), cwd=src).json for i in range(3)]
+    from gitrefocus.model import lifecycle
+    from gitrefocus.store import catalog, catalog_cache
+    from gitrefocus.store.workspace import Workspace
+
+    (dest / DB).unlink(missing_ok=True)
+    ws = Workspace.open(str(dest))
+    try:
+        cut = catalog.select(ws, statuses=lifecycle.PENDING_LAUNCH, session_id=outs[1]["child_session_id"],
+                             budget=-1)  # spent before the first chunk
+        assert list(cut.entries) == [outs[1]["id"]]
+        assert cut.entries[outs[1]["id"]].state.child_session_id == outs[1]["child_session_id"]
+        whole = catalog.select(ws, statuses=lifecycle.PENDING_LAUNCH)
+        assert sorted(whole.entries) == sorted(o["id"] for o in outs)
+    finally:
+        catalog_cache.forget()
+    assert rows(dest) == tips(dest)

@@ -140,11 +140,4 @@ def output_path(cwd: str, override: str | None) -> str:
 
 def write(text: str, path: str) -> bool:
     """Write the overview; False when it was already up to date."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            if fh.read() == text:
-                return False
-    except (OSError, UnicodeDecodeError):
-        pass
-    atomic.write_text(path, text)
-    return True
+    return atomic.write_text_if_changed(path, text)

@@ -205,13 +205,7 @@ def write(catalog: Catalog) -> str:
 def _write(ws: Workspace, text: str) -> str:
     """Write INDEX.md unless it already says ``text`` (nothing visible changed)."""
     path = os.path.join(ws.refocus_dir, "INDEX.md")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            if fh.read() == text:
-                return path
-    except (FileNotFoundError, UnicodeDecodeError):
-        pass
-    atomic.write_text(path, text)
+    atomic.write_text_if_changed(path, text)
     return path
 
 

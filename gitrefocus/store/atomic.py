@@ -94,3 +94,16 @@ def write_bytes(path: str, data: bytes) -> None:
 
 def write_text(path: str, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
+
+
+def write_text_if_changed(path: str, text: str) -> bool:
+    """Write ``text`` unless ``path`` already holds it, so that nothing visible
+    changing leaves the file (its mtime, git's index) alone; True when it wrote."""
+    data = text.encode("utf-8")
+    try:
+        if read_bytes(path) == data:
+            return False
+    except OSError:
+        pass
+    write_bytes(path, data)
+    return True

@@ -33,7 +33,7 @@ def test_every_command_has_help_and_a_man_section(name, cmd):
 
 
 def test_committed_man_page_is_generated_from_the_cli():
-    assert MAN.read_text() == manpage.render(), "run: python -m gitrefocus.manpage > man/git-refocus.1"
+    assert MAN.read_text() == manpage.render(), "run: python -m gitrefocus.cli.manpage > man/git-refocus.1"
 
 
 def test_core_commands_are_offered():

@@ -105,7 +105,7 @@ class Cue:
     def __init__(self, regex: re.Pattern, keys: tuple[str, ...]):
         self.regex = regex
         self.keys = keys
-        self.alternatives = [(alt, _leading_literals(alt)) for alt in _alternatives(regex.pattern)]
+        self.alternatives = [(alt, _required_literals(alt)) for alt in _alternatives(regex.pattern)]
         self._always = frozenset(i for i, (_, lits) in enumerate(self.alternatives) if lits is None)
         self._literals = [(lit, i) for i, (_, lits) in enumerate(self.alternatives) for lit in lits or ()]
         self._pruned: dict[frozenset[int], re.Pattern | None] = {}
@@ -193,6 +193,65 @@ def _closes_at_end(source: str, open_at: int) -> bool:
 
 
 _LITERAL_RE = re.compile(r"[a-z ']+", re.I)
+
+
+def _required_literals(alternative: str) -> tuple[str, ...] | None:
+    """The best of: the leading literal(s), any literal run outside groups, any group that
+    is not optional (one literal per branch). Best = longest shortest literal; None if none."""
+    candidates = [c for c in [_leading_literals(alternative)] if c]
+    depth, i, run = 0, 0, ""
+    runs: list[str] = []
+    while i < len(alternative):
+        c = alternative[i]
+        nxt = alternative[i + 1:i + 2]
+        if c == "\\":
+            runs.append(run)
+            run = ""
+            i += 2
+            continue
+        if c == "[":
+            runs.append(run)
+            run = ""
+            i = _class_end(alternative, i) + 1
+            continue
+        if c == "(":
+            if depth == 0:
+                runs.append(run)
+                run = ""
+                start = i
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0 and alternative[start:start + 3] == "(?:" and nxt not in ("?", "*", "{"):
+                lits = _branch_literals(alternative[start + 3:i])
+                if lits:
+                    candidates.append(lits)
+        elif depth == 0:
+            if c.isalpha() or c in " '":
+                if nxt in ("?", "*", "{"):
+                    runs.append(run)
+                    run = ""
+                else:
+                    run += c
+            else:
+                runs.append(run)
+                run = ""
+        i += 1
+    runs.append(run)
+    candidates.extend((r.casefold(),) for r in runs if len(r.strip()) >= 2)
+    if not candidates:
+        return None
+    return max(candidates, key=lambda lits: min(len(x) for x in lits))
+
+
+def _branch_literals(group: str) -> tuple[str, ...] | None:
+    found: list[str] = []
+    for branch in _split_top(group):
+        lits = _leading_literals(branch)
+        if lits is None:
+            return None
+        found.extend(lits)
+    return tuple(found)
 
 
 def _leading_literals(alternative: str) -> tuple[str, ...] | None:

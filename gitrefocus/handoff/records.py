@@ -141,8 +141,14 @@ def _field(record: dict, path: str):
     return value
 
 
+_ORIGIN_KEYS = frozenset(path.split(".")[0] for path, _, _ in ORIGIN_FIELDS) | frozenset(
+    path.split(".")[0] for path in _ORIGIN_MARKERS)
+
+
 def record_origin(record: dict) -> str | None:
     """The origin the record's fields state, or None when they state none (older clients)."""
+    if _ORIGIN_KEYS.isdisjoint(record):
+        return None  # no field of the table: the common case, decided without walking it
     for path, values, origin in ORIGIN_FIELDS:
         value = _field(record, path)
         if value is None or value is False:

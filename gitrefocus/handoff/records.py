@@ -60,14 +60,14 @@ def prefilter(raw: bytes):
     m = _TYPE_RE.search(raw, 0, 4096)
     if m is None:
         return None
-    if raw.find(b"{", 1, m.start()) >= 0 or raw.find(b"[", 1, m.start()) >= 0:
-        return None
     kind = m.group(1)
     if m.start() == 0:
         if kind in (b"user", b"assistant", b"system") or kind in TITLE_TYPES:
             return None
         return ("skip", kind.decode())
     if kind not in _FAST_LINK_TYPES:
+        return None  # (the common case: a conversation record; decided before any scan)
+    if raw.find(b"{", 1, m.start()) >= 0 or raw.find(b"[", 1, m.start()) >= 0:
         return None
     parent = _PARENT_RE.search(raw, 0, m.start())
     tail = _TAIL_UUID_RE.search(raw, max(0, len(raw) - 400))

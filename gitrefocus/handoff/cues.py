@@ -96,6 +96,9 @@ INJECTION_RE = re.compile(
 )
 
 
+PRUNED_KEPT = 64  # compiled subsets of one cue's alternatives kept (a few MB at most)
+
+
 class Cue:
     """A cue regex behind cheap gates: every match contains one of ``keys`` (casefolded),
     so a sentence without any of them is skipped without running the regex; and of the
@@ -122,7 +125,8 @@ class Cue:
             return self.regex.search(sentence)
         kept = self._always.union([i for lit, i in self._literals if lit in low])
         regex = self._pruned.get(kept, self.regex)
-        if regex is self.regex and len(kept) < len(self.alternatives):
+        if regex is self.regex and len(kept) < len(self.alternatives) and len(self._pruned) < PRUNED_KEPT:
+            # (bounded: a hostile transcript with countless distinct subsets just gets the whole regex)
             regex = self._pruned[kept] = re.compile(
                 "|".join(self.alternatives[i][0] for i in sorted(kept)), self.regex.flags) if kept else None
         return regex.search(sentence) if regex is not None else None

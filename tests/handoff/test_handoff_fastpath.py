@@ -167,3 +167,16 @@ def test_a_tool_result_that_looks_like_records_and_cues_never_leaks(layout, tmp_
     assert "The tokenizer is fine" in brief  # the user's real correction is still found
     plan = prep.prepare(pipeline.transcript_paths.resolve(str(path), str(tmp_path)))
     assert plan.stats["duplicate_records"] == 0 and plan.stats.get("skipped_progress", 0) == 1
+
+
+def test_compiled_subsets_stay_bounded_and_exact_past_the_bound(monkeypatch):
+    cue = cues.Cue(cues.ABANDON_RE, cues.ABANDON.keys)
+    monkeypatch.setattr(cues, "PRUNED_KEPT", 8)
+    literals = sorted({lit for _, lits in cue.alternatives for lit in lits or ()})
+    rng = random.Random(2)
+    for _ in range(400):  # many distinct subsets of alternatives
+        sentence = " ".join(rng.sample(literals, 4)) + ", wait, that's not it"
+        expected = _plain(cue, sentence)
+        got = cue.search(sentence)
+        assert (got and got.span()) == (expected and expected.span()), sentence
+    assert len(cue._pruned) <= 8

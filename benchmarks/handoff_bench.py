@@ -217,8 +217,10 @@ def _run(code: str, path: str) -> tuple[float, float, str]:
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"benchmark child failed:\n{proc.stderr}")
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
-    return wall, rss, proc.stdout.strip()
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rss = usage.ru_maxrss / 1024  # KiB on Linux
+    # CPU seconds too: on a loaded machine wall time also counts waiting for a core
+    return wall, rss, f"{usage.ru_utime + usage.ru_stime:.3f} {proc.stdout.strip()}"
 
 
 def _measure(kind: str, path: str) -> tuple[float, float, str]:
@@ -276,15 +278,21 @@ def main(argv=None) -> int:
         med = statistics.median
         bw, pw, hw = (med(r[i][0] for r in rounds) for i in range(3))
         brss, prss, hrss = (max(r[i][1] for r in rounds) for i in range(3))
-        ratios = [r[2][0] / r[0][0] for r in rounds]
-        inner, messages, chars, lines, dups, chunks = rounds[-1][1][2].split()
-        print(f"medians of {args.runs} paired round(s), each process cold (fresh interpreter, no cache):")
+        ratios = [r[2][0] / r[0][0] for r in rounds]   # paired: each round against its own anchor
+        prep_ratios = [r[1][0] / r[0][0] for r in rounds]
+        _, inner, messages, chars, lines, dups, chunks = rounds[-1][1][2].split()
+        cpu = [float(r[2][2].split()[0]) / float(r[0][2].split()[0]) for r in rounds]
+        print(f"medians of {args.runs} paired round(s), each process cold (fresh interpreter, no cache); "
+              f"ratios are medians of each round's ratio to that round's anchor; load average "
+              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}:")
         print(f"json.loads of every line   : {bw:6.2f} s wall  {brss:6.1f} MB peak RSS   (anchor)")
-        print(f"handoff prepare            : {pw:6.2f} s wall  {prss:6.1f} MB peak RSS   {pw / bw:.2f}x")
-        print(f"whole handoff, cold        : {hw:6.2f} s wall  {hrss:6.1f} MB peak RSS   {hw / bw:.2f}x "
+        print(f"handoff prepare            : {pw:6.2f} s wall  {prss:6.1f} MB peak RSS   {med(prep_ratios):.2f}x")
+        print(f"whole handoff, cold        : {hw:6.2f} s wall  {hrss:6.1f} MB peak RSS   {med(ratios):.2f}x "
               f"(rounds: {', '.join(f'{x:.2f}x' for x in ratios)})")
         print(f"  {lines} lines -> {messages} spine messages, {int(chars) / 1e3:.0f} k chars, "
               f"{chunks} chunk(s), {dups} duplicate records dropped")
+        print(f"  CPU time (user+sys), handoff / anchor: {med(cpu):.2f}x "
+              f"(rounds: {', '.join(f'{x:.2f}x' for x in cpu)})")
         ok_t, ok_m = med(ratios) <= 2.0, hrss <= 150.0
         print(f"target handoff <= 2x json.loads : {'ok' if ok_t else 'MISSED'} ({med(ratios):.2f}x)")
         print(f"target handoff <= 150 MB RSS    : {'ok' if ok_m else 'MISSED'} ({hrss:.1f} MB)")

@@ -11,7 +11,11 @@ import re
 
 QUOTE_CAP = 200
 
-_SPLIT_RE = re.compile(r"(?<=[.!?])\s+|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")  # every line boundary
+# a sentence ends at whitespace after . ! or ?, or at any line boundary; found by a charset scan
+# (fast in re) and checked at each hit, the same splits as r"(?<=[.!?])\s+|[<line breaks>]+"
+_BOUNDARY_RE = re.compile(r"[.!?\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+_SPACE_RUN_RE = re.compile(r"\s+")
+_BREAK_RUN_RE = re.compile(r"[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")
 
 # the user overruling the assistant (seed 001 Dead-ends, source 1). Precision first: a plain
 # "Stop now.", a new bug report ("the export doesn't work on Windows") or a sentence that merely
@@ -92,20 +96,201 @@ INJECTION_RE = re.compile(
 )
 
 
+PRUNED_KEPT = 64  # compiled subsets of one cue's alternatives kept (a few MB at most)
+
+
 class Cue:
-    """A cue regex behind a cheap gate: every match contains one of ``keys`` (casefolded),
-    so a sentence without any of them is skipped without running the regex."""
+    """A cue regex behind cheap gates: every match contains one of ``keys`` (casefolded),
+    so a sentence without any of them is skipped without running the regex; and of the
+    regex's alternatives only those whose leading literal occurs in the sentence are run
+    (the same leftmost match, found without trying two dozen alternatives per character)."""
 
     def __init__(self, regex: re.Pattern, keys: tuple[str, ...]):
         self.regex = regex
         self.keys = keys
+        self.alternatives = [(alt, _required_literals(alt)) for alt in _alternatives(regex.pattern)]
+        self._always = frozenset(i for i, (_, lits) in enumerate(self.alternatives) if lits is None)
+        self._literals = [(lit, i) for i, (_, lits) in enumerate(self.alternatives) for lit in lits or ()]
+        self._pruned: dict[frozenset[int], re.Pattern | None] = {}
 
     def search(self, sentence: str, lowered: str | None = None):
         low = sentence.casefold() if lowered is None else lowered
         for key in self.keys:
             if key in low:
-                return self.regex.search(sentence)
+                break
+        else:
+            return None
+        if "\u0131" in low or "\u0307" in low:
+            # dotless i / a dotted capital I: re.I matches them to "i", casefold does not
+            return self.regex.search(sentence)
+        kept = self._always.union([i for lit, i in self._literals if lit in low])
+        regex = self._pruned.get(kept, self.regex)
+        if regex is self.regex and len(kept) < len(self.alternatives) and len(self._pruned) < PRUNED_KEPT:
+            # (bounded: a hostile transcript with countless distinct subsets just gets the whole regex)
+            regex = self._pruned[kept] = re.compile(
+                "|".join(self.alternatives[i][0] for i in sorted(kept)), self.regex.flags) if kept else None
+        return regex.search(sentence) if regex is not None else None
+
+
+def _split_top(source: str) -> list[str]:
+    """``source`` split at its top-level ``|`` (escapes, classes and groups respected)."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(source):
+        c = source[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _class_end(source, i)
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            parts.append(source[start:i])
+            start = i + 1
+        i += 1
+    parts.append(source[start:])
+    return parts
+
+
+def _class_end(source: str, i: int) -> int:
+    """Index of the ``]`` closing the character class opened at ``source[i]``."""
+    j = i + 1
+    if source[j:j + 1] == "^":
+        j += 1
+    if source[j:j + 1] == "]":
+        j += 1
+    while source[j] != "]":
+        j += 2 if source[j] == "\\" else 1
+    return j
+
+
+def _alternatives(source: str) -> list[str]:
+    """The top-level alternatives of a cue regex; ``\\b(?:A|B)\\b`` is distributed into
+    ``\\bA\\b|\\bB\\b`` (same matches, same priority)."""
+    parts = _split_top(source)
+    if len(parts) == 1 and source.startswith("\\b(?:") and source.endswith(")\\b") \
+            and _closes_at_end(source, 2) and len(_split_top(source[5:-3])) > 1:
+        return ["\\b" + alt + "\\b" for alt in _split_top(source[5:-3])]
+    return parts
+
+
+def _closes_at_end(source: str, open_at: int) -> bool:
+    """Whether the group opened at ``source[open_at]`` closes just before the final ``\\b``."""
+    depth, i = 0, open_at
+    while i < len(source):
+        c = source[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _class_end(source, i)
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i == len(source) - 3
+        i += 1
+    return False
+
+
+_LITERAL_RE = re.compile(r"[a-z ']+", re.I)
+
+
+def _required_literals(alternative: str) -> tuple[str, ...] | None:
+    """The best of: the leading literal(s), any literal run outside groups, any group that
+    is not optional (one literal per branch). Best = longest shortest literal; None if none."""
+    candidates = [c for c in [_leading_literals(alternative)] if c]
+    depth, i, run = 0, 0, ""
+    runs: list[str] = []
+    while i < len(alternative):
+        c = alternative[i]
+        nxt = alternative[i + 1:i + 2]
+        if c == "\\":
+            runs.append(run)
+            run = ""
+            i += 2
+            continue
+        if c == "[":
+            runs.append(run)
+            run = ""
+            i = _class_end(alternative, i) + 1
+            continue
+        if c == "(":
+            if depth == 0:
+                runs.append(run)
+                run = ""
+                start = i
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0 and alternative[start:start + 3] == "(?:" and nxt not in ("?", "*", "{"):
+                lits = _branch_literals(alternative[start + 3:i])
+                if lits:
+                    candidates.append(lits)
+        elif depth == 0:
+            if c.isalpha() or c in " '":
+                if nxt in ("?", "*", "{"):
+                    runs.append(run)
+                    run = ""
+                else:
+                    run += c
+            else:
+                runs.append(run)
+                run = ""
+        i += 1
+    runs.append(run)
+    candidates.extend((r.casefold(),) for r in runs if len(r.strip()) >= 2)
+    if not candidates:
         return None
+    return max(candidates, key=lambda lits: min(len(x) for x in lits))
+
+
+def _branch_literals(group: str) -> tuple[str, ...] | None:
+    found: list[str] = []
+    for branch in _split_top(group):
+        lits = _leading_literals(branch)
+        if lits is None:
+            return None
+        found.extend(lits)
+    return tuple(found)
+
+
+def _leading_literals(alternative: str) -> tuple[str, ...] | None:
+    """Casefolded strings one of which every match of ``alternative`` contains (its leading
+    literal, or one per branch of a leading group); None when there is no such literal."""
+    body = alternative[2:] if alternative.startswith("\\b") else alternative
+    if body.startswith("(?:"):
+        depth, i = 0, 0
+        while i < len(body):
+            if body[i] == "\\":
+                i += 2
+                continue
+            depth += body[i] == "("
+            depth -= body[i] == ")"
+            if depth == 0:
+                break
+            i += 1
+        if body[i + 1:i + 2] in ("?", "*", "{") or i >= len(body):
+            return None  # an optional group: nothing is certain
+        found: list[str] = []
+        for branch in _split_top(body[3:i]):
+            lits = _leading_literals(branch)
+            if lits is None:
+                return None
+            found.extend(lits)
+        return tuple(found)
+    m = _LITERAL_RE.match(body)
+    if not m:
+        return None
+    literal = m.group()
+    after = body[m.end():m.end() + 1]
+    if after in ("?", "*", "{"):
+        literal = literal[:-1]   # the last character is optional
+    literal = literal.strip() if not literal.endswith(" ") else literal.lstrip()
+    return (literal.casefold(),) if len(literal) >= 2 else None
 
 
 CORRECTION = Cue(CORRECTION_RE, ("no", "nah", "wrong", "stop", "tried", "actually", "i said", "told you",
@@ -145,11 +330,24 @@ _IDENT_RE = re.compile(r"`([^`\n]{2,80})`|\b([a-z]+_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each sentence or line of ``text``, whitespace-trimmed."""
     spans = []
-    pos = 0
-    for m in _SPLIT_RE.finditer(text):
-        spans.append((pos, m.start()))
-        pos = m.end()
-    spans.append((pos, len(text)))
+    pos = start = 0
+    search = _BOUNDARY_RE.search
+    while True:
+        m = search(text, pos)
+        if m is None:
+            break
+        i = m.start()
+        if text[i] in ".!?":
+            run = _SPACE_RUN_RE.match(text, i + 1)
+            if run is None:
+                pos = i + 1
+                continue
+            spans.append((start, i + 1))
+        else:
+            run = _BREAK_RUN_RE.match(text, i)
+            spans.append((start, i))
+        pos = start = run.end()  # type: ignore[union-attr]  # a line boundary matches itself
+    spans.append((start, len(text)))
     out = []
     for a, b in spans:
         while a < b and text[a].isspace():

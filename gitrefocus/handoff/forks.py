@@ -52,9 +52,10 @@ class Graph:
     def contains(self, uuid: str) -> bool:
         return key(uuid) in self.index
 
-    def add(self, uuid: str, parent: str | None, timestamp: str | None) -> int:
+    def add(self, uuid: str, parent: str | None, timestamp: str | None, ukey=None) -> int:
+        """Add a node; ``ukey`` is ``key(uuid)`` when the caller has it already."""
         node = len(self.parent)
-        self.index[key(uuid)] = node
+        self.index[key(uuid) if ukey is None else ukey] = node
         target = self.NONE
         if parent:
             pkey = key(parent)

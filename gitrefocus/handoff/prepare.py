@@ -191,7 +191,8 @@ class _Collector:
                 self._check_size()
                 self.graph.add(uuid, parent if isinstance(parent, str) else None, None)
             return
-        if uuid and (self.graph.contains(uuid) or forks.key(uuid) in self.sidechain_seen):
+        ukey = forks.key(uuid) if uuid else None
+        if ukey is not None and (ukey in self.graph.index or ukey in self.sidechain_seen):
             self.stats["duplicate_records"] += 1
             return
         if record.get("isSidechain") is True and not self.subagent_file:
@@ -204,7 +205,7 @@ class _Collector:
         self._check_size()
         if uuid:
             # the leaf: the last conversation record of the main chain (also the cache key)
-            node = self.graph.add(uuid, parent if isinstance(parent, str) else None, timestamp)
+            node = self.graph.add(uuid, parent if isinstance(parent, str) else None, timestamp, ukey)
             self.leaf_node, self.leaf_uuid = node, uuid
         index = self._conversation(record, kind, number, timestamp, uuid)
         if index is not None:

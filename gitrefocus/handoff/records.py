@@ -60,14 +60,14 @@ def prefilter(raw: bytes):
     m = _TYPE_RE.search(raw, 0, 4096)
     if m is None:
         return None
-    if raw.find(b"{", 1, m.start()) >= 0 or raw.find(b"[", 1, m.start()) >= 0:
-        return None
     kind = m.group(1)
     if m.start() == 0:
         if kind in (b"user", b"assistant", b"system") or kind in TITLE_TYPES:
             return None
         return ("skip", kind.decode())
     if kind not in _FAST_LINK_TYPES:
+        return None  # (the common case: a conversation record; decided before any scan)
+    if raw.find(b"{", 1, m.start()) >= 0 or raw.find(b"[", 1, m.start()) >= 0:
         return None
     parent = _PARENT_RE.search(raw, 0, m.start())
     tail = _TAIL_UUID_RE.search(raw, max(0, len(raw) - 400))
@@ -141,8 +141,14 @@ def _field(record: dict, path: str):
     return value
 
 
+_ORIGIN_KEYS = frozenset(path.split(".")[0] for path, _, _ in ORIGIN_FIELDS) | frozenset(
+    path.split(".")[0] for path in _ORIGIN_MARKERS)
+
+
 def record_origin(record: dict) -> str | None:
     """The origin the record's fields state, or None when they state none (older clients)."""
+    if _ORIGIN_KEYS.isdisjoint(record):
+        return None  # no field of the table: the common case, decided without walking it
     for path, values, origin in ORIGIN_FIELDS:
         value = _field(record, path)
         if value is None or value is False:

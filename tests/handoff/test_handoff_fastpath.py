@@ -13,6 +13,7 @@ import io
 import json
 import random
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,12 @@ def test_compiled_subsets_stay_bounded_and_exact_past_the_bound(monkeypatch):
         got = cue.search(sentence)
         assert (got and got.span()) == (expected and expected.span()), sentence
     assert len(cue._pruned) <= 8
+
+
+def test_without_msgspec_every_line_is_parsed_by_json(monkeypatch, story):
+    monkeypatch.setitem(sys.modules, "msgspec", None)  # import msgspec -> ImportError
+    assert records._slim_decoder() is None
+    with_msgspec = _outputs(story.path, story.repo)
+    monkeypatch.setattr(prep, "decode_record", None)
+    monkeypatch.setattr(sidechains, "decode_record", None)
+    assert _outputs(story.path, story.repo) == with_msgspec

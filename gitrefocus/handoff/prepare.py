@@ -39,6 +39,7 @@ from gitrefocus.handoff.records import (
     USER_SAID,
     WRITE_TOOLS,
     cap,
+    decode_record,
     joined_text,
     notification_text,
     one_line,
@@ -152,7 +153,7 @@ class _Collector:
         except OSError as exc:
             raise RefocusError(f"cannot read transcript {self.source.main!r}: {exc.strerror}.") from None
         with fh:
-            for line in jsonl.read_lines(fh, prefilter=prefilter):
+            for line in jsonl.read_lines(fh, prefilter=prefilter, decode=decode_record):
                 self.stats["lines"] += 1
                 self._line(line)
 

@@ -145,6 +145,40 @@ _ORIGIN_KEYS = frozenset(path.split(".")[0] for path, _, _ in ORIGIN_FIELDS) | f
     path.split(".")[0] for path in _ORIGIN_MARKERS)
 
 
+# -- decoding a line: only the fields above and below are ever read -----------------
+# msgspec (when importable) decodes a line into these fields alone and skips the rest
+# (``toolUseResult`` bodies, usage, ...) without building Python objects for them;
+# ``toolUseResult`` is kept only as a raw span (its presence is counted). A line it does
+# not take is parsed whole by json.loads (jsonl._parse), so no record is ever lost.
+RECORD_FIELDS = tuple(dict.fromkeys((
+    "type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "timestamp", "message",
+    "sessionId", "cwd", "gitBranch", "version", "agentId", "isApiErrorMessage",
+    "summary", "customTitle", "aiTitle", "leafUuid", *sorted(_ORIGIN_KEYS),
+)))
+
+
+def _slim_decoder():
+    try:
+        import msgspec
+    except ImportError:  # pragma: no cover - msgspec is a dependency; json.loads does it all
+        return None
+    unset = msgspec.UNSET
+    fields = [(name, object, unset) for name in RECORD_FIELDS]
+    fields.append(("toolUseResult", msgspec.Raw, unset))
+    names = RECORD_FIELDS + ("toolUseResult",)
+    decoder = msgspec.json.Decoder(msgspec.defstruct("Record", fields))
+    astuple = msgspec.structs.astuple
+
+    def decode(raw: bytes) -> dict:
+        """The record's read fields (raises on anything but a JSON object: see jsonl._parse)."""
+        return {k: v for k, v in zip(names, astuple(decoder.decode(raw))) if v is not unset}
+
+    return decode
+
+
+decode_record = _slim_decoder()
+
+
 def record_origin(record: dict) -> str | None:
     """The origin the record's fields state, or None when they state none (older clients)."""
     if _ORIGIN_KEYS.isdisjoint(record):

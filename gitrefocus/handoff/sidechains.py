@@ -10,6 +10,7 @@ from gitrefocus.handoff import spine as sp
 from gitrefocus.handoff.records import (
     CONVERSATION,
     REMINDER_RE,
+    decode_record,
     joined_text,
     one_line,
     prefilter,
@@ -104,7 +105,7 @@ def read_subagent(path: str, stats: Counter) -> "Sidechain | None":
         stats["unreadable_subagent_files"] += 1
         return None
     with fh:
-        for line in jsonl.read_lines(fh, prefilter=prefilter):
+        for line in jsonl.read_lines(fh, prefilter=prefilter, decode=decode_record):
             if line.problem == "invalid-json":
                 stats["invalid_json_lines_subagents"] += 1
             record = line.record

@@ -9,14 +9,16 @@ way (whole regex, one split regex, json.loads of every line) here.
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import random
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
-from gitrefocus.handoff import cues, pipeline
+from gitrefocus.handoff import cues, jsonl, pipeline, records, sidechains
 from gitrefocus.handoff import prepare as prep
 from tests.handoff.conftest import CORRECTION, INJECTION, RESULT_SECRET, TOOL_SECRET
 from tests.handoff.transcript import Session, text, tool_use
@@ -148,11 +150,48 @@ def test_the_pre_filter_gives_what_a_full_decode_of_every_line_gives(kind, story
         path, cwd = _bench_session(tmp_path), tmp_path
     else:
         path, cwd = _lookalike_session(tmp_path, kind.split("-")[1]), tmp_path
+    assert prep.decode_record is not None  # msgspec is installed: the fast run uses it
     fast = _outputs(path, cwd)
-    monkeypatch.setattr(prep, "prefilter", lambda raw: None)  # every line through json.loads
+    monkeypatch.setattr(prep, "prefilter", lambda raw: None)
+    slim = _outputs(path, cwd)  # every line through the msgspec decoder (json.loads where it fails)
+    monkeypatch.setattr(prep, "decode_record", None)  # every line through json.loads, all fields
+    monkeypatch.setattr(sidechains, "decode_record", None)
     full = _outputs(path, cwd)
-    assert fast == full
+    assert fast == full and slim == full
     assert "L" in fast[1] and fast[0].strip()
+
+
+ODD_LINES = [
+    b'{"type":"user","message":{"role":"user","content":"hi"},"toolUseResult":{"stdout":"x"},"uuid":"u1"}',
+    b'{"type":"user","uuid":"u1","uuid":"u2","isMeta":true,"origin":{"kind":"peer"},"promptSource":"typed"}',
+    b'{"type":5,"message":"not a dict","timestamp":12,"isSidechain":"yes","summary":null}',
+    b'{"type":"assistant","version":123456789012345678901234567890,"cwd":1e400}',  # json.loads: inf
+    b'{"type":"user","message":{"content":"\\ud800 lone"},"uuid":"\\udc00"}',  # lone surrogates
+    b'{"type":"user","message":{"content":"bad \xff utf-8"}}',
+    b'{"type":"user","timestamp":NaN}',
+    b'[{"type":"user"}]', b'"a string"', b'42', b'null', b'{"type":"user",', b'{}',
+]
+
+
+def _read(data: bytes, decode) -> list[tuple]:
+    return [(ln.number, ln.record, ln.problem, ln.lossy_utf8)
+            for ln in jsonl.read_lines(io.BytesIO(data), decode=decode)]
+
+
+def test_the_msgspec_decoder_keeps_every_read_field_and_loses_no_line():
+    data = b"\n".join(ODD_LINES) + b"\n"
+    full, slim = _read(data, None), _read(data, records.decode_record)
+    assert len(full) == len(slim) == len(ODD_LINES)
+    for (n, whole, problem, lossy), (n2, kept, problem2, lossy2) in zip(full, slim):
+        assert (n, problem, lossy) == (n2, problem2, lossy2)
+        if not isinstance(whole, dict):
+            assert kept == whole
+            continue
+        read = set(records.RECORD_FIELDS)
+        assert {k: v for k, v in whole.items() if k in read} == {k: v for k, v in kept.items() if k in read}
+        assert ("toolUseResult" in whole) == ("toolUseResult" in kept)
+        assert set(kept) <= read | {"toolUseResult"}
+    assert "toolUseResult" in slim[0][1] and "stdout" not in repr(slim[0][1])  # the body was skipped
 
 
 @pytest.mark.parametrize("layout", ["2.1", "legacy"])
@@ -180,3 +219,12 @@ def test_compiled_subsets_stay_bounded_and_exact_past_the_bound(monkeypatch):
         got = cue.search(sentence)
         assert (got and got.span()) == (expected and expected.span()), sentence
     assert len(cue._pruned) <= 8
+
+
+def test_without_msgspec_every_line_is_parsed_by_json(monkeypatch, story):
+    monkeypatch.setitem(sys.modules, "msgspec", None)  # import msgspec -> ImportError
+    assert records._slim_decoder() is None
+    with_msgspec = _outputs(story.path, story.repo)
+    monkeypatch.setattr(prep, "decode_record", None)
+    monkeypatch.setattr(sidechains, "decode_record", None)
+    assert _outputs(story.path, story.repo) == with_msgspec

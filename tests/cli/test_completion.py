@@ -48,25 +48,18 @@ def test_the_script_is_printed_for_each_shell(repos, shell):
         assert proc.returncode == 0, proc.stderr
 
 
-def test_bash_completes_git_refocus_through_the_script(tmp_path, repos):
+def test_bash_completes_git_refocus_through_the_script(completing):
     if not shutil.which("bash"):
         pytest.skip("no bash")
-    src, dest = repos
-    rid = refocus(*spawn_args(dest, "mcp-standard"), cwd=src).json["id"]
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git-refocus").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m gitrefocus "$@"\n')
-    (shim / "git-refocus").chmod(0o755)
+    src, _, env = completing
     script = refocus("completion", "bash", cwd=src).stdout
     probe = script + (
         'COMP_WORDS=(git refocus sta); COMP_CWORD=2; _git_refocus; printf "%s\\n" "${COMPREPLY[@]}"; echo --;'
         'COMP_WORDS=(git-refocus show mcp); COMP_CWORD=2; _git_refocus; printf "%s\\n" "${COMPREPLY[@]}"\n')
-    env = source_env({"PATH": f"{shim}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(ROOT)})
     proc = subprocess.run(["bash", "-c", probe], cwd=src, env=env, capture_output=True, text=True)
     first, second = proc.stdout.split("--\n")
     assert set(first.split()) == {"start", "status"}, proc
     assert second.split() == ["mcp-standard"], proc
-    assert rid
 
 
 @pytest.fixture

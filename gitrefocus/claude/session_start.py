@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 
 from gitrefocus.claude import hookio
 from gitrefocus.errors import RefocusError
-from gitrefocus.model import clock, lifecycle
+from gitrefocus.model import lifecycle
 from gitrefocus.model.brief import HANDOFF_SECTIONS
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import brief_relpath
 from gitrefocus.model.session import relaunch_command
-from gitrefocus.ops import record
+from gitrefocus.ops import record, unfinished
 from gitrefocus.store import catalog, localstate
 from gitrefocus.store.config import BUDGETS
 from gitrefocus.store.transcripts import find_transcript
@@ -111,14 +111,8 @@ def advisories(ws: Workspace, cat: catalog.Catalog, session_id: str | None) -> l
             sid = state.child_session_id
             if session_id in state.sessions or sid == session_id:
                 continue
-            ended = state.last_event == "session-ended"
-            transcript = find_transcript(state.dest_dir, str(sid))
-            last = state.last_event_at
-            if transcript:
-                last = max(last or "", clock.iso(clock.parse_epoch(os.path.getmtime(transcript))))
-            quiet = clock.age_hours(last)
-            if ended or quiet >= quiet_hours:
-                why = "its session ended" if ended else f"no activity for {quiet:.1f} h"
+            why = unfinished.why_unfinished(state, unfinished.quiet_hours(state), quiet_hours)
+            if why:
                 out.append(f"Refocus {entry.id} is in progress but its child session {sid} has not completed ({why}); "
                            f"it may have exited without git refocus complete. It continues with: {relaunch(state)}")
         age = entry.unlaunched_hours(stale_hours)

@@ -49,16 +49,25 @@ _git-refocus() {
     fi
 }
 zstyle ':completion:*:*:git:*' user-commands refocus:'concept-bound session forking for coding agents'
-if (( $+functions[compdef] )); then compdef _git-refocus git-refocus; fi
+if [[ $funcstack[1] == _git-refocus ]]; then
+    _git-refocus "$@"  # autoloaded from $fpath: this first call must complete too
+elif (( $+functions[compdef] )); then
+    compdef _git-refocus git-refocus
+fi
 """
 
 FISH = r"""# git refocus completion for fish. Save it where fish reads it at startup:
-#   git refocus completion fish > ~/.config/fish/conf.d/git-refocus.fish
+#   mkdir -p ~/.config/fish/conf.d && git refocus completion fish > ~/.config/fish/conf.d/git-refocus.fish
 function __git_refocus_complete
     set -l words (commandline -opc)
     set -l cur (commandline -ct)
     set -l i (contains -i -- refocus $words; or contains -i -- git-refocus $words; or echo 1)
-    git-refocus __complete -- $words[(math $i + 1)..-1] "$cur" 2>/dev/null
+    set -l found (git-refocus __complete -- $words[(math $i + 1)..-1] "$cur" 2>/dev/null)
+    if set -q found[1]
+        printf '%s\n' $found
+    else
+        __fish_complete_path "$cur"  # a path argument (spawn DEST)
+    end
 end
 complete -c git -n '__fish_seen_subcommand_from refocus' -f -a '(__git_refocus_complete)'
 complete -c git -n '__fish_use_subcommand' -f -a refocus -d 'concept-bound session forking for coding agents'
@@ -113,7 +122,8 @@ def completion(shell):
     \b
       bash:  eval "$(git refocus completion bash)"           in ~/.bashrc
       zsh:   eval "$(git refocus completion zsh)"            in ~/.zshrc, after compinit
-      fish:  git refocus completion fish > ~/.config/fish/conf.d/git-refocus.fish
+      fish:  mkdir -p ~/.config/fish/conf.d
+             git refocus completion fish > ~/.config/fish/conf.d/git-refocus.fish
 
     Completes subcommands, options and their choices, and the ids and slugs
     of this repository wherever an id is taken; `git refocus <TAB>` and

@@ -101,7 +101,7 @@ def status(global_, prune, as_json):
                         [f"{model.active.id}  {model.active.status}"])
     said |= _section("Incoming, waiting for launch:", [f"{r.row.id}  {_where(r.row)}" for r in inc.pending_launch])
     said |= _section("Incoming, in progress:", [
-        f"{r.row.id}  launched {r.row.launched_at}" + ("  (quiet: no event for %s h)" % r.quiet_hours if r.quiet else "")
+        f"{r.row.id}  launched {r.row.launched_at}" + (f"  (may have exited without complete: {r.unfinished})" if r.unfinished else "")
         for r in inc.in_progress])
     said |= _section("Incoming, blocked:", [r.row.id for r in inc.blocked])
     said |= _section("Outgoing, results waiting (git refocus receive):", [

@@ -10,6 +10,7 @@ from typing import Any
 from gitrefocus.commands.receive import waiting
 from gitrefocus.model import JSONObject, clock, lifecycle
 from gitrefocus.model.result import Result
+from gitrefocus.ops import unfinished
 from gitrefocus.ops.index_md import Row, row
 from gitrefocus.ops.reconcile import fresh_catalog
 from gitrefocus.store.catalog import Catalog
@@ -23,8 +24,9 @@ class DashboardRow:
 
     row: Row
     age_hours: float  # since spawn
-    quiet_hours: float | None = None  # since its last event; in progress only
-    quiet: bool = False  # quiet_hours is past refocus.quietHours
+    quiet_hours: float | None = None  # since its last event or transcript write; in progress only
+    quiet: bool = False  # it may have exited unfinished (ops.unfinished): ``unfinished`` says why
+    unfinished: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = self.row.to_json()
@@ -32,6 +34,8 @@ class DashboardRow:
         if self.quiet_hours is not None:
             out["quiet_hours"] = self.quiet_hours
             out["quiet"] = self.quiet
+            if self.unfinished:
+                out["unfinished"] = self.unfinished
         return out
 
 
@@ -127,11 +131,12 @@ def dashboard(ws: Workspace, cat: Catalog) -> StatusOutcome:
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         state = entry.state
         r = row(entry, ws.workdir)
-        quiet = None
-        if entry.incoming and entry.status == lifecycle.IN_PROGRESS:
-            quiet = round(clock.age_hours(state.last_event_at if state else None), 1)
-        d = DashboardRow(r, round(clock.age_hours(state.spawned_at if state else None), 1), quiet,
-                         quiet is not None and bool(quiet_hours) and quiet > quiet_hours)
+        quiet, why = None, None
+        if entry.incoming and entry.status == lifecycle.IN_PROGRESS and state is not None:
+            quiet = unfinished.quiet_hours(state)  # the SessionStart advisory's check, same answer
+            why = unfinished.why_unfinished(state, quiet, quiet_hours)
+            quiet = round(quiet, 1)
+        d = DashboardRow(r, round(clock.age_hours(state.spawned_at if state else None), 1), quiet, why is not None, why)
         if entry.incoming:
             if entry.status in lifecycle.PENDING_LAUNCH:
                 incoming.pending_launch.append(d)

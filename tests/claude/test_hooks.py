@@ -4,9 +4,12 @@ stdin, CLAUDE_ENV_FILE, session ids. (tests/e2e drives the real binary.)"""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
+
+import pytest
 
 from tests.gitrepo import git, make_repo
 from tests.runner import ROOT, refocus
@@ -189,3 +192,25 @@ def test_save_transcript_scrubs_and_marks_lfs(spawned, hermetic):
     assert done["redactions"] and secret not in json.dumps(done["redactions"])
     assert "filter=lfs" in (dest / ".gitattributes").read_text()
     assert "transcript_saved: true" in (dest / "docs/refocus" / f"{out['id']}.md").read_text()
+
+
+@pytest.mark.parametrize("session_end", ["ran", "killed after its first write", "never ran"])
+def test_an_unfinished_child_is_reported_whether_or_not_session_end_ran(spawned, session_end):
+    """SessionEnd is unreliable (killed past its 1.5 s, never run after `claude -p`): the next
+    SessionStart and `status` give the same answer through the lazy check (issue 14, item 11)."""
+    src, dest, out = spawned
+    rid, sid = out["id"], out["child_session_id"]
+    hook("session-start", {"session_id": sid, "cwd": str(dest), "source": "startup"}, dest)  # the child starts
+    assert refocus("show", rid, "--json", cwd=dest).json["status"] == "in-progress"
+    if session_end != "never ran":
+        kill = {"GIT_REFOCUS_KILL_AFTER_WRITES": "1"} if session_end.startswith("killed") else {}
+        subprocess.run([sys.executable, "-m", "gitrefocus", "hook", "session-end"], cwd=dest,
+                       input=json.dumps({"session_id": sid, "cwd": str(dest), "reason": "exit"}), text=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT), **kill}, capture_output=True, timeout=60)
+    git(dest, "config", "refocus.quietHours", "0")  # the child's exit is the last thing that happened
+    told = context(hook("session-start", {"session_id": "next", "cwd": str(dest), "source": "startup"}, dest))
+    assert f"Refocus {rid} is in progress but its child session {sid} has not completed" in told
+    assert f"claude --resume {sid}" in told
+    row, = refocus("status", "--json", cwd=dest).json["incoming"]["in_progress"]
+    assert row["id"] == rid and row["quiet"] is True, row
+    assert f"{rid}  launched" in (text := refocus("status", cwd=dest).stdout) and "may have exited without complete" in text

@@ -361,6 +361,30 @@ class Catalog:
         self._save_files()
         return self
 
+    def unsettled(self) -> set[str]:
+        """Ids whose brief file needs a look: no ref, or not known (by its
+        size, mtime and the ref's snapshot, cached) to equal that snapshot;
+        unreadable or not a regular file. A stat per brief, no read; call
+        after :meth:`fresh`. (What reconciling and the problem lists need.)"""
+        files = _brief_files(self.ws)
+        snapshots = self.cache.snapshots()
+        rows = self.cache.files()
+        out = set()
+        for rid, (path, _) in files.items():
+            row = rows.get(self._file_key(path))
+            if row is None or not row[5] or rid not in snapshots:
+                out.add(rid)
+                continue
+            try:
+                st = os.lstat(path)
+            except OSError:
+                out.add(rid)
+                continue
+            if not stat.S_ISREG(st.st_mode) or row[0] != st.st_mtime_ns or row[1] != st.st_size \
+                    or row[2] != snapshots[rid]:
+                out.add(rid)
+        return out
+
     def load_ids(self, ids: Collection[str]) -> "Catalog":
         """Only the entries ``ids`` (those with a ref or a brief here): a ref
         lookup and a stat or two each, whatever the size of the repository."""
@@ -396,6 +420,18 @@ def select(ws: Workspace, *, statuses: Collection[str] = (), unreceived: Collect
     ids = set(cat.cache.ids_where(statuses=statuses, unreceived=unreceived, session_id=session_id))
     if partial is not None and session_id:
         ids.update(rid for rid in partial if rid.endswith("-" + session_id[:6]))
+    return cat.load_ids(sorted(ids))
+
+
+def noteworthy(ws: Workspace, *, also: Collection[str] = ()) -> Catalog:
+    """The entries ``status`` shows, found through the index: open, a result
+    not received, unreadable, conflicted after a merge, a brief file that is
+    not settled (see :meth:`Catalog.unsettled`), and ``also``."""
+    cat = Catalog(ws)
+    cat.fresh()
+    cache = cat.cache
+    ids = set(cache.ids_where(statuses=lifecycle.ACTIVE, unreceived=lifecycle.RETURNED))
+    ids.update(cache.unreadable(), cache.with_conflicts(), cat.unsettled(), also)
     return cat.load_ids(sorted(ids))
 
 

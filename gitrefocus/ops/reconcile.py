@@ -95,6 +95,8 @@ def settle(ws: Workspace) -> list[str]:
     def unsettled(ws: Workspace) -> catalog.Catalog:
         cat = catalog.Catalog(ws)
         cat.fresh()
-        return cat.load_ids(sorted(cat.unsettled()))
+        ids = cat.unsettled()
+        # a cold cache leaves every brief unsettled: one streamed load beats a lookup per id
+        return cat.load() if len(ids) > catalog.CHUNK else cat.load_ids(sorted(ids))
 
     return reconcile_all(ws, unsettled(ws))

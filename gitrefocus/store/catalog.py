@@ -70,8 +70,9 @@ class Entry:
         return age if age > stale_after else None
 
 
-def _brief_files(ws: Workspace) -> dict[str, tuple[str, bool]]:
-    """{id: (path, archived)} for docs/refocus/*.md and docs/refocus/archive/*/*.md."""
+def _brief_files(ws: Workspace, known: Collection[str] = ()) -> dict[str, tuple[str, bool]]:
+    """{id: (path, archived)} for docs/refocus/*.md and docs/refocus/archive/*/*.md
+    (a name in ``known`` is an id already: not checked again)."""
     out: dict[str, tuple[str, bool]] = {}
     root = ws.refocus_dir
     try:
@@ -81,7 +82,7 @@ def _brief_files(ws: Workspace) -> dict[str, tuple[str, bool]]:
         return out
     for name, path in names:
         rid = name[:-3]
-        if RefocusId.is_valid(rid):
+        if rid in known or RefocusId.is_valid(rid):
             out[rid] = (path, False)
     archive = ws.archive_dir
     try:
@@ -91,7 +92,7 @@ def _brief_files(ws: Workspace) -> dict[str, tuple[str, bool]]:
     for quarter in quarters:
         for e in os.scandir(quarter):
             rid = e.name[:-3]
-            if e.name.endswith(".md") and RefocusId.is_valid(rid) and rid not in out:
+            if e.name.endswith(".md") and (rid in known or RefocusId.is_valid(rid)) and rid not in out:
                 out[rid] = (e.path, True)
     return out
 
@@ -366,12 +367,15 @@ class Catalog:
         size, mtime and the ref's snapshot, cached) to equal that snapshot;
         unreadable or not a regular file. A stat per brief, no read; call
         after :meth:`fresh`. (What reconciling and the problem lists need.)"""
-        files = _brief_files(self.ws)
         snapshots = self.cache.snapshots()
+        files = _brief_files(self.ws, snapshots)
         rows = self.cache.files()
+        workdir = self.ws.workdir.rstrip(os.sep) + os.sep
         out = set()
         for rid, (path, _) in files.items():
-            row = rows.get(self._file_key(path))
+            # the cache's key (see _file_key), without a path check per file where it is plainly inside
+            key = path[len(workdir):] if path.startswith(workdir) and ".." not in path else self._file_key(path)
+            row = rows.get(key)
             if row is None or not row[5] or rid not in snapshots:
                 out.add(rid)
                 continue

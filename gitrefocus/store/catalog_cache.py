@@ -188,9 +188,13 @@ class Cache:
 
     def with_conflicts(self) -> list[str]:
         """Ids whose state holds events that conflicted after a merge."""
-        return [r[0] for r in self.conn.execute(
-            "SELECT id FROM refs WHERE state IS NOT NULL AND json_array_length(state, ?) > 0",
-            (f"$[{_CONFLICTS}]",))]
+        try:
+            return [r[0] for r in self.conn.execute(
+                "SELECT id FROM refs WHERE state IS NOT NULL AND json_array_length(state, ?) > 0",
+                (f"$[{_CONFLICTS}]",))]
+        except sqlite3.OperationalError:  # an sqlite without JSON functions
+            return [rid for rid, state in self.conn.execute("SELECT id, state FROM refs WHERE state IS NOT NULL")
+                    if json.loads(state)[_CONFLICTS]]
 
     def ids(self) -> list[str]:
         # one string split in C: a row tuple per id costs several times more at 100k

@@ -91,12 +91,14 @@ def fresh_catalog(ws: Workspace, load: Callable[[Workspace], catalog.Catalog] = 
 def settle(ws: Workspace) -> list[str]:
     """Reconcile every brief file that may differ from its ref, found by a stat
     each (:meth:`catalog.Catalog.unsettled`), without loading the others;
-    return what reconciling said."""
-    def unsettled(ws: Workspace) -> catalog.Catalog:
-        cat = catalog.Catalog(ws)
-        cat.fresh()
-        ids = cat.unsettled()
-        # a cold cache leaves every brief unsettled: one streamed load beats a lookup per id
-        return cat.load() if len(ids) > catalog.CHUNK else cat.load_ids(sorted(ids))
-
-    return reconcile_all(ws, unsettled(ws))
+    return what reconciling said. (A cold cache leaves every brief unsettled:
+    they are loaded a chunk at a time, never all at once.)"""
+    first = catalog.Catalog(ws)
+    first.fresh()
+    ids = sorted(first.unsettled())
+    notices: list[str] = []
+    for at in range(0, len(ids), catalog.CHUNK):
+        cat = first if at == 0 else catalog.Catalog(ws)
+        notices += reconcile_all(ws, cat.load_ids(ids[at:at + catalog.CHUNK]))
+        first.entries.clear()
+    return notices

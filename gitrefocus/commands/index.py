@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitrefocus.ops import index_md
-from gitrefocus.ops.reconcile import fresh_catalog
+from gitrefocus.ops.reconcile import settle
 from gitrefocus.store.workspace import Workspace
 
 
@@ -25,8 +25,8 @@ class IndexOutcome:
 
 def index(*, cwd: str = ".") -> IndexOutcome:
     ws = Workspace.open(cwd)
-    cat, notices = fresh_catalog(ws)
-    path = index_md.write(cat)
-    m = index_md.model(cat)
+    notices = settle(ws)
+    m = index_md.overview_model(ws)  # only what the file shows is loaded
+    path = index_md.write_model(ws, m)
     return IndexOutcome(path=path, active=len(m.active), recent=len(m.recent), archived=m.archived_count,
                         notices=notices)

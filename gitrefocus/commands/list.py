@@ -7,7 +7,7 @@ from typing import Any
 
 from gitrefocus.ops import index_md
 from gitrefocus.ops.index_md import Row
-from gitrefocus.ops.reconcile import fresh_catalog
+from gitrefocus.ops.reconcile import fresh_catalog, settle
 from gitrefocus.store.workspace import Workspace
 
 
@@ -23,10 +23,11 @@ class ListOutcome:
 
 def list_(*, all: bool = False, cwd: str = ".") -> ListOutcome:
     ws = Workspace.open(cwd)
-    cat, notices = fresh_catalog(ws)
     if all:
+        cat, notices = fresh_catalog(ws)
         rows = [index_md.row(e, ws.workdir) for e in sorted(cat.entries.values(), key=lambda e: e.id, reverse=True)]
-    else:
-        m = index_md.model(cat)
+    else:  # what INDEX.md shows, read through the index: the older entries are not loaded
+        notices = settle(ws)
+        m = index_md.overview_model(ws)
         rows = m.active + m.recent
     return ListOutcome(repo=ws.workdir, entries=rows, notices=notices)

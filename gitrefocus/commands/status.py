@@ -13,6 +13,7 @@ from gitrefocus.model.result import Result
 from gitrefocus.ops import unfinished
 from gitrefocus.ops.index_md import Row, row
 from gitrefocus.ops.reconcile import fresh_catalog
+from gitrefocus.store import catalog
 from gitrefocus.store.catalog import Catalog
 from gitrefocus.store.workspace import Workspace
 
@@ -162,7 +163,7 @@ def active(ws: Workspace, cat: Catalog, env: Mapping[str, str] = os.environ) -> 
     from gitrefocus.commands.stop import marker_problem
     from gitrefocus.store import localstate
 
-    rid = localstate.active_refocus(ws.git_dir, env)
+    rid = localstate.active_refocus(ws.git_dir, env)  # status loads it (see status())
     if not rid:
         return None
     entry = cat.entries.get(rid)
@@ -170,8 +171,12 @@ def active(ws: Workspace, cat: Catalog, env: Mapping[str, str] = os.environ) -> 
 
 
 def status(*, cwd: str = ".") -> StatusOutcome:
+    from gitrefocus.store import localstate
+
     ws = Workspace.open(cwd)
-    cat, notices = fresh_catalog(ws)
+    marker = localstate.active_refocus(ws.git_dir, os.environ)
+    # what the dashboard shows, found through the index (the finished history is not loaded)
+    cat, notices = fresh_catalog(ws, lambda ws: catalog.noteworthy(ws, also=[marker] if marker else []))
     model = dashboard(ws, cat)
     from gitrefocus.health import (
         for_status,  # stale context, changes since the last session (read-only)

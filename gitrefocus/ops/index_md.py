@@ -202,6 +202,10 @@ def write(catalog: Catalog) -> str:
     return _write(catalog.ws, render(catalog))
 
 
+def write_model(ws: Workspace, m: IndexModel) -> str:
+    return _write(ws, render_model(ws, m))
+
+
 def _write(ws: Workspace, text: str) -> str:
     """Write INDEX.md unless it already says ``text`` (nothing visible changed)."""
     path = os.path.join(ws.refocus_dir, "INDEX.md")

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import events as ev
 from gitrefocus.model import lifecycle
@@ -75,10 +77,28 @@ def reconcile_all(ws, cat) -> list[str]:
     return notices
 
 
-def fresh_catalog(ws: Workspace) -> tuple[catalog.Catalog, list[str]]:
-    """The catalog after hand-edited briefs were reconciled, and what reconciling said."""
-    cat = catalog.load(ws)
+def fresh_catalog(ws: Workspace, load: Callable[[Workspace], catalog.Catalog] = catalog.load
+                  ) -> tuple[catalog.Catalog, list[str]]:
+    """The catalog (every entry, or those ``load`` picks) after hand-edited
+    briefs among them were reconciled, and what reconciling said."""
+    cat = load(ws)
     notices = reconcile_all(ws, cat)
     if notices:
-        cat = catalog.load(ws)
+        cat = load(ws)
     return cat, notices
+
+
+def settle(ws: Workspace) -> list[str]:
+    """Reconcile every brief file that may differ from its ref, found by a stat
+    each (:meth:`catalog.Catalog.unsettled`), without loading the others;
+    return what reconciling said. (A cold cache leaves every brief unsettled:
+    they are loaded a chunk at a time, never all at once.)"""
+    first = catalog.Catalog(ws)
+    first.fresh()
+    ids = sorted(first.unsettled())
+    notices: list[str] = []
+    for at in range(0, len(ids), catalog.CHUNK):
+        cat = first if at == 0 else catalog.Catalog(ws)
+        notices += reconcile_all(ws, cat.load_ids(ids[at:at + catalog.CHUNK]))
+        first.entries.clear()
+    return notices

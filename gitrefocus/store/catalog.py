@@ -70,8 +70,9 @@ class Entry:
         return age if age > stale_after else None
 
 
-def _brief_files(ws: Workspace) -> dict[str, tuple[str, bool]]:
-    """{id: (path, archived)} for docs/refocus/*.md and docs/refocus/archive/*/*.md."""
+def _brief_files(ws: Workspace, known: Collection[str] = ()) -> dict[str, tuple[str, bool]]:
+    """{id: (path, archived)} for docs/refocus/*.md and docs/refocus/archive/*/*.md
+    (a name in ``known`` is an id already: not checked again)."""
     out: dict[str, tuple[str, bool]] = {}
     root = ws.refocus_dir
     try:
@@ -81,7 +82,7 @@ def _brief_files(ws: Workspace) -> dict[str, tuple[str, bool]]:
         return out
     for name, path in names:
         rid = name[:-3]
-        if RefocusId.is_valid(rid):
+        if rid in known or RefocusId.is_valid(rid):
             out[rid] = (path, False)
     archive = ws.archive_dir
     try:
@@ -91,7 +92,7 @@ def _brief_files(ws: Workspace) -> dict[str, tuple[str, bool]]:
     for quarter in quarters:
         for e in os.scandir(quarter):
             rid = e.name[:-3]
-            if e.name.endswith(".md") and RefocusId.is_valid(rid) and rid not in out:
+            if e.name.endswith(".md") and (rid in known or RefocusId.is_valid(rid)) and rid not in out:
                 out[rid] = (e.path, True)
     return out
 
@@ -361,6 +362,33 @@ class Catalog:
         self._save_files()
         return self
 
+    def unsettled(self) -> set[str]:
+        """Ids whose brief file needs a look: no ref, or not known (by its
+        size, mtime and the ref's snapshot, cached) to equal that snapshot;
+        unreadable or not a regular file. A stat per brief, no read; call
+        after :meth:`fresh`. (What reconciling and the problem lists need.)"""
+        snapshots = self.cache.snapshots()
+        files = _brief_files(self.ws, snapshots)
+        rows = self.cache.files()
+        workdir = self.ws.workdir.rstrip(os.sep) + os.sep
+        out = set()
+        for rid, (path, _) in files.items():
+            # the cache's key (see _file_key), without a path check per file where it is plainly inside
+            key = path[len(workdir):] if path.startswith(workdir) and ".." not in path else self._file_key(path)
+            row = rows.get(key)
+            if row is None or not row[5] or rid not in snapshots:
+                out.add(rid)
+                continue
+            try:
+                st = os.lstat(path)
+            except OSError:
+                out.add(rid)
+                continue
+            if not stat.S_ISREG(st.st_mode) or row[0] != st.st_mtime_ns or row[1] != st.st_size \
+                    or row[2] != snapshots[rid]:
+                out.add(rid)
+        return out
+
     def load_ids(self, ids: Collection[str]) -> "Catalog":
         """Only the entries ``ids`` (those with a ref or a brief here): a ref
         lookup and a stat or two each, whatever the size of the repository."""
@@ -396,6 +424,18 @@ def select(ws: Workspace, *, statuses: Collection[str] = (), unreceived: Collect
     ids = set(cat.cache.ids_where(statuses=statuses, unreceived=unreceived, session_id=session_id))
     if partial is not None and session_id:
         ids.update(rid for rid in partial if rid.endswith("-" + session_id[:6]))
+    return cat.load_ids(sorted(ids))
+
+
+def noteworthy(ws: Workspace, *, also: Collection[str] = ()) -> Catalog:
+    """The entries ``status`` shows, found through the index: open, a result
+    not received, unreadable, conflicted after a merge, a brief file that is
+    not settled (see :meth:`Catalog.unsettled`), and ``also``."""
+    cat = Catalog(ws)
+    cat.fresh()
+    cache = cat.cache
+    ids = set(cache.ids_where(statuses=lifecycle.ACTIVE, unreceived=lifecycle.RETURNED))
+    ids.update(cache.unreadable(), cache.with_conflicts(), cat.unsettled(), also)
     return cat.load_ids(sorted(ids))
 
 

@@ -85,8 +85,9 @@ class Record:
         return (self.id, self.tip, self.snapshot, state, self.error, status, child, received, finished)
 
 
-_STATUS, _CHILD, _RECEIVED, _COMPLETED, _LAST_EVENT_AT = (
-    ROW_FIELDS.index(k) for k in ("status", "child_session_id", "received_at", "completed_at", "last_event_at"))
+_STATUS, _CHILD, _RECEIVED, _COMPLETED, _LAST_EVENT_AT, _CONFLICTS = (
+    ROW_FIELDS.index(k) for k in ("status", "child_session_id", "received_at", "completed_at", "last_event_at",
+                                  "conflicts"))
 
 
 # -- the refs stamp -----------------------------------------------------------
@@ -180,6 +181,20 @@ class Cache:
     def finished_since(self, since: str) -> list[str]:
         """Ids whose completed_at (else last event) sorts at or after ``since``."""
         return [r[0] for r in self.conn.execute("SELECT id FROM refs WHERE finished >= ?", (since,))]
+
+    def snapshots(self) -> dict[str, str | None]:
+        """{id: blob id of brief.md at the tip} of every row."""
+        return dict(self.conn.execute("SELECT id, snapshot FROM refs"))
+
+    def with_conflicts(self) -> list[str]:
+        """Ids whose state holds events that conflicted after a merge."""
+        try:
+            return [r[0] for r in self.conn.execute(
+                "SELECT id FROM refs WHERE state IS NOT NULL AND json_array_length(state, ?) > 0",
+                (f"$[{_CONFLICTS}]",))]
+        except sqlite3.OperationalError:  # an sqlite without JSON functions
+            return [rid for rid, state in self.conn.execute("SELECT id, state FROM refs WHERE state IS NOT NULL")
+                    if json.loads(state)[_CONFLICTS]]
 
     def ids(self) -> list[str]:
         # one string split in C: a row tuple per id costs several times more at 100k

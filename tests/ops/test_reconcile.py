@@ -29,3 +29,25 @@ def test_illegal_hand_edit_is_reported_not_imported(spawned):
     assert event_kinds(dest, rid) == ["spawned"]
     r = refocus("start", rid, cwd=dest, check=False)
     assert r.returncode == 1 and "not a legal transition" in r.stderr
+
+
+def test_settle_reconciles_every_unsettled_brief_a_chunk_at_a_time(repos, monkeypatch):
+    """A cold cache leaves every brief unsettled; settle loads them in chunks
+    (here of one) and still reports each illegal hand edit once."""
+    from tests.runner import spawn_args
+
+    src, dest = repos
+    rids = [refocus(*spawn_args(dest, f"chunk-{i}"), cwd=src).json["id"] for i in range(3)]
+    for rid in rids[:2]:
+        path = dest / "docs/refocus" / f"{rid}.md"
+        path.write_text(path.read_text().replace("status: reserved", "status: result"))
+    from gitrefocus.ops import reconcile
+    from gitrefocus.store import catalog, catalog_cache
+    from gitrefocus.store.workspace import Workspace
+
+    monkeypatch.setattr(catalog, "CHUNK", 1)
+    try:
+        notices = reconcile.settle(Workspace.open(str(dest)))
+    finally:
+        catalog_cache.forget()
+    assert sorted(n.split(" says ")[0] for n in notices) == sorted(f"docs/refocus/{rid}.md" for rid in rids[:2])

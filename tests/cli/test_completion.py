@@ -4,9 +4,9 @@ options and the repository's ids and slugs (issue 12, item 7)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
-import re
 import sys
 from pathlib import Path
 

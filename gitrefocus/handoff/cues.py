@@ -8,6 +8,7 @@ taking a contiguous window around its cue.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 QUOTE_CAP = 200
 
@@ -132,9 +133,10 @@ class Cue:
         return regex.search(sentence) if regex is not None else None
 
 
-def _split_top(source: str) -> list[str]:
-    """``source`` split at its top-level ``|`` (escapes, classes and groups respected)."""
-    parts, depth, start, i = [], 0, 0, 0
+def _structure(source: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
+    """``(index, char, depth)`` of each ``(``, ``)`` and ``|`` of a regex source outside
+    escapes and character classes; ``depth`` counts the group a paren opens or closes."""
+    depth, i = 0, start
     while i < len(source):
         c = source[i]
         if c == "\\":
@@ -144,12 +146,22 @@ def _split_top(source: str) -> list[str]:
             i = _class_end(source, i)
         elif c == "(":
             depth += 1
+            yield i, c, depth
         elif c == ")":
+            yield i, c, depth
             depth -= 1
-        elif c == "|" and depth == 0:
+        elif c == "|":
+            yield i, c, depth
+        i += 1
+
+
+def _split_top(source: str) -> list[str]:
+    """``source`` split at its top-level ``|`` (escapes, classes and groups respected)."""
+    parts, start = [], 0
+    for i, c, depth in _structure(source):
+        if c == "|" and depth == 0:
             parts.append(source[start:i])
             start = i + 1
-        i += 1
     parts.append(source[start:])
     return parts
 
@@ -178,21 +190,9 @@ def _alternatives(source: str) -> list[str]:
 
 def _closes_at_end(source: str, open_at: int) -> bool:
     """Whether the group opened at ``source[open_at]`` closes just before the final ``\\b``."""
-    depth, i = 0, open_at
-    while i < len(source):
-        c = source[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = _class_end(source, i)
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return i == len(source) - 3
-        i += 1
+    for i, c, depth in _structure(source, open_at):
+        if c == ")" and depth == 1:
+            return i == len(source) - 3
     return False
 
 

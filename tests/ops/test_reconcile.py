@@ -51,3 +51,40 @@ def test_settle_reconciles_every_unsettled_brief_a_chunk_at_a_time(repos, monkey
     finally:
         catalog_cache.forget()
     assert sorted(n.split(" says ")[0] for n in notices) == sorted(f"docs/refocus/{rid}.md" for rid in rids[:2])
+
+
+def test_a_large_cold_build_maps_packs_in_small_windows_and_puts_the_settings_back(repos, monkeypatch):
+    """A cold build of more than a chunk reads every state.json with small pack windows
+    (libgit2's 1 GiB default maps a whole pack: ~840 MiB RSS at 100k refocuses), and
+    leaves the process-wide libgit2 settings as it found them."""
+    import shutil
+
+    import pygit2
+
+    from tests.runner import spawn_args
+
+    src, dest = repos
+    rids = [refocus(*spawn_args(dest, f"lean-{i}"), cwd=src).json["id"] for i in range(3)]
+    from gitrefocus.ops import reconcile
+    from gitrefocus.store import catalog, catalog_cache
+    from gitrefocus.store.workspace import Workspace
+
+    shutil.rmtree(dest / ".git/refocus/cache", ignore_errors=True)
+    windows = []
+    read = catalog_cache.read_record
+
+    def spy(repo, rid, oid):
+        windows.append((pygit2.settings.mwindow_size, pygit2.settings.mwindow_mapped_limit))
+        return read(repo, rid, oid)
+
+    monkeypatch.setattr(catalog_cache, "read_record", spy)
+    monkeypatch.setattr(catalog, "CHUNK", 1)
+    before = (pygit2.settings.mwindow_size, pygit2.settings.mwindow_mapped_limit)
+    try:
+        reconcile.settle(Workspace.open(str(dest)))
+    finally:
+        catalog_cache.forget()
+    assert len(windows) >= len(rids)
+    assert set(windows) == {(catalog.PACK_WINDOW, catalog.PACK_MAPPED)}
+    assert (pygit2.settings.mwindow_size, pygit2.settings.mwindow_mapped_limit) == before
+    assert {e["id"] for e in refocus("list", "--all", "--json", cwd=dest).json["entries"]} == set(rids)

@@ -17,6 +17,7 @@ from typing import Any
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
 from gitrefocus.model.ids import RefocusId
+from gitrefocus.store import atomic
 from gitrefocus.store.catalog import Catalog, Entry
 
 MAX_MERMAID_NODES = 60  # INDEX.md: beyond this a picture stops helping (and GitHub caps diagram size)
@@ -88,9 +89,8 @@ def _related_ids(cat: Catalog, entry: Entry) -> list[str]:
 
     data: bytes | None = None
     try:
-        if entry.path and not entry.file_error:  # never through a symlink or into a directory
-            with open(entry.path, "rb") as fh:
-                data = fh.read(1 << 20)
+        if entry.path and not entry.file_error:
+            data = atomic.read_bytes(entry.path)  # refuses a symlink anywhere on the path
         elif entry.snapshot:
             data = getattr(cat.ws.repo[entry.snapshot], "data", None)
         if not data or re.search(rb"^related_refocus_ids: *\[\] *$", data[:8192], re.M):

@@ -110,9 +110,13 @@ class RefocusId:
 
     @classmethod
     def is_valid(cls, value: str) -> bool:
+        """What construction accepts, without building one (catalogs ask it of every name)."""
+        m = _ID_RE.match(value) if isinstance(value, str) else None
+        if not m or len(m.group(2)) > SLUG_MAX:
+            return False
         try:
-            cls(value)
-        except RefocusError:
+            _dt.date.fromisoformat(m.group(1))
+        except ValueError:
             return False
         return True
 

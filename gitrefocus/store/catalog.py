@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import os
 import stat
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,7 @@ from gitrefocus.store import catalog_cache, git, refs
 from gitrefocus.store.workspace import Workspace, is_inside, relative_inside
 
 INCOMING, OUTGOING, LOCAL = "incoming", "outgoing", "local"
+BULK = 64  # a build rebuilding more rows than this reads their tips with one git cat-file
 CHUNK = 1000  # cache rows written per transaction by a cold build (and how often a budget is checked)
 PACK_WINDOW = 32 << 20  # bytes of a pack libgit2 maps at once during a large rebuild
 PACK_MAPPED = 64 << 20  # and in all: older windows are unmapped past it
@@ -119,6 +121,25 @@ def _brief_files(ws: Workspace, known: Collection[str] = ()) -> dict[str, tuple[
             if e.name.endswith(".md") and (rid in known or RefocusId.is_valid(rid)) and rid not in out:
                 out[rid] = (e.path, True)
     return out
+
+
+def _read_regular(path: str) -> bytes:
+    """The bytes of the regular file ``path``: never through a symlink in its
+    last component, never blocking on a FIFO put there (OSError for both)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(0, "not a regular file", path)
+        data = os.read(fd, st.st_size + 1)  # one read, and the EOF it ends at, for a file that did not grow
+        if len(data) <= st.st_size:
+            return data
+        chunks = [data]
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _brief_names(ws: Workspace) -> tuple[set[str], set[str]]:
@@ -243,11 +264,16 @@ class Catalog:
         moved = [(rid, oids[rid]) for rid, tip in tips.items() if known.get(rid) != tip]
         changed: dict[str, catalog_cache.Record] = {}
         # kept a chunk at a time: a cold build cut short (a hook past its timeout) is not lost
-        with _lean_libgit2(len(moved) > CHUNK):
+        reader: Generator[catalog_cache.Record, None, None]
+        if len(moved) > BULK:  # one git cat-file for them all
+            reader = catalog_cache.read_records(self.ws.repo, self.ws.git_dir, moved)
+        else:
+            reader = (catalog_cache.read_record(self.ws.repo, rid, oid) for rid, oid in moved)
+        with _lean_libgit2(len(moved) > CHUNK), contextlib.closing(reader):
             for at in range(0, len(moved), CHUNK):
                 if deadline is not None and time.monotonic() > deadline:
                     return tips, changed, False
-                records = [catalog_cache.read_record(self.ws.repo, rid, oid) for rid, oid in moved[at:at + CHUNK]]
+                records = list(itertools.islice(reader, CHUNK))
                 if not self._keep(lambda: cache.put(records)):
                     changed.update((r.id, r) for r in records)
         gone = [rid for rid in known if rid not in tips]
@@ -309,8 +335,7 @@ class Catalog:
         if cached and cached[:3] == sig:
             return cached[3], cached[4], bool(cached[5])
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            data = _read_regular(path)
         except OSError as exc:
             return None, f"cannot read {path}: {exc.strerror}", False
         equal = snapshot is not None and git.blob_hash(data) == snapshot
@@ -328,16 +353,16 @@ class Catalog:
                key: str | None, cached_file: list[Any] | None) -> Entry:
         entry = Entry(id=rid)
         if rec is not None:
-            if rec.row is None:  # read_record found the id or the tip unreadable
+            if rec.text is None:  # read_record found the id or the tip unreadable
                 # one corrupt refocus is reported (doctor) and skipped, never fatal
                 entry.problems.append(f"{ref_name(rid)} is unreadable: {rec.error}")
                 entry.corrupt = True
             else:
                 try:
-                    entry.state = RefocusState.from_row(rec.row)
+                    entry.state = rec.state
                     entry.snapshot = rec.snapshot
                     entry.tip = rec.tip
-                except (TypeError, ValueError, KeyError) as exc:
+                except (TypeError, ValueError, KeyError, AttributeError) as exc:
                     entry.problems.append(f"{ref_name(rid)} is unreadable: {exc}")
                     entry.corrupt = True
         if file is not None:
@@ -388,20 +413,20 @@ class Catalog:
         return self
 
     def unsettled(self) -> set[str]:
-        """Ids whose brief file needs a look: no ref, or not known (by its
-        size, mtime and the ref's snapshot, cached) to equal that snapshot;
-        unreadable or not a regular file. A stat per brief, no read; call
-        after :meth:`fresh`. (What reconciling and the problem lists need.)"""
+        """Ids whose brief file needs a look: no ref, not equal to the ref's
+        snapshot, unreadable or not a regular file. A stat per brief; a file
+        not known by its size, mtime and the ref's snapshot (cached) is read
+        and hashed once, and remembered when it equals the snapshot, so a
+        cold cache does not load every entry. Call after :meth:`fresh`.
+        (What reconciling and the problem lists need.)"""
         snapshots = self.cache.snapshots()
         files = _brief_files(self.ws, snapshots)
         rows = self.cache.files()
         workdir = self.ws.workdir.rstrip(os.sep) + os.sep
         out = set()
         for rid, (path, _) in files.items():
-            # the cache's key (see _file_key), without a path check per file where it is plainly inside
-            key = path[len(workdir):] if path.startswith(workdir) and ".." not in path else self._file_key(path)
-            row = rows.get(key)
-            if row is None or not row[5] or rid not in snapshots:
+            snapshot = snapshots.get(rid)
+            if snapshot is None:  # no ref, or a tip without brief.md
                 out.add(rid)
                 continue
             try:
@@ -409,9 +434,25 @@ class Catalog:
             except OSError:
                 out.add(rid)
                 continue
-            if not stat.S_ISREG(st.st_mode) or row[0] != st.st_mtime_ns or row[1] != st.st_size \
-                    or row[2] != snapshots[rid]:
+            if not stat.S_ISREG(st.st_mode):
                 out.add(rid)
+                continue
+            # the cache's key (see _file_key), without a path check per file where it is plainly inside
+            key = path[len(workdir):] if path.startswith(workdir) and ".." not in path else self._file_key(path)
+            row = rows.get(key)
+            if row is not None and row[0] == st.st_mtime_ns and row[1] == st.st_size and row[2] == snapshot:
+                if not row[5]:
+                    out.add(rid)
+                continue
+            try:  # not known: equal to the snapshot is settled, and remembered (as _file_info would)
+                equal = git.blob_hash(_read_regular(path)) == snapshot
+            except OSError:
+                equal = False
+            if equal:
+                self._new_files[key] = [st.st_mtime_ns, st.st_size, snapshot, None, None, 1]
+            else:
+                out.add(rid)
+        self._save_files()
         return out
 
     def load_ids(self, ids: Collection[str]) -> "Catalog":

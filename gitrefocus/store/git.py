@@ -60,13 +60,20 @@ def output(cwd: str, *args: str, config: Sequence[str] = ()) -> str:
     return run(cwd, *args, config=config).stdout.strip()
 
 
-def popen(cwd: str, *args: str, config: Sequence[str] = ()) -> subprocess.Popen[bytes]:
-    """A streaming git call (binary pipes); the caller reads, waits and checks."""
-    return subprocess.Popen(command(cwd, args, config), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def popen(cwd: str, *args: str, config: Sequence[str] = (), stdin: bool = False,
+          stderr: bool = True) -> subprocess.Popen[bytes]:
+    """A streaming git call (binary pipes); the caller reads, waits and checks.
+    ``stdin``: a pipe to write to; ``stderr=False``: git's stderr is dropped
+    (for a long-lived reader whose failures show in its output)."""
+    return subprocess.Popen(command(cwd, args, config), stdout=subprocess.PIPE,
+                            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                            stderr=subprocess.PIPE if stderr else subprocess.DEVNULL)
 
 
 def blob_hash(data: bytes) -> str:
     """The object id git gives ``data`` as a blob (``git hash-object``)."""
-    import pygit2  # lazy: hooks that never hash stay off pygit2
+    import hashlib  # git's SHA-1 object name: the header, then the bytes (no pygit2 object per call)
 
-    return str(pygit2.hash(data))
+    h = hashlib.sha1(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()

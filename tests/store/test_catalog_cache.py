@@ -158,21 +158,23 @@ def test_a_cold_build_cut_short_still_finds_the_child_by_key(repos):
 def test_rows_with_conflicts_are_found_by_query(tmp_path):
     """status loads finished refocuses only when noteworthy; one whose state holds
     conflicted events is found by a query on the cached state."""
-    from gitrefocus.model.events import ROW_FIELDS
+    from gitrefocus.model.events import RefocusState
     from gitrefocus.store import catalog_cache
 
     cache = catalog_cache.open_cache(str(tmp_path))
     try:
-        def row(conflicts):
-            values = [None] * len(ROW_FIELDS)
-            values[ROW_FIELDS.index("status")] = "result"
-            values[ROW_FIELDS.index("conflicts")] = conflicts
-            return values
+        def state(rid, conflicts):
+            return RefocusState.from_json({"id": rid, "status": "result", "conflicts": conflicts})
 
+        conflict = {"event_id": "e1", "kind": "spawned", "at": "2026-01-01T00:00:00Z", "status": "reserved"}
         with cache.transaction():
-            cache.put([catalog_cache.Record("2026-01-01-calm-aaaaaa", "1" * 40, None, row([])),
-                       catalog_cache.Record("2026-01-01-torn-bbbbbb", "2" * 40, None, row([{"kind": "spawned"}])),
-                       catalog_cache.Record("2026-01-01-bad-cccccc", "3" * 40, None, None, "unreadable")])
+            cache.put([catalog_cache.Record("2026-01-01-calm-aaaaaa", "1" * 40, None, state("calm", [])),
+                       catalog_cache.Record("2026-01-01-torn-bbbbbb", "2" * 40, None, state("torn", [conflict])),
+                       catalog_cache.Record("2026-01-01-bad-cccccc", "3" * 40, None, None, "unreadable"),
+                       # a state.json written by an older or newer client without the key
+                       catalog_cache.Record("2026-01-01-old-dddddd", "4" * 40, None, None, None,
+                                            '{"id":"old","status":"result"}')])
         assert cache.with_conflicts() == ["2026-01-01-torn-bbbbbb"]
+        assert cache.record("2026-01-01-torn-bbbbbb").state.conflicts[0].kind == "spawned"
     finally:
         catalog_cache.forget()

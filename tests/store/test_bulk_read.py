@@ -1,0 +1,205 @@
+"""store/catalog_cache.read_records: a cold build reads every tip through one `git cat-file
+--batch-command`, and gives exactly the Records that reading each ref with pygit2 gives,
+hostile refs included; a git that cannot do it, or a reader that stops early, loses nothing.
+store/catalog.Catalog.unsettled: a cold cache hashes each brief once and loads only those
+that differ from their ref."""
+
+from __future__ import annotations
+
+import codecs
+import json
+import sqlite3
+import subprocess
+
+import pytest
+
+from tests.gitrepo import git, refs
+from tests.runner import refocus, spawn_args
+
+DB = ".git/refocus/cache/catalog.sqlite"
+
+
+def _tree(repo, entries: dict[str, tuple[str, str]]) -> str:
+    """A tree of {name: (mode, oid)}."""
+    kinds = {"100644": "blob", "120000": "blob", "040000": "tree"}
+    text = "".join(f"{mode} {kinds[mode]} {oid}\t{name}\n" for name, (mode, oid) in entries.items())
+    return git(repo, "mktree", input=text).strip()
+
+
+def _blob(repo, data: str | bytes) -> str:
+    proc = subprocess.run(["git", "-C", str(repo), "hash-object", "-w", "--stdin"], check=True, capture_output=True,
+                          input=data if isinstance(data, bytes) else data.encode())
+    return proc.stdout.decode().strip()
+
+
+def hostile_refs(repo, good_tip: str) -> dict[str, str]:
+    """{ref id: tip} of every way a ref under refs/refocus/ can be wrong, or odd but readable."""
+    good_tree = {line.split("\t")[1]: tuple(line.split("\t")[0].split()[::2])
+                 for line in git(repo, "ls-tree", good_tip).splitlines()}
+    state = json.loads(git(repo, "cat-file", "blob", f"{good_tip}:state.json"))
+
+    def commit(**changes) -> str:
+        entries = {k: v for k, v in good_tree.items()}
+        for name, value in changes.items():
+            name = name.replace("_", ".")
+            if value is None:
+                entries.pop(name, None)
+            else:
+                entries[name] = value
+        return git(repo, "commit-tree", _tree(repo, entries), "-m", "x").strip()
+
+    def state_blob(data) -> tuple[str, str]:
+        return ("100644", _blob(repo, data))
+
+    text = json.dumps(state)
+    empty_tree = _tree(repo, {})
+    git(repo, "tag", "-a", "-m", "a tag", "a-tag", good_tip)
+    return {
+        "2026-01-01-blob-aaaaa1": _blob(repo, "not an event commit\n"),
+        "2026-01-01-tree-aaaaa2": _tree(repo, {"state.json": good_tree["state.json"]}),
+        "2026-01-01-tag-aaaaa3": git(repo, "rev-parse", "a-tag").strip(),
+        "2026-01-01-nostate-aaaaa4": commit(state_json=None),
+        "2026-01-01-statetree-aaaaa5": commit(state_json=("040000", empty_tree)),
+        "2026-01-01-badjson-aaaaa6": commit(state_json=state_blob("{not json")),
+        "2026-01-01-notobject-aaaaa7": commit(state_json=state_blob("[1, 2]")),
+        "2026-01-01-noid-aaaaa8": commit(state_json=state_blob(json.dumps({"status": "reserved"}))),
+        "2026-01-01-nobrief-aaaaa9": commit(brief_md=None),
+        "2026-01-01-briefdir-aaaab1": commit(brief_md=("040000", empty_tree)),
+        "2026-01-01-bom-aaaab2": commit(state_json=state_blob(codecs.BOM_UTF8 + text.encode())),
+        "2026-01-01-utf16-aaaab3": commit(state_json=state_blob(text.encode("utf-16"))),
+        "2026-01-01-symlink-aaaab4": commit(state_json=("120000", _blob(repo, text))),
+        "2026-01-01-extra-aaaab5": commit(state_json=state_blob(json.dumps(state | {"future_key": [1, {"a": 2}]}))),
+        "2026-01-01-badsessions-aaaab6": commit(state_json=state_blob(json.dumps(state | {"sessions": 7}))),
+        "2026-01-01-badconflict-aaaab7": commit(state_json=state_blob(json.dumps(state | {"conflicts": [3]}))),
+        "not-an-id": good_tip,
+    }
+
+
+def comparable(record) -> tuple:
+    state = record.state.to_json() if record.text is not None else None
+    return record.id, record.tip, record.snapshot, state, record.error
+
+
+@pytest.fixture
+def hostile(spawned):
+    src, dest, out = spawned
+    good = refs(dest, "refs/refocus/")[f"refs/refocus/{out['id']}"]
+    for rid, tip in hostile_refs(dest, good).items():
+        git(dest, "update-ref", f"refs/refocus/{rid}", tip)
+    return dest, out
+
+
+def _items(dest):
+    from gitrefocus.store import refs as store_refs
+    from gitrefocus.store.workspace import Workspace
+
+    ws = Workspace.open(str(dest))
+    return ws, list(store_refs.iter_refs(ws.repo))
+
+
+def test_bulk_read_gives_the_records_of_one_at_a_time(hostile):
+    from gitrefocus.store import catalog_cache
+
+    dest, out = hostile
+    ws, items = _items(dest)
+    assert len(items) == 18
+    one_at_a_time = [catalog_cache.read_record(ws.repo, rid, oid) for rid, oid in items]
+    bulk = list(catalog_cache.read_records(ws.repo, ws.git_dir, items))
+    assert [comparable(r) for r in bulk] == [comparable(r) for r in one_at_a_time]
+    by_id = {r.id: r for r in bulk}
+    # the case is what it claims to be: readable ones read, hostile ones refused
+    for readable in (out["id"], "2026-01-01-bom-aaaab2", "2026-01-01-utf16-aaaab3", "2026-01-01-extra-aaaab5",
+                     "2026-01-01-symlink-aaaab4", "2026-01-01-nobrief-aaaaa9", "2026-01-01-briefdir-aaaab1"):
+        assert by_id[readable].error is None and by_id[readable].state.status == "reserved", readable
+    for refused in ("2026-01-01-blob-aaaaa1", "2026-01-01-tree-aaaaa2", "2026-01-01-tag-aaaaa3",
+                    "2026-01-01-nostate-aaaaa4", "2026-01-01-statetree-aaaaa5", "2026-01-01-badjson-aaaaa6",
+                    "2026-01-01-notobject-aaaaa7", "2026-01-01-noid-aaaaa8", "2026-01-01-badsessions-aaaab6",
+                    "2026-01-01-badconflict-aaaab7", "not-an-id"):
+        assert by_id[refused].text is None and by_id[refused].error, refused
+    assert by_id["2026-01-01-extra-aaaab5"].state.extra["future_key"] == [1, {"a": 2}]
+    assert by_id["2026-01-01-nobrief-aaaaa9"].snapshot is None
+    # a text kept in the cache reads back to the same state
+    assert catalog_cache.Record("x", "t", None, None, None, by_id["2026-01-01-bom-aaaab2"].text).state == \
+        by_id[out["id"]].state
+
+
+def test_a_git_without_batch_command_falls_back_to_one_at_a_time(hostile, monkeypatch):
+    from gitrefocus.store import catalog_cache
+    from gitrefocus.store import git as store_git
+
+    dest, _ = hostile
+    ws, items = _items(dest)
+    real = store_git.popen
+
+    def old_git(cwd, *args, **kw):  # what a git before 2.36 answers: an unknown option, exit 129
+        return real(cwd, *[a if a != "--batch-command" else "--no-such-option" for a in args], **kw)
+
+    monkeypatch.setattr(store_git, "popen", old_git)
+    bulk = list(catalog_cache.read_records(ws.repo, ws.git_dir, items))
+    assert [comparable(r) for r in bulk] == [comparable(catalog_cache.read_record(ws.repo, r, o)) for r, o in items]
+
+
+def test_a_reader_that_stops_early_stops_git(hostile, monkeypatch):
+    from gitrefocus.store import catalog_cache
+    from gitrefocus.store import git as store_git
+
+    dest, _ = hostile
+    ws, items = _items(dest)
+    started = []
+    real = store_git.popen
+
+    def spy(*args, **kw):
+        started.append(real(*args, **kw))
+        return started[-1]
+
+    monkeypatch.setattr(store_git, "popen", spy)
+    reader = catalog_cache.read_records(ws.repo, ws.git_dir, items * 200)  # more than a pipe holds
+    first = next(reader)
+    reader.close()
+    assert first.id == items[0][0]
+    assert started and started[0].poll() is not None, "git is not left running"
+
+
+def test_a_cold_load_in_bulk_equals_one_at_a_time(hostile, monkeypatch):
+    from gitrefocus.store import catalog, catalog_cache
+    from gitrefocus.store.workspace import Workspace
+
+    dest, _ = hostile
+
+    def cold_load(bulk: int):
+        (dest / DB).unlink(missing_ok=True)
+        monkeypatch.setattr(catalog, "BULK", bulk)
+        try:
+            cat = catalog.load(Workspace.open(str(dest)))
+            return {rid: (e.state.to_json() if e.state else None, e.snapshot, e.problems, e.corrupt,
+                          e.file_matches_ref, e.status) for rid, e in cat.entries.items()}
+        finally:
+            catalog_cache.forget()
+
+    assert cold_load(0) == cold_load(10 ** 9)
+
+
+def test_a_cold_cache_loads_only_the_briefs_that_differ(repos):
+    """A cold `list` hashes each brief once: the ones equal to their ref's snapshot are
+    remembered without being loaded, and a hand edit among them is still imported."""
+    from gitrefocus.store import catalog, catalog_cache
+    from gitrefocus.store.workspace import Workspace
+
+    src, dest = repos
+    ids = [refocus(*spawn_args(dest, f"topic-{i}"), cwd=src).json["id"] for i in range(4)]
+    edited = dest / "docs/refocus" / f"{ids[2]}.md"
+    edited.write_text(edited.read_text().replace("status: reserved", "status: brief", 1))
+    (dest / DB).unlink(missing_ok=True)
+    ws = Workspace.open(str(dest))
+    try:
+        cat = catalog.Catalog(ws)
+        cat.fresh()
+        assert cat.unsettled() == {ids[2]}
+    finally:
+        catalog_cache.forget()
+    with sqlite3.connect(dest / DB) as conn:
+        files = dict(conn.execute("SELECT path, equal FROM files"))
+    assert {f"docs/refocus/{rid}.md": 1 for rid in ids if rid != ids[2]}.items() <= files.items()
+    listed = refocus("list", "--json", cwd=dest).json
+    assert {e["id"]: e["status"] for e in listed["entries"]}[ids[2]] == "brief"
+    assert any("imported the hand edit" in n for n in listed["notices"])

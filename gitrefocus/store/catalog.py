@@ -143,23 +143,23 @@ def _read_regular(path: str) -> bytes:
 
 
 def _brief_names(ws: Workspace) -> tuple[set[str], set[str]]:
-    """(names that look like ids of a live brief, of an archived brief): names
-    only, not yet checked to be valid ids (see :func:`overview`)."""
-    def ids(directory: str) -> set[str]:
+    """(file names in docs/refocus/, in the archive's quarters), as listed:
+    ``<id>.md`` and anything else, not yet checked (see :func:`overview`,
+    which compares them with the refs' names as sets, in C)."""
+    def names(directory: str) -> set[str]:
         try:
-            names = os.listdir(directory)
+            return set(os.listdir(directory))
         except (FileNotFoundError, NotADirectoryError):
             return set()
-        return {n[:-3] for n in names if n.endswith(".md")}
 
-    live = ids(ws.refocus_dir)
+    live = names(ws.refocus_dir)
     archived: set[str] = set()
     try:
         quarters = [e.path for e in os.scandir(ws.archive_dir) if e.is_dir()]
     except (FileNotFoundError, NotADirectoryError):
         quarters = []
     for quarter in quarters:
-        archived |= ids(quarter)
+        archived |= names(quarter)
     return live, archived
 
 
@@ -521,19 +521,19 @@ def overview(ws: Workspace, since: str) -> Overview:
     listing of names and the loaded entries, not a read of every entry."""
     cat = Catalog(ws)
     cat.fresh()
-    ref_ids = set(cat.cache.ids())
+    # file names, not ids: a directory of 100k briefs is compared with the refs by set operations in C
+    ref_files = set(cat.cache.ids(suffix=".md"))
 
-    def valid(names: set[str]) -> set[str]:  # set operations in C; a check only for names without a ref
-        known = names & ref_ids
-        return known | {rid for rid in names - known if RefocusId.is_valid(rid)}
+    def briefs(names: set[str]) -> set[str]:  # a check in Python only for names without a ref
+        known = names & ref_files
+        return known | {n for n in names - known if n.endswith(".md") and RefocusId.is_valid(n[:-3])}
 
-    live, archived = (valid(names) for names in _brief_names(ws))
+    live, archived = (briefs(names) for names in _brief_names(ws))
     archived -= live
     wanted = set(cat.cache.ids_where(statuses=lifecycle.ACTIVE))
-    wanted.update(cat.cache.finished_since(since), cat.cache.unreadable(), live - ref_ids)
-    wanted -= archived
-    cat.load_ids(sorted(wanted))
-    everything = len((ref_ids | live) - archived)
+    wanted.update(cat.cache.finished_since(since), cat.cache.unreadable(), (n[:-3] for n in live - ref_files))
+    cat.load_ids(sorted(rid for rid in wanted if rid + ".md" not in archived))
+    everything = len((ref_files | live) - archived)
     return Overview(catalog=cat, archived=len(archived), others=everything - len(cat.entries))
 
 

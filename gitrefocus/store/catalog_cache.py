@@ -218,9 +218,10 @@ class Cache:
                     out.append(rid)
             return out
 
-    def ids(self) -> list[str]:
+    def ids(self, suffix: str = "") -> list[str]:
+        """Every id (each followed by ``suffix``: a brief's file name is ``<id>.md``)."""
         # one string split in C: a row tuple per id costs several times more at 100k
-        (joined,) = self.conn.execute("SELECT group_concat(id, char(10)) FROM refs").fetchone()
+        (joined,) = self.conn.execute("SELECT group_concat(id || ?, char(10)) FROM refs", (suffix,)).fetchone()
         return joined.split("\n") if joined else []
 
     def put(self, records: Iterable[Record]) -> None:

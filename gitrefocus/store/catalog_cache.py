@@ -431,16 +431,15 @@ def read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]) -
         return None  # "<name> missing" (or "ambiguous": not for full ids)
 
     try:
-        for rid, oid in items:
+        for at, (rid, oid) in enumerate(items):
             try:
-                tip, state, brief = header(), header(), None
+                tip, state = header(), header()
                 data = out.read(state[2] + 1) if state is not None else b""
                 if state is not None and len(data) != state[2] + 1:
                     raise EOFError
                 brief = header()
             except EOFError:  # git older than 2.36, or it died: every tip left is read one at a time
-                yield read_record(repo, rid, oid)
-                yield from (read_record(repo, r, o) for r, o in items[items.index((rid, oid)) + 1:])
+                yield from (read_record(repo, r, o) for r, o in items[at:])
                 return
             record = _clean_record(rid, oid, tip, state, data[:-1], brief)
             yield record if record is not None else read_record(repo, rid, oid)

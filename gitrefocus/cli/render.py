@@ -148,7 +148,12 @@ def paged() -> Iterator[None]:
 def emit_json(kind: str, payload: dict) -> None:
     doc = {"version": JSON_VERSION, "kind": kind}
     doc.update(payload)
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=False) + "\n")
+    # written as it is encoded (what json.dumps would return, never held whole: `list --all --json`
+    # of 100k refocuses is ~100 MB of text)
+    out = sys.stdout
+    for chunk in json.JSONEncoder(ensure_ascii=False, indent=2, sort_keys=False).iterencode(doc):
+        out.write(chunk)
+    out.write("\n")
 
 
 def echo(text: str = "") -> None:

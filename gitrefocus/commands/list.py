@@ -7,7 +7,8 @@ from typing import Any
 
 from gitrefocus.ops import index_md
 from gitrefocus.ops.index_md import Row
-from gitrefocus.ops.reconcile import fresh_catalog, settle
+from gitrefocus.ops.reconcile import settle
+from gitrefocus.store.catalog import Catalog
 from gitrefocus.store.workspace import Workspace
 
 
@@ -23,11 +24,10 @@ class ListOutcome:
 
 def list_(*, all: bool = False, cwd: str = ".") -> ListOutcome:
     ws = Workspace.open(cwd)
-    if all:
-        cat, notices = fresh_catalog(ws)
-        rows = [index_md.row(e, ws.workdir) for e in sorted(cat.entries.values(), key=lambda e: e.id, reverse=True)]
+    notices = settle(ws)  # hand edits imported first; then nothing else needs a look
+    if all:  # a row at a time, newest first: the entries are not all held at once
+        rows = [index_md.row(e, ws.workdir) for e in Catalog(ws).stream()]
     else:  # what INDEX.md shows, read through the index: the older entries are not loaded
-        notices = settle(ws)
         m = index_md.overview_model(ws)
         rows = m.active + m.recent
     return ListOutcome(repo=ws.workdir, entries=rows, notices=notices)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import heapq
 import itertools
 import os
 import stat
@@ -411,6 +412,30 @@ class Catalog:
                 add(rid, None)
         self._save_files()
         return self
+
+    def stream(self) -> Iterator[Entry]:
+        """Every refocus, as :meth:`load` finds them, newest id first, one at a
+        time: none is kept in :attr:`entries`, so ``list --all`` of 100k
+        refocuses holds their rows, not their entries."""
+        tips, unsaved, _ = self._sync_tips()
+        files = _brief_files(self.ws)
+        file_rows = self.cache.files()
+        kept = self.cache.tips()
+        # the rows the cache holds as the refs are now, streamed in id order; the few others
+        # (a ref the cache could not keep, a brief without a ref) merged into that order
+        others = sorted({rid for rid, tip in tips.items() if kept.get(rid) != tip or rid in unsaved}
+                        | (files.keys() - tips.keys()), reverse=True)
+        del kept
+        cached = ((rec.id, rec) for rec in self.cache.records(newest_first=True)
+                  if tips.get(rec.id) == rec.tip and rec.id not in unsaved)
+        lone = ((rid, None) for rid in others)
+        for rid, rec in heapq.merge(cached, lone, key=lambda pair: pair[0], reverse=True):
+            if rec is None and rid in tips:
+                rec = unsaved.get(rid) or self._records([rid]).get(rid)
+            file = files.get(rid)
+            key = self._file_key(file[0]) if file else None
+            yield self._entry(rid, rec, file, key, file_rows.get(key) if key else None)
+        self._save_files()
 
     def unsettled(self) -> set[str]:
         """Ids whose brief file needs a look: no ref, not equal to the ref's

@@ -169,9 +169,10 @@ class Cache:
         row = self.conn.execute("SELECT id, tip, snapshot, state, error FROM refs WHERE id = ?", (rid,)).fetchone()
         return _record(row) if row else None
 
-    def records(self, ids: Iterable[str] | None = None) -> Iterator[Record]:
+    def records(self, ids: Iterable[str] | None = None, *, newest_first: bool = False) -> Iterator[Record]:
         if ids is None:
-            cur = self.conn.execute("SELECT id, tip, snapshot, state, error FROM refs")
+            order = " ORDER BY id DESC" if newest_first else ""
+            cur = self.conn.execute("SELECT id, tip, snapshot, state, error FROM refs" + order)
             return (_record(r) for r in cur)
         return (r for r in (self.record(rid) for rid in ids) if r is not None)
 

@@ -32,7 +32,9 @@ def full(path):
         board = dashboard(ws, cat).to_json()
         board["active"] = (lambda a: a.to_json() if a else None)(active(ws, cat))
         board["notices"] = notices
-        return [r.to_json() for r in m.active + m.recent], board, notices, index_md.render(cat)
+        everything = [index_md.row(e, ws.workdir).to_json()
+                      for e in sorted(cat.entries.values(), key=lambda e: e.id, reverse=True)]
+        return [r.to_json() for r in m.active + m.recent], board, notices, index_md.render(cat), everything
     finally:
         catalog_cache.forget()
 
@@ -68,8 +70,10 @@ def test_list_status_and_index_equal_a_full_load(repos, monkeypatch):
         listed = refocus("list", "--json", cwd=repo, env=NOW).json
         status = refocus("status", "--json", cwd=repo, env=NOW).json
         refocus("index", cwd=repo, env=NOW)
-        rows, board, notices, text = full(repo)
+        listed_all = refocus("list", "--all", "--json", cwd=repo, env=NOW).json
+        rows, board, notices, text, everything = full(repo)
         assert listed["entries"] == rows
+        assert listed_all["entries"] == everything and len(everything) > len(rows)
         assert listed["notices"] == notices
         for key in ("incoming", "outgoing", "divergences", "active", "notices"):
             assert status[key] == board[key], key

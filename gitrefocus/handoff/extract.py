@@ -122,7 +122,7 @@ def _next_sentence(an: Analysis, index: int, after: Quote) -> Quote | None:
     for block in message.blocks:
         if block.kind != sp.TEXT:
             continue
-        for a, b, _, _, label in an._sentences(index, message, block):
+        for a, b, _, _, _, label in an._sentences(index, message, block):
             if found:
                 return an._quote(block.text, a, b, None, label, index, message.role)
             found = block.text[a:b].startswith(after.text) or after.text.startswith(block.text[a:b])
@@ -134,7 +134,7 @@ def _first_sentence(an: Analysis, index: int) -> Quote | None:
     for block in message.blocks:
         if block.kind != sp.TEXT or not block.text.strip():
             continue
-        for a, b, sentence, _, label in an._sentences(index, message, block):
+        for a, b, sentence, _, _, label in an._sentences(index, message, block):
             end = b
             # take up to two short sentences
             more = [s for s in cues.sentence_spans(block.text) if s[0] >= b][:1]

@@ -228,3 +228,20 @@ def test_without_msgspec_every_line_is_parsed_by_json(monkeypatch, story):
     monkeypatch.setattr(prep, "decode_record", None)
     monkeypatch.setattr(sidechains, "decode_record", None)
     assert _outputs(story.path, story.repo) == with_msgspec
+
+
+def test_one_pass_over_a_sentence_finds_exactly_the_keys_a_scan_per_key_finds():
+    """The Aho-Corasick pass (overlapping matches) against ``n in text`` for every key and literal,
+    on the corpus, generated sentences, and text that cannot cross into Rust (lone surrogates)."""
+    strings = list(cues.NEEDLES.strings)
+    assert len(strings) > 100 and cues.NEEDLES.found("x") == frozenset()
+    odd = ["\ud800 no \udfff wait, that's not it", "nonot", "dondon't", "<<", "i'll'll", "ſtill K", "\x00no\x00",
+           "日本 todo é", "n" * 5000 + "o", ""]
+    for sentence in [*_sentences(), *odd]:
+        low = sentence.casefold()
+        assert cues.NEEDLES.found(low) == frozenset(s for s in strings if s in low), sentence
+
+
+def test_a_cue_key_that_is_empty_is_refused():
+    with pytest.raises(ValueError):
+        cues.Needles().add(["ok", ""])

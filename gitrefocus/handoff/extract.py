@@ -452,8 +452,10 @@ def _vocabulary(an: Analysis) -> _Draft:
         for block in message.blocks:
             if block.kind != sp.TEXT or cues.looks_like_injection(block.text):
                 continue
-            text = FENCE_RE.sub("", block.text)
-            for m in list(_MEANS_RE.finditer(text)) + list(_TERM_RE.finditer(text)):
+            text = FENCE_RE.sub("", block.text) if "```" in block.text else block.text
+            # every match of _MEANS_RE holds "mean" (no other letter folds to m, e, a or n under re.I)
+            means = list(_MEANS_RE.finditer(text)) if "mean" in text.lower() else []
+            for m in means + list(_TERM_RE.finditer(text)):
                 term = next(g for g in m.groups() if g)
                 key = term.lower().strip()
                 if key in seen or len(seen) >= 8 or key in cues.STOPWORDS or "/" in term:

@@ -35,6 +35,7 @@ from gitrefocus.handoff.records import (
     NOTIFICATION,
     REJECTED,
     REJECTED_ALT,
+    TITLE_KINDS,
     UNKNOWN,
     USER_SAID,
     WRITE_TOOLS,
@@ -43,7 +44,6 @@ from gitrefocus.handoff.records import (
     joined_text,
     notification_text,
     one_line,
-    prefilter,
     record_origin,
     tool_summary,
     user_text,
@@ -153,11 +153,23 @@ class _Collector:
         except OSError as exc:
             raise RefocusError(f"cannot read transcript {self.source.main!r}: {exc.strerror}.") from None
         with fh:
-            for line in jsonl.read_lines(fh, prefilter=prefilter, decode=decode_record):
-                self.stats["lines"] += 1
-                self._line(line)
+            if decode_record is None:  # pragma: no cover - msgspec is a dependency
+                for line in jsonl.read_lines(fh):
+                    self._line(line)
+                return
+            stats, record = self.stats, self.record
+            for number, value, line in jsonl.decoded(fh, decode_record):
+                if line is not None:
+                    self._line(line)
+                elif value.__class__ is dict:
+                    stats["lines"] += 1
+                    record(value, number)
+                else:
+                    stats["lines"] += 1
+                    stats["non_object_lines"] += 1  # valid JSON, but not a record
 
     def _line(self, line: jsonl.Line) -> None:
+        self.stats["lines"] += 1
         if line.problem:
             self.stats[line.problem.replace("-", "_") + "_lines"] += 1
             return
@@ -165,13 +177,6 @@ class _Collector:
             self.stats["non_utf8_lines"] += 1
         if line.skeleton:
             self.stats["huge_lines"] += 1
-        quick = line.prefiltered
-        if quick is not None:
-            self.stats["skipped_" + quick[1].replace("-", "_")] += 1
-            if quick[0] == "link" and not self.graph.contains(quick[2]):
-                self._check_size()
-                self.graph.add(quick[2], quick[3], None)
-            return
         record = line.record
         if not isinstance(record, dict):
             self.stats["non_object_lines"] += 1  # valid JSON, but not a record
@@ -184,13 +189,10 @@ class _Collector:
         if not isinstance(uuid, str) or not uuid:
             uuid = None
         if kind not in CONVERSATION:
-            self.stats["skipped_" + (kind or "untyped").replace("-", "_")[:40]] += 1
-            if kind in ("summary", "custom-title", "ai-title"):
+            if kind in TITLE_KINDS:
                 self._title_record(kind, record)
-            if uuid and not record.get("isSidechain") and not self.graph.contains(uuid):
-                parent = record.get("parentUuid") or record.get("logicalParentUuid")
-                self._check_size()
-                self.graph.add(uuid, parent if isinstance(parent, str) else None, None)
+            self._skipped(kind, uuid, record.get("isSidechain"),
+                          record.get("parentUuid") or record.get("logicalParentUuid"))
             return
         ukey = forks.key(uuid) if uuid else None
         if ukey is not None and (ukey in self.graph.index or ukey in self.sidechain_seen):
@@ -213,6 +215,15 @@ class _Collector:
             if node is not None:
                 self.graph.message[node] = index
             self.stats["records"] += 1
+
+    def _skipped(self, kind: str | None, uuid, sidechain, parent) -> None:
+        """A record that carries no conversation: counted, and linked into the parentUuid chain."""
+        self.stats["skipped_" + (kind or "untyped").replace("-", "_")[:40]] += 1
+        if isinstance(uuid, str) and uuid and not sidechain:
+            ukey = forks.key(uuid)
+            if ukey not in self.graph.index:
+                self._check_size()
+                self.graph.add(uuid, parent if isinstance(parent, str) else None, None, ukey)
 
     def _title_record(self, kind: str, record: dict) -> None:
         """Remember a title; which one names this session is settled in :meth:`session_title`."""
@@ -238,7 +249,7 @@ class _Collector:
         return None
 
     def _check_size(self) -> None:
-        if len(self.graph) >= MAX_RECORDS or len(self.messages) >= MAX_MESSAGES:
+        if len(self.graph.parent) >= MAX_RECORDS or len(self.messages) >= MAX_MESSAGES:
             raise RefocusError(
                 f"{self.source.main} is too large to distill: more than {MAX_RECORDS:,} records or "
                 f"{MAX_MESSAGES:,} messages (a very long session; hand off a shorter one)."
@@ -253,10 +264,15 @@ class _Collector:
         return kept
 
     def _remember_meta(self, record: dict) -> None:
-        for key, attr in (("cwd", "cwd"), ("gitBranch", "git_branch"), ("version", "version")):
-            value = record.get(key)
-            if isinstance(value, str) and value:
-                setattr(self, attr, value)
+        value = record.get("cwd")
+        if value and isinstance(value, str):
+            self.cwd = value
+        value = record.get("gitBranch")
+        if value and isinstance(value, str):
+            self.git_branch = value
+        value = record.get("version")
+        if value and isinstance(value, str):
+            self.version = value
         sid = record.get("sessionId")
         if self.session_id is None and isinstance(sid, str):
             self.session_id = sid

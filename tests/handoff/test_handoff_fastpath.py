@@ -1,9 +1,10 @@
 """The handoff's shortcuts never change what it finds.
 
 Cue regexes run only their alternatives whose required literal occurs in the
-sentence, sentences are split by a charset scan, and the raw-bytes pre-filter
-classifies lines without decoding them: each shortcut is held to the plain
-way (whole regex, one split regex, json.loads of every line) here.
+sentence, the keys of every cue are found in one Aho-Corasick pass, sentences
+are split by a charset scan, and lines are decoded by msgspec straight off the
+file: each shortcut is held to the plain way (whole regex, one scan per key,
+one split regex, json.loads of every line) here.
 """
 
 from __future__ import annotations
@@ -143,7 +144,7 @@ def _outputs(path: Path, cwd: Path) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("kind", ["story", "lookalike-2.1", "lookalike-legacy", "bench"])
-def test_the_pre_filter_gives_what_a_full_decode_of_every_line_gives(kind, story, tmp_path, monkeypatch):
+def test_the_fast_decoder_gives_what_json_loads_of_every_line_gives(kind, story, tmp_path, monkeypatch):
     if kind == "story":
         path, cwd = story.path, story.repo
     elif kind == "bench":
@@ -152,12 +153,10 @@ def test_the_pre_filter_gives_what_a_full_decode_of_every_line_gives(kind, story
         path, cwd = _lookalike_session(tmp_path, kind.split("-")[1]), tmp_path
     assert prep.decode_record is not None  # msgspec is installed: the fast run uses it
     fast = _outputs(path, cwd)
-    monkeypatch.setattr(prep, "prefilter", lambda raw: None)
-    slim = _outputs(path, cwd)  # every line through the msgspec decoder (json.loads where it fails)
-    monkeypatch.setattr(prep, "decode_record", None)  # every line through json.loads, all fields
+    monkeypatch.setattr(prep, "decode_record", None)  # every line through jsonl.read_lines and json.loads
     monkeypatch.setattr(sidechains, "decode_record", None)
     full = _outputs(path, cwd)
-    assert fast == full and slim == full
+    assert fast == full
     assert "L" in fast[1] and fast[0].strip()
 
 
@@ -167,31 +166,46 @@ ODD_LINES = [
     b'{"type":5,"message":"not a dict","timestamp":12,"isSidechain":"yes","summary":null}',
     b'{"type":"assistant","version":123456789012345678901234567890,"cwd":1e400}',  # json.loads: inf
     b'{"type":"user","message":{"content":"\\ud800 lone"},"uuid":"\\udc00"}',  # lone surrogates
+    b'{"type":"user","message":{"content":"pair \\ud83d\\ude00 ok"},"uuid":"\\\\ud800 not an escape"}',
     b'{"type":"user","message":{"content":"bad \xff utf-8"}}',
+    b'{"type":"user","message":{"content":"raw surrogate \xed\xa0\x80"}}',
+    b'{"type":"user","toolUseResult":"\xed\xa0\x80 in a field nobody reads"}',
     b'{"type":"user","timestamp":NaN}',
-    b'[{"type":"user"}]', b'"a string"', b'42', b'null', b'{"type":"user",', b'{}',
+    b'\x0c{"type":"user","uuid":"u3"}\x0b', b'  {"type":"user","uuid":"u4"}\t\r',
+    b'{"type":"progress","content":"{\\"type\\":\\"user\\",\\"uuid\\":\\"fake\\"}","uuid":"u5"}',
+    b'[{"type":"user"}]', b'"a string"', b'42', b'null', b'{"type":"user",', b'{}', b'', b' ', b'[' * 100_000,
 ]
 
 
 def _read(data: bytes, decode) -> list[tuple]:
-    return [(ln.number, ln.record, ln.problem, ln.lossy_utf8)
+    return [(ln.number, ln.record, ln.problem, ln.lossy_utf8, ln.skeleton)
             for ln in jsonl.read_lines(io.BytesIO(data), decode=decode)]
 
 
-def test_the_msgspec_decoder_keeps_every_read_field_and_loses_no_line():
-    data = b"\n".join(ODD_LINES) + b"\n"
-    full, slim = _read(data, None), _read(data, records.decode_record)
-    assert len(full) == len(slim) == len(ODD_LINES)
-    for (n, whole, problem, lossy), (n2, kept, problem2, lossy2) in zip(full, slim):
-        assert (n, problem, lossy) == (n2, problem2, lossy2)
-        if not isinstance(whole, dict):
-            assert kept == whole
-            continue
-        read = set(records.RECORD_FIELDS)
-        assert {k: v for k, v in whole.items() if k in read} == {k: v for k, v in kept.items() if k in read}
-        assert ("toolUseResult" in whole) == ("toolUseResult" in kept)
-        assert set(kept) <= read | {"toolUseResult"}
-    assert "toolUseResult" in slim[0][1] and "stdout" not in repr(slim[0][1])  # the body was skipped
+def _decoded(data: bytes) -> list[tuple]:
+    out = []
+    for number, value, line in jsonl.decoded(io.BytesIO(data), records.decode_record):
+        out.append((number, value, None, False, False) if line is None else
+                   (line.number, line.record, line.problem, line.lossy_utf8, line.skeleton))
+    return out
+
+
+def test_the_msgspec_decoder_gives_what_json_loads_gives_on_odd_lines(monkeypatch):
+    monkeypatch.setattr(jsonl, "PIECE", 4096)  # the long lines below are read in pieces too
+    huge = json.dumps({"type": "user", "uuid": "u6", "message": {"content": "x" * 9000}}).encode()
+    lines = ODD_LINES + [huge, b'{"type":"assistant","uuid":"u7","message":{"content":"' + "é".encode() * 5000 + b'"}}']
+    data = b"\n".join(lines) + b"\n"
+    full = _read(data, None)
+    assert len(full) == len(lines)
+    assert _read(data, records.decode_record) == full
+    assert _decoded(data) == full
+    assert full[-2][4] and full[-2][1]["uuid"] == "u6"  # the huge line was skeletonized, the same way
+    assert full[4][1]["uuid"] == "\ufffd" and full[5][1]["uuid"] == "\\ud800 not an escape"
+    assert _decoded(data[:-1]) == full  # no newline at the end of the file
+    monkeypatch.undo()
+    deep = b"[" * 100_000 + b"\n" + b'{"a":' * 100_000 + b"\n"  # whole lines now, too deep for both
+    assert _decoded(deep) == _read(deep, None) == [(1, None, "invalid-json", False, False),
+                                                   (2, None, "invalid-json", False, False)]
 
 
 @pytest.mark.parametrize("layout", ["2.1", "legacy"])
@@ -223,7 +237,7 @@ def test_compiled_subsets_stay_bounded_and_exact_past_the_bound(monkeypatch):
 
 def test_without_msgspec_every_line_is_parsed_by_json(monkeypatch, story):
     monkeypatch.setitem(sys.modules, "msgspec", None)  # import msgspec -> ImportError
-    assert records._slim_decoder() is None
+    assert records._decoder() is None
     with_msgspec = _outputs(story.path, story.repo)
     monkeypatch.setattr(prep, "decode_record", None)
     monkeypatch.setattr(sidechains, "decode_record", None)

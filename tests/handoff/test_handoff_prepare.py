@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.handoff import jsonl, records, transcript_paths
+from gitrefocus.handoff import jsonl, transcript_paths
 from gitrefocus.handoff import prepare as prep
 from gitrefocus.handoff import spine as sp
 from tests.handoff.conftest import RESULT_SECRET, TOOL_SECRET
@@ -400,18 +400,6 @@ def test_reader_reads_long_lines_in_pieces(monkeypatch):
     assert lines[0].skeleton and lines[0].record["uuid"] == "u"
     assert "bytes cut" in lines[0].record["message"]["content"]
     assert lines[1].record == {"a": 1} and lines[1].number == 2
-
-
-def test_prefilter_only_decides_what_it_can_prove():
-    assert records.prefilter(b'{"type":"file-history-snapshot","snapshot":{}}') == ("skip", "file-history-snapshot")
-    assert records.prefilter(b'{"type":"user","message":{}}') is None
-    link = records.prefilter(b'{"parentUuid":"p","isSidechain":false,"type":"progress","data":{"x":{"uuid":"n"}},'
-                           b'"uuid":"u1","timestamp":"t"}')
-    assert link == ("link", "progress", "u1", "p")
-    # a nested object before the type key: cannot be sure, so parse
-    assert records.prefilter(b'{"message":{"type":"progress"},"type":"user"}') is None
-    # a string that merely mentions the type is escaped and never matches
-    assert records.prefilter(b'{"parentUuid":null,"content":"\\"type\\":\\"progress\\"","type":"user"}') is None
 
 
 # -- locating transcripts ---------------------------------------------------

@@ -153,9 +153,9 @@ class _Collector:
         except OSError as exc:
             raise RefocusError(f"cannot read transcript {self.source.main!r}: {exc.strerror}.") from None
         with fh:
-            if decode_record is None:  # pragma: no cover - msgspec is a dependency
-                for line in jsonl.read_lines(fh):
-                    self._line(line)
+            if decode_record is None:  # no msgspec: every line through json.loads
+                for plain in jsonl.read_lines(fh):
+                    self._line(plain)
                 return
             stats, record = self.stats, self.record
             for number, value, line in jsonl.decoded(fh, decode_record):

@@ -184,36 +184,41 @@ class _Collector:
         self.record(record, line.number)
 
     def record(self, record: dict, number: int) -> None:
-        kind = record.get("type") if isinstance(record.get("type"), str) else None
-        uuid = record.get("uuid")
+        get = record.get
+        kind = get("type")
+        if not isinstance(kind, str):
+            kind = None
+        uuid = get("uuid")
         if not isinstance(uuid, str) or not uuid:
             uuid = None
         if kind not in CONVERSATION:
             if kind in TITLE_KINDS:
                 self._title_record(kind, record)
-            self._skipped(kind, uuid, record.get("isSidechain"),
-                          record.get("parentUuid") or record.get("logicalParentUuid"))
+            self._skipped(kind, uuid, get("isSidechain"), get("parentUuid") or get("logicalParentUuid"))
             return
+        graph = self.graph
         ukey = forks.key(uuid) if uuid else None
-        if ukey is not None and (ukey in self.graph.index or ukey in self.sidechain_seen):
+        if ukey is not None and (ukey in graph.index or ukey in self.sidechain_seen):
             self.stats["duplicate_records"] += 1
             return
-        if record.get("isSidechain") is True and not self.subagent_file:
+        if get("isSidechain") is True and not self.subagent_file:
             self._sidechain(record, uuid, number)
             return
-        self._remember_meta(record)
-        parent = record.get("parentUuid")
-        timestamp = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
+        timestamp = get("timestamp")
+        if not isinstance(timestamp, str):
+            timestamp = None
+        self._remember_meta(get, timestamp)
         node = None
         self._check_size()
         if uuid:
             # the leaf: the last conversation record of the main chain (also the cache key)
-            node = self.graph.add(uuid, parent if isinstance(parent, str) else None, timestamp, ukey)
+            parent = get("parentUuid")
+            node = graph.add(uuid, parent if isinstance(parent, str) else None, timestamp, ukey)
             self.leaf_node, self.leaf_uuid = node, uuid
         index = self._conversation(record, kind, number, timestamp, uuid)
         if index is not None:
             if node is not None:
-                self.graph.message[node] = index
+                graph.message[node] = index
             self.stats["records"] += 1
 
     def _skipped(self, kind: str | None, uuid, sidechain, parent) -> None:
@@ -263,24 +268,25 @@ class _Collector:
         self.text_budget -= len(kept)
         return kept
 
-    def _remember_meta(self, record: dict) -> None:
-        value = record.get("cwd")
+    def _remember_meta(self, get, timestamp: str | None) -> None:
+        """The session's facts from one record (``get`` is its dict's ``get``)."""
+        value = get("cwd")
         if value and isinstance(value, str):
             self.cwd = value
-        value = record.get("gitBranch")
+        value = get("gitBranch")
         if value and isinstance(value, str):
             self.git_branch = value
-        value = record.get("version")
+        value = get("version")
         if value and isinstance(value, str):
             self.version = value
-        sid = record.get("sessionId")
-        if self.session_id is None and isinstance(sid, str):
-            self.session_id = sid
-        ts = record.get("timestamp")
-        if isinstance(ts, str):
+        if self.session_id is None:
+            sid = get("sessionId")
+            if isinstance(sid, str):
+                self.session_id = sid
+        if timestamp is not None:
             if self.first_ts is None:
-                self.first_ts = ts
-            self.last_ts = ts
+                self.first_ts = timestamp
+            self.last_ts = timestamp
 
     # -- conversation -------------------------------------------------------
     def _conversation(self, record, kind, number, timestamp, uuid) -> int | None:

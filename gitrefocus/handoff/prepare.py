@@ -303,7 +303,7 @@ class _Collector:
                 return None
             msg = self._user(record, message, number, origin)
         else:
-            msg = self._assistant(record, message, number)
+            msg = self._assistant(record, message, number, timestamp)
         if msg is None or isinstance(msg, int):
             return msg
         msg.uuid, msg.timestamp = uuid, timestamp
@@ -374,7 +374,7 @@ class _Collector:
             return sp.Block(sp.TOOL_ERROR, "(output stripped)", number, tool=tool)
         return None
 
-    def _assistant(self, record: dict, message: dict, number: int):
+    def _assistant(self, record: dict, message: dict, number: int, timestamp: str | None):
         content = message.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -384,7 +384,9 @@ class _Collector:
         if message.get("model") == "<synthetic>" or record.get("isApiErrorMessage"):
             self.stats["skipped_synthetic"] += 1
             return None
-        msg_id = message.get("id") if isinstance(message.get("id"), str) else None
+        msg_id = message.get("id")
+        if not isinstance(msg_id, str):
+            msg_id = None
         existing = self.open_messages.get(msg_id) if msg_id else None
         if existing is not None:
             self.stats["merged_assistant_lines"] += 1
@@ -397,8 +399,9 @@ class _Collector:
         msg = sp.Message(sp.ASSISTANT, number, last_line=number)
         seen = set()
         self._assistant_blocks(content, number, msg, seen)
-        msg.uuid = record.get("uuid") if isinstance(record.get("uuid"), str) else None
-        msg.timestamp = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
+        uuid = record.get("uuid")
+        msg.uuid = uuid if isinstance(uuid, str) else None
+        msg.timestamp = timestamp
         self.messages.append(msg)
         index = len(self.messages) - 1
         if msg_id:

@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitrefocus.handoff import cues, jsonl, pipeline, records, sidechains
 from gitrefocus.handoff import prepare as prep
@@ -259,3 +261,37 @@ def test_one_pass_over_a_sentence_finds_exactly_the_keys_a_scan_per_key_finds():
 def test_a_cue_key_that_is_empty_is_refused():
     with pytest.raises(ValueError):
         cues.Needles().add(["ok", ""])
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+    | st.sampled_from(["\ud800", "x\udc00", "\ud83d\ude00", "é\x00", "\u2028"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(
+        ["type", "uuid", "parentUuid", "message", "content", "text", "toolUseResult", "isMeta", "x"]) | st.text(),
+        inner, max_size=5),
+    max_leaves=12,
+)
+_LINE = st.one_of(
+    _JSON.map(lambda v: json.dumps(v).encode()),
+    _JSON.map(lambda v: json.dumps(v, ensure_ascii=False).encode("utf-8", "surrogatepass")),
+    st.binary(max_size=40),
+    st.sampled_from([b'{"a":NaN}', b'{"type":"user","x":1e400}', b'\x0c{"type":"user"}\x0b', b"\xed\xa0\x80"]),
+    st.tuples(_JSON, st.integers(0, 60), st.binary(max_size=3)).map(  # a valid line, damaged
+        lambda t: (lambda b: b[:t[1]] + t[2] + b[t[1]:])(json.dumps(t[0]).encode())),
+).map(lambda b: b.replace(b"\n", b" "))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, max_size=6), st.booleans())
+def test_any_lines_read_fast_as_they_read_plain(lines, final_newline):
+    """Whatever the bytes, the fast reader gives each line what json.loads (via read_lines) gives."""
+    data = b"\n".join(lines) + (b"\n" if final_newline else b"")
+    assert _decoded(data) == _read(data, None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(list("noticuraeswlhd'<- ,.ſKİı\ud800") + ["don't", "I'll", "rm -rf", "日本"]),
+                max_size=60).map("".join))
+def test_one_pass_finds_what_a_scan_per_key_finds_on_any_text(text):
+    low = text.casefold()
+    assert cues.NEEDLES.found(low) == frozenset(s for s in cues.NEEDLES.strings if s in low)

@@ -101,7 +101,7 @@ def test_sentence_spans_split_where_the_regex_splits():
         assert cues.sentence_spans(sample) == _regex_spans(sample), repr(sample)
 
 
-# -- the raw-bytes pre-filter against a full decode of every line ----------------------------
+# -- the fast line reader against json.loads of every line -----------------------------------
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "handoff_bench.py"
 LEAK = "LEAKED-FROM-TOOL-OUTPUT-4e1d"

@@ -138,14 +138,15 @@ def _automaton(strings: list[str]):
 
 
 NEEDLES = Needles()
-PRUNED_KEPT = 64  # compiled subsets of one cue's alternatives kept (a few MB at most)
 
 
 class Cue:
     """A cue regex behind cheap gates: every match contains one of ``keys`` (casefolded),
     so a sentence without any of them is skipped without running the regex; and of the
-    regex's alternatives only those whose leading literal occurs in the sentence are run
-    (the same leftmost match, found without trying two dozen alternatives per character)."""
+    regex's alternatives only those whose leading literal occurs in the sentence are run,
+    each on its own (compiled once): the leftmost of their matches, the first alternative
+    on a tie, is the match the whole regex finds, since at each position an alternation
+    takes its first alternative that matches there."""
 
     def __init__(self, regex: re.Pattern, keys: tuple[str, ...]):
         self.regex = regex
@@ -153,7 +154,7 @@ class Cue:
         self.alternatives = [(alt, _required_literals(alt)) for alt in _alternatives(regex.pattern)]
         self._always = frozenset(i for i, (_, lits) in enumerate(self.alternatives) if lits is None)
         self._literals = [(lit, i) for i, (_, lits) in enumerate(self.alternatives) for lit in lits or ()]
-        self._pruned: dict[frozenset[int], re.Pattern | None] = {}
+        self._compiled: list[re.Pattern | None] = [None] * len(self.alternatives)
         self._keyset = frozenset(keys)
         NEEDLES.add(self.keys + tuple(lit for lit, _ in self._literals))
 
@@ -168,13 +169,15 @@ class Cue:
         if "\u0131" in low or "\u0307" in low:
             # dotless i / a dotted capital I: re.I matches them to "i", casefold does not
             return self.regex.search(sentence)
-        kept = self._always.union([i for lit, i in self._literals if lit in found])
-        regex = self._pruned.get(kept, self.regex)
-        if regex is self.regex and len(kept) < len(self.alternatives) and len(self._pruned) < PRUNED_KEPT:
-            # (bounded: a hostile transcript with countless distinct subsets just gets the whole regex)
-            regex = self._pruned[kept] = re.compile(
-                "|".join(self.alternatives[i][0] for i in sorted(kept)), self.regex.flags) if kept else None
-        return regex.search(sentence) if regex is not None else None
+        best = None
+        for i in sorted(self._always.union([i for lit, i in self._literals if lit in found])):
+            regex = self._compiled[i]
+            if regex is None:
+                regex = self._compiled[i] = re.compile(self.alternatives[i][0], self.regex.flags)
+            m = regex.search(sentence)
+            if m is not None and (best is None or m.start() < best.start()):
+                best = m
+        return best
 
 
 def _structure(source: str, start: int = 0) -> Iterator[tuple[int, str, int]]:

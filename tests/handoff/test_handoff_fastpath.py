@@ -58,6 +58,7 @@ def test_pruned_cue_search_finds_what_the_whole_regex_finds(name):
         expected = _plain(cue, sentence)
         got = cue.search(sentence)
         assert (got and got.span()) == (expected and expected.span()), sentence
+        assert (got and got.group()) == (expected and expected.group()), sentence
         found += expected is not None
     assert found > 100  # the generated sentences do exercise the cue
 
@@ -224,17 +225,22 @@ def test_a_tool_result_that_looks_like_records_and_cues_never_leaks(layout, tmp_
     assert plan.stats["duplicate_records"] == 0 and plan.stats.get("skipped_progress", 0) == 1
 
 
-def test_compiled_subsets_stay_bounded_and_exact_past_the_bound(monkeypatch):
-    cue = cues.Cue(cues.ABANDON_RE, cues.ABANDON.keys)
-    monkeypatch.setattr(cues, "PRUNED_KEPT", 8)
+@pytest.mark.parametrize("name", CUE_NAMES)
+def test_alternatives_run_one_by_one_find_the_whole_regexs_match(name):
+    """Many distinct subsets of alternatives, several matching at once (leftmost wins, the
+    first alternative on a tie): the same span as the whole regex; each alternative is compiled
+    once, however many subsets a hostile transcript makes."""
+    cue = cues.Cue(getattr(cues, name).regex, getattr(cues, name).keys)
     literals = sorted({lit for _, lits in cue.alternatives for lit in lits or ()})
     rng = random.Random(2)
-    for _ in range(400):  # many distinct subsets of alternatives
-        sentence = " ".join(rng.sample(literals, 4)) + ", wait, that's not it"
+    for _ in range(2000):
+        words = rng.sample(literals, min(len(literals), rng.randint(1, 5)))
+        sentence = rng.choice(["", "No, ", "wait, "]) + " ".join(words) + rng.choice(["", " instead.", ", wait, that's not it"])
         expected = _plain(cue, sentence)
         got = cue.search(sentence)
         assert (got and got.span()) == (expected and expected.span()), sentence
-    assert len(cue._pruned) <= 8
+        assert (got and got.group()) == (expected and expected.group()), sentence
+    assert sum(r is not None for r in cue._compiled) <= len(cue.alternatives)
 
 
 def test_without_msgspec_every_line_is_parsed_by_json(monkeypatch, story):

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from gitrefocus.handoff import cues, jsonl, pipeline, records, sidechains
 from gitrefocus.handoff import prepare as prep
+from gitrefocus.handoff import spine as sp
 from tests.handoff.conftest import CORRECTION, INJECTION, RESULT_SECRET, TOOL_SECRET
 from tests.handoff.transcript import Session, text, tool_use
 
@@ -301,3 +302,18 @@ def test_any_lines_read_fast_as_they_read_plain(lines, final_newline):
 def test_one_pass_finds_what_a_scan_per_key_finds_on_any_text(text):
     low = text.casefold()
     assert cues.NEEDLES.found(low) == frozenset(s for s in cues.NEEDLES.strings if s in low)
+
+
+_BLOCK_TEXT = st.lists(st.sampled_from(["a", "b c", " ", "\t", "\n", "\r\n", "\u2028", "\x85", "\x0b", "é", "日本", "| x",
+                                        "  ", ""]), max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([sp.USER, sp.ASSISTANT, sp.TOOL, sp.COMMAND, sp.INTERRUPT, sp.SIDECHAIN, sp.REWIND]),
+       st.sampled_from(["", "agent-a1.jsonl"]),
+       st.lists(st.tuples(st.sampled_from([sp.TEXT, sp.THINKING, sp.TOOL_USE, sp.TOOL_ERROR, sp.REJECTED]),
+                          _BLOCK_TEXT, st.integers(1, 10**7), st.sampled_from([None, "Bash", "X ", " "])),
+                max_size=4))
+def test_rendered_size_is_the_length_of_the_rendered_lines(role, source, blocks):
+    message = sp.Message(role, 1, source=source, blocks=[sp.Block(k, t, n, tool=tool) for k, t, n, tool in blocks])
+    assert sp.rendered_size(message) == sum(len(x) + 1 for x in sp.render_message(message))

@@ -8,6 +8,7 @@ recorded by position only, never quoted.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -36,6 +37,12 @@ class Quote:
 
     def md(self) -> str:
         return cues.quote_md(self.text, self.cut_before, self.cut_after)
+
+    @functools.cached_property
+    def words(self) -> set[str]:
+        """Its significant words, computed once: the overruling checks compare every decision
+        with every later correction. (Never mutate the set.)"""
+        return cues.significant_words(self.text)
 
     def pointer(self, note: str) -> Pointer:
         return Pointer("transcript", self.label, note)
@@ -182,12 +189,12 @@ class Analysis:
         if decision.role == "user":
             return None
         nxt = self.next_user_turn(decision.index)
-        words = cues.significant_words(decision.text)
+        words = decision.words
         for c in self.corrections:
             if c.index <= decision.index:
                 continue
-            if c.index == nxt or len(words & cues.significant_words(c.text)) >= 2:
-                restated = any(d.index > c.index and len(words & cues.significant_words(d.text)) >= 2
+            if c.index == nxt or len(words & c.words) >= 2:
+                restated = any(d.index > c.index and len(words & d.words) >= 2
                                for d in self.decisions)
                 return None if restated else c
         return None

@@ -7,7 +7,6 @@ taking a contiguous window around its cue.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
 
@@ -433,10 +432,8 @@ def quote_md(quote: str, cut_before: bool = False, cut_after: bool = False) -> s
     return ("…" if cut_before else "") + '"' + quote + '"' + ("…" if cut_after else "")
 
 
-@functools.lru_cache(maxsize=8192)
-def significant_words(text: str) -> frozenset[str]:
-    """(Cached: the overruling checks compare every decision with every later correction.)"""
-    return frozenset(w.lower() for w in _WORD_RE.findall(text) if w.lower() not in STOPWORDS)
+def significant_words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD_RE.findall(text) if w.lower() not in STOPWORDS}
 
 
 def mentioned_paths(text: str) -> list[str]:

@@ -298,12 +298,11 @@ def _conflicts(an: Analysis) -> _Draft:
     """A conclusion later contradicted by the user with no conclusion after it."""
     out = _Draft()
     for q in an.decisions:
-        words = cues.significant_words(q.text)
+        words = q.words
         for c in an.corrections:
-            if c.index <= q.index or len(words & cues.significant_words(c.text)) < 2:
+            if c.index <= q.index or len(words & c.words) < 2:
                 continue
-            later = [x for x in an.decisions if x.index > c.index
-                     and len(cues.significant_words(x.text) & words) >= 2]
+            later = [x for x in an.decisions if x.index > c.index and len(x.words & words) >= 2]
             if not later:
                 out.add(f"- {q.md()} {{ptr0}} was contradicted by the user {{ptr1}} with no later resolution",
                         q.pointer("decision"), c.pointer("contradiction"))

@@ -67,7 +67,8 @@ def handoff(source: str, *, cwd: str | None = None, extractor_cmd: str | None = 
     git = gitstate.snapshot(_git_candidates(plan.cwd, cwd), plan.first_timestamp)
     result = _extract_and_finalize(plan, git, cwd, extractor_cmd, timeout)
     if git_dir and plan.leaf_uuid:
-        from gitrefocus.handoff import cache  # (not imported for --no-cache: a cold run's startup)
+        # (imported here, not at the top: a --no-cache run does not pay for it at startup)
+        from gitrefocus.handoff import cache
 
         expected = cache.key(src, git, extractor_cmd)
         result.cache_path = cache.store(git_dir, plan.leaf_uuid, expected, {"handoff": result.to_json()})

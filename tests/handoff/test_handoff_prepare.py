@@ -575,3 +575,25 @@ def test_subagent_files_with_odd_names_are_ignored(tmp_path):
         (tmp_path / name).write_text("{}\n")
     os.symlink(tmp_path / "agent-ok.jsonl", tmp_path / "agent-link.jsonl")
     assert [os.path.basename(p) for p in transcript_paths._agent_files(str(tmp_path))] == ["agent-ok.jsonl"]
+
+
+def test_prepare_leaves_the_cycle_collector_as_it_found_it(tmp_path, monkeypatch):
+    import gc
+
+    s = Session(cwd=tmp_path)
+    s.user("Please fix the lexer.")
+    s.assistant(text("I'll fix it."))
+    path = s.write(tmp_path / "claude" / f"{s.session_id}.jsonl")
+    assert gc.isenabled()
+    prep.prepare(transcript_paths.resolve(str(path), str(tmp_path)))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        prep.prepare(transcript_paths.resolve(str(path), str(tmp_path)))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    monkeypatch.setattr(prep, "MAX_RECORDS", 1)
+    with pytest.raises(RefocusError, match="too large"):  # a failure while reading turns it back on too
+        prep.prepare(transcript_paths.resolve(str(path), str(tmp_path)))
+    assert gc.isenabled()

@@ -8,6 +8,7 @@ recorded by position only, never quoted.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -36,6 +37,12 @@ class Quote:
 
     def md(self) -> str:
         return cues.quote_md(self.text, self.cut_before, self.cut_after)
+
+    @functools.cached_property
+    def words(self) -> set[str]:
+        """Its significant words, computed once: the overruling checks compare every decision
+        with every later correction. (Never mutate the set.)"""
+        return cues.significant_words(self.text)
 
     def pointer(self, note: str) -> Pointer:
         return Pointer("transcript", self.label, note)
@@ -95,11 +102,12 @@ class Analysis:
                 continue  # code and pasted logs are not statements
             sentence = text[a:b]
             low = sentence.casefold()
-            if cues.looks_like_injection(sentence, low):
+            present = cues.NEEDLES.found(low)  # every cue's keys, in one pass over the sentence
+            if cues.looks_like_injection(sentence, low, present):
                 if (label, message.role) not in self.injections:
                     self.injections.append((label, message.role))
                 continue
-            yield a, b, sentence, low, label
+            yield a, b, sentence, low, present, label
 
     def _quote(self, text, a, b, match, label, index, role, thinking=False) -> Quote:
         cue = (a + match.start(), a + match.end()) if match else None
@@ -108,21 +116,21 @@ class Analysis:
 
     def _user_sentences(self, index, message, block, refusal=False) -> None:
         per_message = 0
-        for a, b, sentence, low, label in self._sentences(index, message, block):
-            m = cues.CORRECTION.search(sentence, low)
+        for a, b, sentence, low, present, label in self._sentences(index, message, block):
+            m = cues.CORRECTION.search(sentence, low, present)
             if (m or refusal) and per_message < 2:
                 self.corrections.append(self._quote(block.text, a, b, m, label, index, "user"))
                 per_message += 1
                 continue
             for cue, found in ((cues.CONSTRAINT, self.constraints), (cues.DECISION, self.decisions),
                                (cues.INTENT, self.intents)):
-                m = cue.search(sentence, low)
+                m = cue.search(sentence, low, present)
                 if m:
                     found.append(self._quote(block.text, a, b, m, label, index, "user"))
 
     def _assistant_sentences(self, index, message, block, thinking=False) -> None:
-        for a, b, sentence, low, label in self._sentences(index, message, block, thinking):
-            m = cues.ABANDON.search(sentence, low)
+        for a, b, sentence, low, present, label in self._sentences(index, message, block, thinking):
+            m = cues.ABANDON.search(sentence, low, present)
             if m and _ACK_RE.match(sentence):
                 m = None  # "You're right." alone acknowledges a correction; it states no hypothesis
             if m:
@@ -133,7 +141,7 @@ class Analysis:
                                (cues.OPEN, self.open_items)):
                 if cue is cues.OPEN and index < self.tail_start:
                     continue
-                m = cue.search(sentence, low)
+                m = cue.search(sentence, low, present)
                 if m:
                     found.append(self._quote(block.text, a, b, m, label, index, "assistant"))
 
@@ -154,7 +162,7 @@ class Analysis:
         i, message = found
         block = next(b for b in message.blocks if b.kind == sp.TEXT and b.text.strip())
         chosen = None
-        for a, b, sentence, _, label in self._sentences(i, message, block):
+        for a, b, sentence, _, _, label in self._sentences(i, message, block):
             m = _HYPOTHESIS_RE.search(sentence)
             if m:
                 chosen = self._quote(block.text, a, b, m, label, i, "assistant")
@@ -181,12 +189,12 @@ class Analysis:
         if decision.role == "user":
             return None
         nxt = self.next_user_turn(decision.index)
-        words = cues.significant_words(decision.text)
+        words = decision.words
         for c in self.corrections:
             if c.index <= decision.index:
                 continue
-            if c.index == nxt or len(words & cues.significant_words(c.text)) >= 2:
-                restated = any(d.index > c.index and len(words & cues.significant_words(d.text)) >= 2
+            if c.index == nxt or len(words & c.words) >= 2:
+                restated = any(d.index > c.index and len(words & d.words) >= 2
                                for d in self.decisions)
                 return None if restated else c
         return None

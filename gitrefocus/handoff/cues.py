@@ -97,14 +97,55 @@ INJECTION_RE = re.compile(
 )
 
 
-PRUNED_KEPT = 64  # compiled subsets of one cue's alternatives kept (a few MB at most)
+class Needles:
+    """Which of the cues' keys and literals occur in a (casefolded) text, found in one pass
+    over it (Aho-Corasick, from ahocorasick_rs) instead of one substring scan per string:
+    the same answer as ``{n for n in strings if n in text}`` (held to it in the tests)."""
+
+    def __init__(self):
+        self.strings: list[str] = []
+        self._automaton = None
+
+    def add(self, strings) -> None:
+        new = [s for s in dict.fromkeys(strings) if s not in self.strings]
+        if "" in new:
+            raise ValueError("an empty string occurs in every text: not a cue key")
+        if new:
+            self.strings.extend(new)
+            self._automaton = None
+
+    def found(self, text: str) -> frozenset[str]:
+        automaton = self._automaton
+        if automaton is None:
+            automaton = self._automaton = _automaton(self.strings)
+        if automaton is not False:
+            try:
+                return frozenset(automaton.find_matches_as_strings(text, overlapping=True))
+            except UnicodeEncodeError:  # a lone surrogate cannot cross into Rust: scan here
+                pass
+        return frozenset(s for s in self.strings if s in text)
+
+
+def _automaton(strings: list[str]):
+    try:
+        import ahocorasick_rs
+    except ImportError:  # pragma: no cover - a dependency; the substring scans give the same
+        return False
+    # a DFA: a few hundred short strings make a small one, and it searches fastest
+    return ahocorasick_rs.AhoCorasick(strings, implementation=ahocorasick_rs.Implementation.DFA,
+                                      store_patterns=True)
+
+
+NEEDLES = Needles()
 
 
 class Cue:
     """A cue regex behind cheap gates: every match contains one of ``keys`` (casefolded),
     so a sentence without any of them is skipped without running the regex; and of the
-    regex's alternatives only those whose leading literal occurs in the sentence are run
-    (the same leftmost match, found without trying two dozen alternatives per character)."""
+    regex's alternatives only those whose leading literal occurs in the sentence are run,
+    each on its own (compiled once): the leftmost of their matches, the first alternative
+    on a tie, is the match the whole regex finds, since at each position an alternation
+    takes its first alternative that matches there."""
 
     def __init__(self, regex: re.Pattern, keys: tuple[str, ...]):
         self.regex = regex
@@ -112,25 +153,30 @@ class Cue:
         self.alternatives = [(alt, _required_literals(alt)) for alt in _alternatives(regex.pattern)]
         self._always = frozenset(i for i, (_, lits) in enumerate(self.alternatives) if lits is None)
         self._literals = [(lit, i) for i, (_, lits) in enumerate(self.alternatives) for lit in lits or ()]
-        self._pruned: dict[frozenset[int], re.Pattern | None] = {}
+        self._compiled: list[re.Pattern | None] = [None] * len(self.alternatives)
+        self._keyset = frozenset(keys)
+        NEEDLES.add(self.keys + tuple(lit for lit, _ in self._literals))
 
-    def search(self, sentence: str, lowered: str | None = None):
+    def search(self, sentence: str, lowered: str | None = None, found: frozenset[str] | None = None):
+        """The regex's leftmost match in ``sentence``. ``lowered`` is ``sentence.casefold()`` and
+        ``found`` is ``NEEDLES.found(lowered)``, when the caller has them already."""
         low = sentence.casefold() if lowered is None else lowered
-        for key in self.keys:
-            if key in low:
-                break
-        else:
+        if found is None:
+            found = NEEDLES.found(low)
+        if self._keyset.isdisjoint(found):
             return None
         if "\u0131" in low or "\u0307" in low:
             # dotless i / a dotted capital I: re.I matches them to "i", casefold does not
             return self.regex.search(sentence)
-        kept = self._always.union([i for lit, i in self._literals if lit in low])
-        regex = self._pruned.get(kept, self.regex)
-        if regex is self.regex and len(kept) < len(self.alternatives) and len(self._pruned) < PRUNED_KEPT:
-            # (bounded: a hostile transcript with countless distinct subsets just gets the whole regex)
-            regex = self._pruned[kept] = re.compile(
-                "|".join(self.alternatives[i][0] for i in sorted(kept)), self.regex.flags) if kept else None
-        return regex.search(sentence) if regex is not None else None
+        best = None
+        for i in sorted(self._always.union([i for lit, i in self._literals if lit in found])):
+            regex = self._compiled[i]
+            if regex is None:
+                regex = self._compiled[i] = re.compile(self.alternatives[i][0], self.regex.flags)
+            m = regex.search(sentence)
+            if m is not None and (best is None or m.start() < best.start()):
+                best = m
+        return best
 
 
 def _structure(source: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
@@ -408,5 +454,5 @@ def identifiers(text: str) -> list[str]:
     return out
 
 
-def looks_like_injection(text: str, lowered: str | None = None) -> bool:
-    return bool(INJECTION.search(text, lowered))
+def looks_like_injection(text: str, lowered: str | None = None, found: frozenset[str] | None = None) -> bool:
+    return bool(INJECTION.search(text, lowered, found))

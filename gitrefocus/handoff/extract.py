@@ -122,7 +122,7 @@ def _next_sentence(an: Analysis, index: int, after: Quote) -> Quote | None:
     for block in message.blocks:
         if block.kind != sp.TEXT:
             continue
-        for a, b, _, _, label in an._sentences(index, message, block):
+        for a, b, _, _, _, label in an._sentences(index, message, block):
             if found:
                 return an._quote(block.text, a, b, None, label, index, message.role)
             found = block.text[a:b].startswith(after.text) or after.text.startswith(block.text[a:b])
@@ -134,7 +134,7 @@ def _first_sentence(an: Analysis, index: int) -> Quote | None:
     for block in message.blocks:
         if block.kind != sp.TEXT or not block.text.strip():
             continue
-        for a, b, sentence, _, label in an._sentences(index, message, block):
+        for a, b, sentence, _, _, label in an._sentences(index, message, block):
             end = b
             # take up to two short sentences
             more = [s for s in cues.sentence_spans(block.text) if s[0] >= b][:1]
@@ -298,12 +298,11 @@ def _conflicts(an: Analysis) -> _Draft:
     """A conclusion later contradicted by the user with no conclusion after it."""
     out = _Draft()
     for q in an.decisions:
-        words = cues.significant_words(q.text)
+        words = q.words
         for c in an.corrections:
-            if c.index <= q.index or len(words & cues.significant_words(c.text)) < 2:
+            if c.index <= q.index or len(words & c.words) < 2:
                 continue
-            later = [x for x in an.decisions if x.index > c.index
-                     and len(cues.significant_words(x.text) & words) >= 2]
+            later = [x for x in an.decisions if x.index > c.index and len(x.words & words) >= 2]
             if not later:
                 out.add(f"- {q.md()} {{ptr0}} was contradicted by the user {{ptr1}} with no later resolution",
                         q.pointer("decision"), c.pointer("contradiction"))
@@ -452,8 +451,10 @@ def _vocabulary(an: Analysis) -> _Draft:
         for block in message.blocks:
             if block.kind != sp.TEXT or cues.looks_like_injection(block.text):
                 continue
-            text = FENCE_RE.sub("", block.text)
-            for m in list(_MEANS_RE.finditer(text)) + list(_TERM_RE.finditer(text)):
+            text = FENCE_RE.sub("", block.text) if "```" in block.text else block.text
+            # every match of _MEANS_RE holds "mean" (no other letter folds to m, e, a or n under re.I)
+            means = list(_MEANS_RE.finditer(text)) if "mean" in text.lower() else []
+            for m in means + list(_TERM_RE.finditer(text)):
                 term = next(g for g in m.groups() if g)
                 key = term.lower().strip()
                 if key in seen or len(seen) >= 8 or key in cues.STOPWORDS or "/" in term:

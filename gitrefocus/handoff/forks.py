@@ -45,6 +45,7 @@ class Graph:
         # keeps the graph flat in memory; NO_TIME for records without one
         self.times = array("q")
         self.message = array("q")             # index into messages, or NONE
+        self._last: tuple = (None, None)      # (uuid, key) of the last node: most parents
 
     def __len__(self) -> int:
         return len(self.parent)
@@ -55,16 +56,20 @@ class Graph:
     def add(self, uuid: str, parent: str | None, timestamp: str | None, ukey=None) -> int:
         """Add a node; ``ukey`` is ``key(uuid)`` when the caller has it already."""
         node = len(self.parent)
-        self.index[key(uuid) if ukey is None else ukey] = node
+        if ukey is None:
+            ukey = key(uuid)
+        self.index[ukey] = node
         target = self.NONE
         if parent:
-            pkey = key(parent)
+            last_uuid, last_key = self._last
+            pkey = last_key if parent == last_uuid else key(parent)
             target = self.index.get(pkey, self.NONE)
             if target == self.NONE:
                 self.pending[node] = pkey
         self.parent.append(target)
         self.message.append(self.NONE)
         self.times.append(self.NO_TIME if timestamp is None else hash(timestamp) & _HASH_MASK)
+        self._last = (uuid, ukey)
         return node
 
     def resolve(self) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Iterator
+from typing import BinaryIO, Iterator
 
 PIECE = 1 << 20            # lines longer than this are read in pieces and skeletonized
 STRING_CAP = 64 * 1024     # bytes of any one string kept in a skeleton
@@ -37,7 +37,6 @@ class Line:
     problem: str | None = None  # "invalid-json" | "oversized" | "blank"
     lossy_utf8: bool = False
     skeleton: bool = False
-    prefiltered: Any = None  # what the caller's pre-filter made of the raw bytes
 
 
 def safe_cut(body: bytes) -> bytes:
@@ -132,28 +131,27 @@ class _Skeleton:
         return bytes(self.out)
 
 
-_NOTHING = object()
-
-
 def _parse(data: bytes, decode=None) -> tuple[object, bool]:
     """Parse one JSON document; returns (record, lossy_utf8). Raises ValueError.
 
     ``decode(data)``, when given, is tried first (a faster decoder that may keep only
-    some fields); whatever it cannot take (any exception) is parsed by ``json.loads``."""
-    record, lossy = _NOTHING, False
+    some fields, and may give them as another type than a dict); whatever it cannot take
+    (any exception) is parsed by ``json.loads``."""
     if decode is not None:
         try:
-            record = decode(data)
+            # it never gives a lone surrogate: it refuses "\ud800" escapes and invalid UTF-8
+            # in what it keeps (held to json.loads in tests/handoff/test_handoff_fastpath.py)
+            return decode(data), False
         except Exception:  # invalid UTF-8 or JSON, or a shape the decoder does not take
-            record = _NOTHING
-    if record is _NOTHING:
+            pass
+    lossy = False
+    try:
         try:
-            try:
-                record = json.loads(data)
-            except UnicodeDecodeError:
-                record, lossy = json.loads(data.decode("utf-8", "replace")), True
-        except RecursionError:  # one hostile line must not abort the whole handoff
-            raise ValueError("nested deeper than a transcript record goes") from None
+            record = json.loads(data)
+        except UnicodeDecodeError:
+            record, lossy = json.loads(data.decode("utf-8", "replace")), True
+    except RecursionError:  # one hostile line must not abort the whole handoff
+        raise ValueError("nested deeper than a transcript record goes") from None
     if _SURROGATE_ESCAPE.search(data):
         # "\ud800" escapes parse to lone surrogates, which cannot be written out as UTF-8
         record = _without_surrogates(record)
@@ -170,11 +168,9 @@ def _without_surrogates(value):
     return value
 
 
-def read_lines(fh: BinaryIO, *, prefilter=None, decode=None) -> Iterator[Line]:
-    """Yield every line of ``fh``. ``prefilter(raw: bytes)`` may classify a line from
-    its raw bytes; when it returns something other than None the line is not parsed
-    and that value is passed on as ``Line.prefiltered``. ``decode(raw: bytes)`` may
-    parse a whole line faster (see :func:`_parse`)."""
+def read_lines(fh: BinaryIO, *, decode=None) -> Iterator[Line]:
+    """Yield every line of ``fh``. ``decode(raw: bytes)`` may parse a whole line faster
+    (see :func:`_parse`)."""
     number = 0
     while True:
         piece = fh.readline(PIECE)
@@ -182,20 +178,39 @@ def read_lines(fh: BinaryIO, *, prefilter=None, decode=None) -> Iterator[Line]:
             return
         number += 1
         if piece.endswith(b"\n") or len(piece) < PIECE:
-            yield _whole(number, piece, prefilter, decode)
+            yield _whole(number, piece, decode)
             continue
         yield _pieced(number, fh, piece)
 
 
-def _whole(number: int, data: bytes, prefilter, decode=None) -> Line:
+def decoded(fh: BinaryIO, decode) -> Iterator[tuple[int, object, Line | None]]:
+    """What :func:`read_lines` gives, faster for an ordinary line: ``(number, value, None)``
+    when ``decode`` takes the whole line as it is (JSON ignores the whitespace around it);
+    ``(number, None, line)`` for any other line (blank, not JSON, huge, lossy UTF-8, or one
+    ``decode`` refuses), which is read exactly as :func:`read_lines` reads it."""
+    number = 0
+    readline = fh.readline
+    while True:
+        piece = readline(PIECE)
+        if not piece:
+            return
+        number += 1
+        if piece.endswith(b"\n") or len(piece) < PIECE:
+            try:
+                value = decode(piece)
+            except Exception:  # see _parse: json.loads gets its turn
+                yield number, None, _whole(number, piece, decode)
+                continue
+            yield number, value, None
+            continue
+        yield number, None, _pieced(number, fh, piece)
+
+
+def _whole(number: int, data: bytes, decode=None) -> Line:
     size = len(data)
     stripped = data.strip()
     if not stripped:
         return Line(number, size=size, problem="blank")
-    if prefilter is not None:
-        quick = prefilter(stripped)
-        if quick is not None:
-            return Line(number, size=size, prefiltered=quick)
     try:
         record, lossy = _parse(stripped, decode)
     except ValueError:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from gitrefocus.handoff import cache, extract, gitstate, transcript_paths
+from gitrefocus.handoff import extract, gitstate, transcript_paths
 from gitrefocus.handoff.finalize import Brief, finalize, resolver
 from gitrefocus.handoff.prepare import Plan, prepare
 from gitrefocus.handoff.sections import SECTION_NAMES, Pointer, Section
@@ -67,6 +67,9 @@ def handoff(source: str, *, cwd: str | None = None, extractor_cmd: str | None = 
     git = gitstate.snapshot(_git_candidates(plan.cwd, cwd), plan.first_timestamp)
     result = _extract_and_finalize(plan, git, cwd, extractor_cmd, timeout)
     if git_dir and plan.leaf_uuid:
+        # (imported here, not at the top: a --no-cache run does not pay for it at startup)
+        from gitrefocus.handoff import cache
+
         expected = cache.key(src, git, extractor_cmd)
         result.cache_path = cache.store(git_dir, plan.leaf_uuid, expected, {"handoff": result.to_json()})
     return result
@@ -111,6 +114,8 @@ def _extract_and_finalize(plan: Plan, git: gitstate.GitState, cwd: str, extracto
 
 
 def _from_cache(src, cwd: str, git_dir: str, extractor_cmd: str | None) -> Handoff | None:
+    from gitrefocus.handoff import cache
+
     leaf, transcript_cwd = cache.peek_leaf(src.main)
     if not leaf:
         return None

@@ -13,7 +13,6 @@ from gitrefocus.handoff.records import (
     decode_record,
     joined_text,
     one_line,
-    prefilter,
 )
 
 
@@ -105,7 +104,7 @@ def read_subagent(path: str, stats: Counter) -> "Sidechain | None":
         stats["unreadable_subagent_files"] += 1
         return None
     with fh:
-        for line in jsonl.read_lines(fh, prefilter=prefilter, decode=decode_record):
+        for line in jsonl.read_lines(fh, decode=decode_record):
             if line.problem == "invalid-json":
                 stats["invalid_json_lines_subagents"] += 1
             record = line.record

@@ -105,7 +105,18 @@ def render(messages: list[Message], header: list[str] | None = None) -> str:
 
 
 def rendered_size(message: Message) -> int:
-    return sum(len(x) + 1 for x in render_message(message))
+    """``len()`` of the message's lines in :func:`render`, counted without building them."""
+    total = 0
+    for block in message.blocks:
+        label = len(message.label(block.line))
+        first, *rest = (block.text or "").splitlines() or [""]
+        kept = len(first.rstrip())
+        # "<label> <title>: <first>" rstripped: an empty first line takes the ": "'s space with it
+        total += label + 1 + len(_title(message, block)) + (2 + kept if kept else 1) + 1
+        for more in rest:
+            kept = len(more.rstrip())
+            total += label + 1 + (2 + kept if kept else 1) + 1  # "<pad>| <more>" rstripped
+    return total
 
 
 def chunk(messages: list[Message], bound: int, sizes: list[int] | None = None) -> list[tuple[int, int]]:

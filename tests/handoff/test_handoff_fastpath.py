@@ -1,9 +1,10 @@
 """The handoff's shortcuts never change what it finds.
 
 Cue regexes run only their alternatives whose required literal occurs in the
-sentence, sentences are split by a charset scan, and the raw-bytes pre-filter
-classifies lines without decoding them: each shortcut is held to the plain
-way (whole regex, one split regex, json.loads of every line) here.
+sentence, the keys of every cue are found in one Aho-Corasick pass, sentences
+are split by a charset scan, and lines are decoded by msgspec straight off the
+file: each shortcut is held to the plain way (whole regex, one scan per key,
+one split regex, json.loads of every line) here.
 """
 
 from __future__ import annotations
@@ -17,9 +18,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitrefocus.handoff import cues, jsonl, pipeline, records, sidechains
 from gitrefocus.handoff import prepare as prep
+from gitrefocus.handoff import spine as sp
 from tests.handoff.conftest import CORRECTION, INJECTION, RESULT_SECRET, TOOL_SECRET
 from tests.handoff.transcript import Session, text, tool_use
 
@@ -55,6 +59,7 @@ def test_pruned_cue_search_finds_what_the_whole_regex_finds(name):
         expected = _plain(cue, sentence)
         got = cue.search(sentence)
         assert (got and got.span()) == (expected and expected.span()), sentence
+        assert (got and got.group()) == (expected and expected.group()), sentence
         found += expected is not None
     assert found > 100  # the generated sentences do exercise the cue
 
@@ -98,7 +103,7 @@ def test_sentence_spans_split_where_the_regex_splits():
         assert cues.sentence_spans(sample) == _regex_spans(sample), repr(sample)
 
 
-# -- the raw-bytes pre-filter against a full decode of every line ----------------------------
+# -- the fast line reader against json.loads of every line -----------------------------------
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "handoff_bench.py"
 LEAK = "LEAKED-FROM-TOOL-OUTPUT-4e1d"
@@ -143,7 +148,7 @@ def _outputs(path: Path, cwd: Path) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("kind", ["story", "lookalike-2.1", "lookalike-legacy", "bench"])
-def test_the_pre_filter_gives_what_a_full_decode_of_every_line_gives(kind, story, tmp_path, monkeypatch):
+def test_the_fast_decoder_gives_what_json_loads_of_every_line_gives(kind, story, tmp_path, monkeypatch):
     if kind == "story":
         path, cwd = story.path, story.repo
     elif kind == "bench":
@@ -152,12 +157,10 @@ def test_the_pre_filter_gives_what_a_full_decode_of_every_line_gives(kind, story
         path, cwd = _lookalike_session(tmp_path, kind.split("-")[1]), tmp_path
     assert prep.decode_record is not None  # msgspec is installed: the fast run uses it
     fast = _outputs(path, cwd)
-    monkeypatch.setattr(prep, "prefilter", lambda raw: None)
-    slim = _outputs(path, cwd)  # every line through the msgspec decoder (json.loads where it fails)
-    monkeypatch.setattr(prep, "decode_record", None)  # every line through json.loads, all fields
+    monkeypatch.setattr(prep, "decode_record", None)  # every line through jsonl.read_lines and json.loads
     monkeypatch.setattr(sidechains, "decode_record", None)
     full = _outputs(path, cwd)
-    assert fast == full and slim == full
+    assert fast == full
     assert "L" in fast[1] and fast[0].strip()
 
 
@@ -167,31 +170,46 @@ ODD_LINES = [
     b'{"type":5,"message":"not a dict","timestamp":12,"isSidechain":"yes","summary":null}',
     b'{"type":"assistant","version":123456789012345678901234567890,"cwd":1e400}',  # json.loads: inf
     b'{"type":"user","message":{"content":"\\ud800 lone"},"uuid":"\\udc00"}',  # lone surrogates
+    b'{"type":"user","message":{"content":"pair \\ud83d\\ude00 ok"},"uuid":"\\\\ud800 not an escape"}',
     b'{"type":"user","message":{"content":"bad \xff utf-8"}}',
+    b'{"type":"user","message":{"content":"raw surrogate \xed\xa0\x80"}}',
+    b'{"type":"user","toolUseResult":"\xed\xa0\x80 in a field nobody reads"}',
     b'{"type":"user","timestamp":NaN}',
-    b'[{"type":"user"}]', b'"a string"', b'42', b'null', b'{"type":"user",', b'{}',
+    b'\x0c{"type":"user","uuid":"u3"}\x0b', b'  {"type":"user","uuid":"u4"}\t\r',
+    b'{"type":"progress","content":"{\\"type\\":\\"user\\",\\"uuid\\":\\"fake\\"}","uuid":"u5"}',
+    b'[{"type":"user"}]', b'"a string"', b'42', b'null', b'{"type":"user",', b'{}', b'', b' ', b'[' * 100_000,
 ]
 
 
 def _read(data: bytes, decode) -> list[tuple]:
-    return [(ln.number, ln.record, ln.problem, ln.lossy_utf8)
+    return [(ln.number, ln.record, ln.problem, ln.lossy_utf8, ln.skeleton)
             for ln in jsonl.read_lines(io.BytesIO(data), decode=decode)]
 
 
-def test_the_msgspec_decoder_keeps_every_read_field_and_loses_no_line():
-    data = b"\n".join(ODD_LINES) + b"\n"
-    full, slim = _read(data, None), _read(data, records.decode_record)
-    assert len(full) == len(slim) == len(ODD_LINES)
-    for (n, whole, problem, lossy), (n2, kept, problem2, lossy2) in zip(full, slim):
-        assert (n, problem, lossy) == (n2, problem2, lossy2)
-        if not isinstance(whole, dict):
-            assert kept == whole
-            continue
-        read = set(records.RECORD_FIELDS)
-        assert {k: v for k, v in whole.items() if k in read} == {k: v for k, v in kept.items() if k in read}
-        assert ("toolUseResult" in whole) == ("toolUseResult" in kept)
-        assert set(kept) <= read | {"toolUseResult"}
-    assert "toolUseResult" in slim[0][1] and "stdout" not in repr(slim[0][1])  # the body was skipped
+def _decoded(data: bytes) -> list[tuple]:
+    out = []
+    for number, value, line in jsonl.decoded(io.BytesIO(data), records.decode_record):
+        out.append((number, value, None, False, False) if line is None else
+                   (line.number, line.record, line.problem, line.lossy_utf8, line.skeleton))
+    return out
+
+
+def test_the_msgspec_decoder_gives_what_json_loads_gives_on_odd_lines(monkeypatch):
+    monkeypatch.setattr(jsonl, "PIECE", 4096)  # the long lines below are read in pieces too
+    huge = json.dumps({"type": "user", "uuid": "u6", "message": {"content": "x" * 9000}}).encode()
+    lines = ODD_LINES + [huge, b'{"type":"assistant","uuid":"u7","message":{"content":"' + "é".encode() * 5000 + b'"}}']
+    data = b"\n".join(lines) + b"\n"
+    full = _read(data, None)
+    assert len(full) == len(lines)
+    assert _read(data, records.decode_record) == full
+    assert _decoded(data) == full
+    assert full[-2][4] and full[-2][1]["uuid"] == "u6"  # the huge line was skeletonized, the same way
+    assert full[4][1]["uuid"] == "\ufffd" and full[5][1]["uuid"] == "\\ud800 not an escape"
+    assert _decoded(data[:-1]) == full  # no newline at the end of the file
+    monkeypatch.undo()
+    deep = b"[" * 100_000 + b"\n" + b'{"a":' * 100_000 + b"\n"  # whole lines now, too deep for both
+    assert _decoded(deep) == _read(deep, None) == [(1, None, "invalid-json", False, False),
+                                                   (2, None, "invalid-json", False, False)]
 
 
 @pytest.mark.parametrize("layout", ["2.1", "legacy"])
@@ -208,23 +226,94 @@ def test_a_tool_result_that_looks_like_records_and_cues_never_leaks(layout, tmp_
     assert plan.stats["duplicate_records"] == 0 and plan.stats.get("skipped_progress", 0) == 1
 
 
-def test_compiled_subsets_stay_bounded_and_exact_past_the_bound(monkeypatch):
-    cue = cues.Cue(cues.ABANDON_RE, cues.ABANDON.keys)
-    monkeypatch.setattr(cues, "PRUNED_KEPT", 8)
+@pytest.mark.parametrize("name", CUE_NAMES)
+def test_alternatives_run_one_by_one_find_the_whole_regexs_match(name):
+    """Many distinct subsets of alternatives, several matching at once (leftmost wins, the
+    first alternative on a tie): the same span as the whole regex; each alternative is compiled
+    once, however many subsets a hostile transcript makes."""
+    cue = cues.Cue(getattr(cues, name).regex, getattr(cues, name).keys)
     literals = sorted({lit for _, lits in cue.alternatives for lit in lits or ()})
     rng = random.Random(2)
-    for _ in range(400):  # many distinct subsets of alternatives
-        sentence = " ".join(rng.sample(literals, 4)) + ", wait, that's not it"
+    for _ in range(2000):
+        words = rng.sample(literals, min(len(literals), rng.randint(1, 5)))
+        sentence = rng.choice(["", "No, ", "wait, "]) + " ".join(words) + rng.choice(["", " instead.", ", wait, that's not it"])
         expected = _plain(cue, sentence)
         got = cue.search(sentence)
         assert (got and got.span()) == (expected and expected.span()), sentence
-    assert len(cue._pruned) <= 8
+        assert (got and got.group()) == (expected and expected.group()), sentence
+    assert sum(r is not None for r in cue._compiled) <= len(cue.alternatives)
 
 
 def test_without_msgspec_every_line_is_parsed_by_json(monkeypatch, story):
     monkeypatch.setitem(sys.modules, "msgspec", None)  # import msgspec -> ImportError
-    assert records._slim_decoder() is None
+    assert records._decoder() is None
     with_msgspec = _outputs(story.path, story.repo)
     monkeypatch.setattr(prep, "decode_record", None)
     monkeypatch.setattr(sidechains, "decode_record", None)
     assert _outputs(story.path, story.repo) == with_msgspec
+
+
+def test_one_pass_over_a_sentence_finds_exactly_the_keys_a_scan_per_key_finds():
+    """The Aho-Corasick pass (overlapping matches) against ``n in text`` for every key and literal,
+    on the corpus, generated sentences, and text that cannot cross into Rust (lone surrogates)."""
+    strings = list(cues.NEEDLES.strings)
+    assert len(strings) > 100 and cues.NEEDLES.found("x") == frozenset()
+    odd = ["\ud800 no \udfff wait, that's not it", "nonot", "dondon't", "<<", "i'll'll", "ſtill K", "\x00no\x00",
+           "日本 todo é", "n" * 5000 + "o", ""]
+    for sentence in [*_sentences(), *odd]:
+        low = sentence.casefold()
+        assert cues.NEEDLES.found(low) == frozenset(s for s in strings if s in low), sentence
+
+
+def test_a_cue_key_that_is_empty_is_refused():
+    with pytest.raises(ValueError):
+        cues.Needles().add(["ok", ""])
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+    | st.sampled_from(["\ud800", "x\udc00", "\ud83d\ude00", "é\x00", "\u2028"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(
+        ["type", "uuid", "parentUuid", "message", "content", "text", "toolUseResult", "isMeta", "x"]) | st.text(),
+        inner, max_size=5),
+    max_leaves=12,
+)
+_LINE = st.one_of(
+    _JSON.map(lambda v: json.dumps(v).encode()),
+    _JSON.map(lambda v: json.dumps(v, ensure_ascii=False).encode("utf-8", "surrogatepass")),
+    st.binary(max_size=40),
+    st.sampled_from([b'{"a":NaN}', b'{"type":"user","x":1e400}', b'\x0c{"type":"user"}\x0b', b"\xed\xa0\x80"]),
+    st.tuples(_JSON, st.integers(0, 60), st.binary(max_size=3)).map(  # a valid line, damaged
+        lambda t: (lambda b: b[:t[1]] + t[2] + b[t[1]:])(json.dumps(t[0]).encode())),
+).map(lambda b: b.replace(b"\n", b" "))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, max_size=6), st.booleans())
+def test_any_lines_read_fast_as_they_read_plain(lines, final_newline):
+    """Whatever the bytes, the fast reader gives each line what json.loads (via read_lines) gives."""
+    data = b"\n".join(lines) + (b"\n" if final_newline else b"")
+    assert _decoded(data) == _read(data, None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(list("noticuraeswlhd'<- ,.ſKİı\ud800") + ["don't", "I'll", "rm -rf", "日本"]),
+                max_size=60).map("".join))
+def test_one_pass_finds_what_a_scan_per_key_finds_on_any_text(text):
+    low = text.casefold()
+    assert cues.NEEDLES.found(low) == frozenset(s for s in cues.NEEDLES.strings if s in low)
+
+
+_BLOCK_TEXT = st.lists(st.sampled_from(["a", "b c", " ", "\t", "\n", "\r\n", "\u2028", "\x85", "\x0b", "é", "日本", "| x",
+                                        "  ", ""]), max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([sp.USER, sp.ASSISTANT, sp.TOOL, sp.COMMAND, sp.INTERRUPT, sp.SIDECHAIN, sp.REWIND]),
+       st.sampled_from(["", "agent-a1.jsonl"]),
+       st.lists(st.tuples(st.sampled_from([sp.TEXT, sp.THINKING, sp.TOOL_USE, sp.TOOL_ERROR, sp.REJECTED]),
+                          _BLOCK_TEXT, st.integers(1, 10**7), st.sampled_from([None, "Bash", "X ", " "])),
+                max_size=4))
+def test_rendered_size_is_the_length_of_the_rendered_lines(role, source, blocks):
+    message = sp.Message(role, 1, source=source, blocks=[sp.Block(k, t, n, tool=tool) for k, t, n, tool in blocks])
+    assert sp.rendered_size(message) == sum(len(x) + 1 for x in sp.render_message(message))

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.handoff import jsonl, records, transcript_paths
+from gitrefocus.handoff import jsonl, transcript_paths
 from gitrefocus.handoff import prepare as prep
 from gitrefocus.handoff import spine as sp
 from tests.handoff.conftest import RESULT_SECRET, TOOL_SECRET
@@ -402,18 +402,6 @@ def test_reader_reads_long_lines_in_pieces(monkeypatch):
     assert lines[1].record == {"a": 1} and lines[1].number == 2
 
 
-def test_prefilter_only_decides_what_it_can_prove():
-    assert records.prefilter(b'{"type":"file-history-snapshot","snapshot":{}}') == ("skip", "file-history-snapshot")
-    assert records.prefilter(b'{"type":"user","message":{}}') is None
-    link = records.prefilter(b'{"parentUuid":"p","isSidechain":false,"type":"progress","data":{"x":{"uuid":"n"}},'
-                           b'"uuid":"u1","timestamp":"t"}')
-    assert link == ("link", "progress", "u1", "p")
-    # a nested object before the type key: cannot be sure, so parse
-    assert records.prefilter(b'{"message":{"type":"progress"},"type":"user"}') is None
-    # a string that merely mentions the type is escaped and never matches
-    assert records.prefilter(b'{"parentUuid":null,"content":"\\"type\\":\\"progress\\"","type":"user"}') is None
-
-
 # -- locating transcripts ---------------------------------------------------
 def test_session_id_resolves_under_claude_config_dir(tmp_path, monkeypatch):
     config = tmp_path / "cfg"
@@ -587,3 +575,25 @@ def test_subagent_files_with_odd_names_are_ignored(tmp_path):
         (tmp_path / name).write_text("{}\n")
     os.symlink(tmp_path / "agent-ok.jsonl", tmp_path / "agent-link.jsonl")
     assert [os.path.basename(p) for p in transcript_paths._agent_files(str(tmp_path))] == ["agent-ok.jsonl"]
+
+
+def test_prepare_leaves_the_cycle_collector_as_it_found_it(tmp_path, monkeypatch):
+    import gc
+
+    s = Session(cwd=tmp_path)
+    s.user("Please fix the lexer.")
+    s.assistant(text("I'll fix it."))
+    path = s.write(tmp_path / "claude" / f"{s.session_id}.jsonl")
+    assert gc.isenabled()
+    prep.prepare(transcript_paths.resolve(str(path), str(tmp_path)))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        prep.prepare(transcript_paths.resolve(str(path), str(tmp_path)))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    monkeypatch.setattr(prep, "MAX_RECORDS", 1)
+    with pytest.raises(RefocusError, match="too large"):  # a failure while reading turns it back on too
+        prep.prepare(transcript_paths.resolve(str(path), str(tmp_path)))
+    assert gc.isenabled()

@@ -394,6 +394,11 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             spans.append((start, i))
         pos = start = run.end()  # type: ignore[union-attr]  # a line boundary matches itself
     spans.append((start, len(text)))
+    return trimmed_spans(text, spans)
+
+
+def trimmed_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` of ``text`` without the whitespace at either end; those left empty are dropped."""
     out = []
     for a, b in spans:
         while a < b and text[a].isspace():

@@ -81,15 +81,7 @@ def _regex_spans(text: str) -> list[tuple[int, int]]:
     """Sentence spans as one regex split them (the reference for the charset scan)."""
     cuts = [(m.start(), m.end()) for m in _OLD_SPLIT_RE.finditer(text)]
     spans = list(zip([0] + [e for _, e in cuts], [s for s, _ in cuts] + [len(text)]))
-    out = []
-    for a, b in spans:
-        while a < b and text[a].isspace():
-            a += 1
-        while b > a and text[b - 1].isspace():
-            b -= 1
-        if b > a:
-            out.append((a, b))
-    return out
+    return cues.trimmed_spans(text, spans)  # the split is what is compared; the trim is shared
 
 
 def test_sentence_spans_split_where_the_regex_splits():

@@ -71,7 +71,8 @@ def gc(*, dry_run: bool = False, days: int | None = None, cwd: str = ".") -> GcO
             atomic.refuse_symlinks(entry.path, "move")
             atomic.refuse_symlinks(target, "move a brief to")
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            _move(ws, entry.path, target)
+            with catalog.briefs_changing(ws, entry.path, target):
+                _move(ws, entry.path, target)
     if moves and not dry_run:
         index_md.refresh(ws)
     return GcOutcome(archived=moves, dry_run=dry_run, days=days)

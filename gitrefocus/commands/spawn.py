@@ -170,7 +170,8 @@ def _finish(source: Workspace, dest_ws: Workspace, rid: str, brief_path: str, do
             source_dir: str) -> tuple[list[str], list[str]]:
     """Everything spawn writes after the event log in DEST: the brief, the source's
     copy of the log, notes, first-use setup, INDEX in both repositories."""
-    atomic.write_text(brief_path, doc.render())
+    with catalog.briefs_changing(dest_ws, brief_path):
+        atomic.write_text(brief_path, doc.render())
     record.propagate(dest_ws, source, rid)
     record.note(source, source.head_oid(), rid, "spawned", role="source", status="reserved", dest=dest_dir)
     record.note(dest_ws, dest_ws.head_oid(), rid, "spawned", role="dest", status="reserved", source=source_dir)

@@ -209,7 +209,8 @@ def write_model(ws: Workspace, m: IndexModel) -> str:
 def _write(ws: Workspace, text: str) -> str:
     """Write INDEX.md unless it already says ``text`` (nothing visible changed)."""
     path = os.path.join(ws.refocus_dir, "INDEX.md")
-    atomic.write_text_if_changed(path, text)
+    with _catalog.briefs_changing(ws, path):
+        atomic.write_text_if_changed(path, text)
     return path
 
 

@@ -38,7 +38,8 @@ def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
     if digest in older:
         snap = eventlog.snapshot(ws.repo, tip.oid)
         if snap is not None:
-            atomic.write_bytes(path, snap)
+            with catalog.briefs_changing(ws, path):
+                atomic.write_bytes(path, snap)
             return [f"{rel} was behind {ref_name(rid)}; restored it from the ref."]
     try:
         doc = Brief.parse(data, rel)

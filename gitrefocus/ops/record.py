@@ -21,7 +21,7 @@ from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.note_line import NoteRecord
-from gitrefocus.store import atomic, eventlog, eventmerge, notes, refs
+from gitrefocus.store import atomic, catalog, eventlog, eventmerge, notes, refs
 from gitrefocus.store.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -137,7 +137,8 @@ def write_event(ws: Workspace, refocus_id: str, make_event: Callable[[eventlog.T
         write_file = path is not None
     if write_file and "new" in docs and tip.state.status == docs["new"].status:
         path = path or ws.brief_path(refocus_id)
-        atomic.write_text(path, docs["new"].render())
+        with catalog.briefs_changing(ws, path):
+            atomic.write_text(path, docs["new"].render())
         written.append(path)
     return Outcome(tip=tip, written=written, warnings=warnings)
 
@@ -182,7 +183,8 @@ def materialize(ws: Workspace, refocus_id: str, new_events: list[Event]) -> list
         new = new.with_meta(status=tip.state.status)
     if new.render() == doc.render():
         return []
-    atomic.write_text(path, new.render())
+    with catalog.briefs_changing(ws, path):
+        atomic.write_text(path, new.render())
     return [path]
 
 

@@ -164,6 +164,69 @@ def _brief_names(ws: Workspace) -> tuple[set[str], set[str]]:
     return live, archived
 
 
+def census_stamp(ws: Workspace) -> tuple[str, float]:
+    """(stamp, newest mtime in it) of the directories brief files live in:
+    docs/refocus/, its archive/ and each quarter there. Any file made,
+    renamed or removed in one of them changes it; a file edited in place does not."""
+    parts, newest = [], 0.0
+
+    def add(label: str, path: str) -> bool:
+        nonlocal newest
+        try:
+            st = os.stat(path)
+        except OSError:
+            parts.append(f"{label}:-")
+            return False
+        parts.append(f"{label}:{st.st_ino}:{st.st_mtime_ns}")
+        newest = max(newest, st.st_mtime_ns / 1e9)
+        return True
+
+    if add("", ws.refocus_dir) and add("archive", ws.archive_dir):
+        try:
+            quarters = sorted((e.name, e.path) for e in os.scandir(ws.archive_dir) if e.is_dir())
+        except OSError:
+            quarters = []
+        for name, path in quarters:
+            add(name, path)
+    return " ".join(parts), newest
+
+
+def _brief_ids(ws: Workspace, known: set[str]) -> tuple[set[str], set[str]]:
+    """(ids with a brief in docs/refocus/, ids with only archived briefs), listed;
+    the file names are compared with ``known`` ones (``<id>.md``) as sets, in C,
+    and only the others are checked in Python."""
+    def ids(names: set[str]) -> set[str]:
+        hits = names & known
+        return {n[:-3] for n in hits} | {n[:-3] for n in names - hits if n.endswith(".md") and RefocusId.is_valid(n[:-3])}
+
+    live, archived = (ids(names) for names in _brief_names(ws))
+    return live, archived - live
+
+
+@contextlib.contextmanager
+def briefs_changing(ws: Workspace, *paths: str) -> Iterator[None]:
+    """Around a write of files in docs/refocus/ (a brief, INDEX.md): when the
+    census of brief names was current before it, it is kept current after (each
+    of ``paths`` looked at again, the directories stamped again), under the
+    cache's write lock, so the next INDEX.md does not list the directory. Any
+    write made without it only costs the next reader a listing."""
+    with catalog_cache.writing(ws.git_dir) as cache:
+        current = cache is not None and cache.census_stamp() == census_stamp(ws)[0]
+        yield
+        if cache is None or not current:
+            return
+        try:
+            for path in paths:
+                name = os.path.basename(path)
+                rid = name[:-3]
+                if name.endswith(".md") and RefocusId.is_valid(rid):
+                    live = os.path.lexists(ws.brief_path(rid))
+                    cache.set_census(rid, live, live or brief_file(ws, rid) is not None)
+            cache.set_census_stamp(census_stamp(ws)[0])
+        except catalog_cache.Error:
+            cache.set_census_stamp(None)
+
+
 @functools.lru_cache(maxsize=4096)
 def _realpath(path: str) -> str:
     return os.path.realpath(path)  # entries share a handful of source/dest dirs
@@ -437,6 +500,27 @@ class Catalog:
             yield self._entry(rid, rec, file, key, file_rows.get(key) if key else None)
         self._save_files()
 
+    def census(self) -> bool:
+        """Make the cache's census of brief names (which ids have a brief file,
+        live or only archived) hold the directories as they are now: trusted
+        while their stamp (:func:`census_stamp`) is the one stored with it,
+        which our own writes keep (:func:`briefs_changing`); else listed again.
+        False when it could not be written (read the directories instead).
+        Call after :meth:`fresh`: which names have a ref is read from its rows."""
+        cache = self.cache
+        if cache.census_stamp() == census_stamp(self.ws)[0]:
+            return True
+        started = time.time()
+        stamp, newest = census_stamp(self.ws)
+        live, archived = _brief_ids(self.ws, set(cache.ids(suffix=".md")))
+
+        def keep() -> None:
+            cache.replace_census(live, archived)
+            # a directory changed in the last clock tick may change again unseen: listed again next time
+            cache.set_census_stamp(catalog_cache.stamp_if_settled(stamp, newest, started))
+
+        return self._keep(keep)
+
     def unsettled(self) -> set[str]:
         """Ids whose brief file needs a look: no ref, not equal to the ref's
         snapshot, unreadable or not a regular file. A stat per brief; a file
@@ -542,23 +626,31 @@ class Overview:
 
 def overview(ws: Workspace, since: str) -> Overview:
     """Load the entries that are open, finished at or after ``since`` (an ISO
-    time), unreadable, or only a brief file; count the rest by name. Costs a
-    listing of names and the loaded entries, not a read of every entry."""
+    time), unreadable, or only a brief file; count the rest. Read from the
+    cache's index and its census of brief names (see :meth:`Catalog.census`):
+    costs the loaded entries, not a read, or even a listing, of every entry."""
     cat = Catalog(ws)
     cat.fresh()
-    # file names, not ids: a directory of 100k briefs is compared with the refs by set operations in C
-    ref_files = set(cat.cache.ids(suffix=".md"))
+    cache = cat.cache
+    if not cat.census():
+        return _overview_listed(cat, since)
+    lone = cache.without_ref()
+    wanted = set(cache.ids_where(statuses=lifecycle.ACTIVE))
+    wanted.update(cache.finished_since(since), cache.unreadable(), lone)
+    cat.load_ids(sorted(wanted - cache.archived_among(wanted)))
+    archived, archived_with_ref = cache.archived_counts()
+    everything = cache.count() - archived_with_ref + len(lone)
+    return Overview(catalog=cat, archived=archived, others=everything - len(cat.entries))
 
-    def briefs(names: set[str]) -> set[str]:  # a check in Python only for names without a ref
-        known = names & ref_files
-        return known | {n for n in names - known if n.endswith(".md") and RefocusId.is_valid(n[:-3])}
 
-    live, archived = (briefs(names) for names in _brief_names(ws))
-    archived -= live
+def _overview_listed(cat: Catalog, since: str) -> Overview:
+    """:func:`overview` from a listing of the brief directories (when the census could not be kept)."""
+    ref_ids = set(cat.cache.ids())
+    live, archived = _brief_ids(cat.ws, set(cat.cache.ids(suffix=".md")))
     wanted = set(cat.cache.ids_where(statuses=lifecycle.ACTIVE))
-    wanted.update(cat.cache.finished_since(since), cat.cache.unreadable(), (n[:-3] for n in live - ref_files))
-    cat.load_ids(sorted(rid for rid in wanted if rid + ".md" not in archived))
-    everything = len((ref_files | live) - archived)
+    wanted.update(cat.cache.finished_since(since), cat.cache.unreadable(), live - ref_ids)
+    cat.load_ids(sorted(wanted - archived))
+    everything = len((ref_ids | live) - archived)
     return Overview(catalog=cat, archived=len(archived), others=everything - len(cat.entries))
 
 

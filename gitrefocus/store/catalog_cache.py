@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 DB = ("cache", "catalog.sqlite")
 LEGACY = ("cache", "catalog.json")  # the cache before this one: removed when found
-VERSION = "7"  # 7: the state column holds state.json as read (6: a row of RefocusState's fields)
+VERSION = "8"  # 8: the census of brief names; 7: the state column holds state.json as read
 Error = sqlite3.Error
 RACY_SECONDS = 0.05  # a stamp this young may not yet show a write in the same clock tick
 
@@ -63,7 +63,20 @@ CREATE INDEX IF NOT EXISTS refs_unreadable ON refs (id) WHERE state IS NULL;
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, snapshot TEXT,
     status TEXT, error TEXT, equal INTEGER);
+CREATE TABLE IF NOT EXISTS briefs (
+    id TEXT PRIMARY KEY, live INTEGER NOT NULL, has_ref INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS briefs_without_ref ON briefs (id) WHERE live = 1 AND has_ref = 0;
+CREATE INDEX IF NOT EXISTS briefs_archived ON briefs (has_ref) WHERE live = 0;
 """
+_PUT_BRIEF = "INSERT OR REPLACE INTO briefs SELECT ?1, ?2, EXISTS (SELECT 1 FROM refs WHERE id = ?1)"
+# has_ref follows the refs rows: the names without a ref are found through an index, never by
+# comparing every name with every ref (INSERT OR REPLACE fires only the insert trigger)
+TRIGGERS = (
+    "CREATE TRIGGER IF NOT EXISTS refs_added AFTER INSERT ON refs "
+    "BEGIN UPDATE briefs SET has_ref = 1 WHERE id = NEW.id; END",
+    "CREATE TRIGGER IF NOT EXISTS refs_dropped AFTER DELETE ON refs "
+    "BEGIN UPDATE briefs SET has_ref = 0 WHERE id = OLD.id; END",
+)
 
 
 class Record:
@@ -247,6 +260,53 @@ class Cache:
         self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
                               ((path, *rows[path]) for path in sorted(rows)))
 
+    # -- the census of brief names (see catalog.Catalog.census)
+    def census_stamp(self) -> str | None:
+        return self._meta("briefs_stamp")
+
+    def set_census_stamp(self, stamp: str | None) -> None:
+        self._set_meta("briefs_stamp", stamp)
+
+    def census_ids(self) -> tuple[set[str], set[str]]:
+        """(ids with a live brief, ids with only archived ones), as the census holds them."""
+        live: set[str] = set()
+        archived: set[str] = set()
+        for rid, is_live in self.conn.execute("SELECT id, live FROM briefs"):
+            (live if is_live else archived).add(rid)
+        return live, archived
+
+    def replace_census(self, live: Iterable[str], archived: Iterable[str]) -> None:
+        """The census as listed: ``live`` ids, and ``archived`` ones (a live brief wins)."""
+        live = set(live)
+        rows = sorted({**{rid: 0 for rid in archived if rid not in live}, **{rid: 1 for rid in live}}.items())
+        self.conn.execute("DELETE FROM briefs")
+        self.conn.executemany(_PUT_BRIEF, rows)
+
+    def set_census(self, rid: str, live: bool, archived: bool) -> None:
+        """One id's place in the census (neither: no brief file left)."""
+        if not (live or archived):
+            self.conn.execute("DELETE FROM briefs WHERE id = ?", (rid,))
+            return
+        self.conn.execute(_PUT_BRIEF, (rid, int(live)))
+
+    def without_ref(self) -> list[str]:
+        """Ids with a live brief and no ref row."""
+        return [r[0] for r in self.conn.execute("SELECT id FROM briefs WHERE live = 1 AND has_ref = 0")]
+
+    def archived_counts(self) -> tuple[int, int]:
+        """(ids whose briefs are all archived, of which those with a ref row)."""
+        total, with_ref = self.conn.execute(
+            "SELECT count(*), coalesce(sum(has_ref), 0) FROM briefs WHERE live = 0").fetchone()
+        return total, with_ref
+
+    def archived_among(self, ids: Iterable[str]) -> set[str]:
+        return {rid for rid in ids if self.conn.execute(
+            "SELECT 1 FROM briefs WHERE id = ? AND live = 0", (rid,)).fetchone()}
+
+    def count(self) -> int:
+        """How many ref rows."""
+        return int(self.conn.execute("SELECT count(*) FROM refs").fetchone()[0])
+
     @contextmanager
     def transaction(self) -> Iterator[Cache]:
         """One write transaction (rolled back, and the cache left as it was, on any error)."""
@@ -270,7 +330,7 @@ def _connect(path: str) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for statement in SCHEMA.split(";"):
+        for statement in [*SCHEMA.split(";"), *TRIGGERS]:
             if statement.strip():
                 conn.execute(statement)
     except sqlite3.Error:
@@ -280,6 +340,7 @@ def _connect(path: str) -> sqlite3.Connection:
     if row is None or row[0] != VERSION:
         conn.execute("DELETE FROM refs")
         conn.execute("DELETE FROM files")
+        conn.execute("DELETE FROM briefs")
         conn.execute("DELETE FROM meta")
         conn.execute("INSERT INTO meta (key, value) VALUES ('version', ?)", (VERSION,))
     conn.execute("COMMIT")

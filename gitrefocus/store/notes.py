@@ -1,21 +1,23 @@
 """The audit trail in ``refs/notes/refocus``: append a line, read, merge a remote's.
 
-The line format is :mod:`gitrefocus.model.note_line`. pygit2's ``create_note``
-moves the notes ref with force, so notes commits are built on a scratch ref
-and the shared ref is then moved by compare-and-swap (:func:`refs.cas`).
+The line format is :mod:`gitrefocus.model.note_line`. A note is added by
+building the notes commit with no ref at all (:func:`_note_commit`) and moving
+the shared ref by compare-and-swap (:func:`refs.cas`). pygit2's ``create_note``
+would move a ref itself, with force, so it needed a scratch ref, and creating
+any ref makes libgit2 read all of ``packed-refs`` first (0.07 s at 100k refs).
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.store import git, refs
 from gitrefocus.store.refs import AHEAD, CREATED, FAST_FORWARD, MERGED, SAME
 
 if TYPE_CHECKING:
-    from pygit2 import Oid, Repository, Signature
+    from pygit2 import Oid, Repository
 
     from gitrefocus.store.workspace import Workspace
 
@@ -56,14 +58,38 @@ def add_note(repo: Repository, target_oid: Oid | str, line: str, notes_ref: str 
         if line in lines:
             return False
         message = "\n".join(lines + [line]) + "\n"
-        with refs.scratch(repo, "notes", start=old) as tmp:
-            sig = cast("Signature", refs._pygit2().Signature("git-refocus", "git-refocus@localhost"))
-            repo.create_note(message, sig, sig, str(target_oid), tmp, True)
-            new = refs.resolve(repo, tmp)
-        refs.cas(repo, notes_ref, _written(new, tmp), old, "refocus: note")
+        refs.cas(repo, notes_ref, _note_commit(repo, old, str(target_oid), message), old, "refocus: note")
         return True
 
     return refs.retrying(f"updating {notes_ref}", attempt)
+
+
+NOTES_COMMIT_MESSAGE = "Notes added by 'git refocus'\n"
+
+
+def _note_commit(repo: Repository, parent: Oid | None, target: str, message: str) -> Oid:
+    """A notes commit on ``parent`` whose note on ``target`` (hex) is ``message``,
+    laid out as libgit2's ``git_note_create`` lays it out: in the existing fan-out
+    directory for ``target`` when there is one, else at the top, replacing the old note."""
+    pygit2 = refs._pygit2()
+    blob = repo.create_blob(message.encode("utf-8"))
+    tree = repo[parent].peel(pygit2.Tree) if parent is not None else None
+    root = _with_note(repo, tree, target, blob)
+    sig = pygit2.Signature("git-refocus", "git-refocus@localhost")
+    return repo.create_commit(None, sig, sig, NOTES_COMMIT_MESSAGE, root, [parent] if parent is not None else [])
+
+
+def _with_note(repo: Repository, tree: Any, rest: str, blob: Oid) -> Oid:
+    """``tree`` (None: empty) with the note ``blob`` on the object whose hex,
+    below this level, is ``rest``."""
+    modes = refs._pygit2().enums.FileMode
+    builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
+    fanout = tree[rest[:2]] if tree is not None and len(rest) > 2 and rest[:2] in tree else None
+    if fanout is not None and fanout.filemode == modes.TREE:
+        builder.insert(rest[:2], _with_note(repo, repo[fanout.id], rest[2:], blob), modes.TREE)
+    else:
+        builder.insert(rest, blob, modes.BLOB)
+    return builder.write()
 
 
 def _written(oid: Oid | None, scratch_ref: str) -> Oid:

@@ -1,0 +1,110 @@
+"""store/catalog: INDEX.md counts brief files through the cache's census of brief names, kept
+current by git refocus's own writes, so a spawn in a repository of 100k briefs does not list
+docs/refocus/. A change made by anything else is noticed (the directories' stamp moves) and the
+directory is listed again. The oracle: INDEX.md built from nothing (no cache at all)."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import time
+
+import pytest
+
+from gitrefocus.ops import index_md
+from gitrefocus.store import catalog, catalog_cache
+from gitrefocus.store.workspace import Workspace
+from tests.gitrepo import git
+from tests.runner import refocus, spawn_args
+
+DB = ".git/refocus/cache/catalog.sqlite"
+NOW = {"GIT_REFOCUS_NOW": "2026-11-20T12:00:00Z"}
+
+
+def index_text(repo) -> str:
+    return (repo / "docs" / "refocus" / "INDEX.md").read_text()
+
+
+def from_nothing(repo) -> str:
+    """INDEX.md as a first run with no cache at all writes it."""
+    shutil.rmtree(repo / ".git" / "refocus" / "cache")
+    refocus("index", cwd=repo, env=NOW)
+    return index_text(repo)
+
+
+def census_current(repo) -> bool:
+    with sqlite3.connect(repo / DB) as conn:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'briefs_stamp'").fetchone()
+    return row is not None and row[0] == catalog.census_stamp(Workspace.open(str(repo)))[0]
+
+
+def settle_dirs() -> None:
+    """Let the directories' last change age past the racy window, as between two commands a person types."""
+    time.sleep(catalog_cache.RACY_SECONDS * 2)
+
+
+def test_index_md_from_the_census_equals_one_built_from_nothing(repos):
+    src, dest = repos
+    ids = [refocus(*spawn_args(dest, slug), cwd=src, env=NOW).json["id"] for slug in ("one", "two", "three")]
+    for rid, day in zip(ids[:2], ("2026-01-02", "2026-01-05")):
+        refocus("start", rid, cwd=dest, env=NOW)
+        refocus("complete", rid, "--summary", "Done.", "--no-material-changes", "none", cwd=dest,
+                env={"GIT_REFOCUS_NOW": f"{day}T12:00:00Z"})
+        refocus("receive", rid, cwd=src, env=NOW)
+    briefs = dest / "docs" / "refocus"
+
+    def step(why: str, action) -> None:
+        settle_dirs()
+        refocus("index", cwd=dest, env=NOW)  # whatever happened before, the census is current now
+        assert census_current(dest), why
+        action()
+        written = index_text(dest)
+        assert written == from_nothing(dest), why
+        return written
+
+    # git refocus's own writes: the census follows them without listing
+    step("a spawn", lambda: refocus(*spawn_args(dest, "four"), cwd=src, env=NOW))
+    text = step("an archive into a new quarter", lambda: refocus("gc", "--days", "320", cwd=dest, env=NOW))
+    assert "1 archived" in text
+    text = step("an archive into that quarter", lambda: refocus("gc", "--days", "30", cwd=dest, env=NOW))
+    assert "2 archived" in text
+
+    # anything else: the directory's stamp moved, so it is listed again
+    def orphan() -> None:
+        (briefs / "2026-02-02-hand-made-abcdef.md").write_bytes((briefs / f"{ids[2]}.md").read_bytes())
+        refocus("index", cwd=dest, env=NOW)
+
+    assert "hand-made" in step("a brief without a ref, made by hand", orphan)
+
+    def removed() -> None:
+        (briefs / f"{ids[2]}.md").unlink()
+        refocus("index", cwd=dest, env=NOW)
+
+    step("a brief removed by hand", removed)
+
+    def unarchived_ref_dropped() -> None:
+        git(dest, "update-ref", "-d", f"refs/refocus/{ids[0]}")  # its brief is archived
+        refocus("index", cwd=dest, env=NOW)
+
+    step("the ref of an archived brief deleted", unarchived_ref_dropped)
+
+
+def test_a_spawn_keeps_the_census_current_so_index_md_lists_nothing(spawned, monkeypatch):
+    src, dest, _ = spawned
+    settle_dirs()
+    refocus("index", cwd=dest)
+    refocus(*spawn_args(dest, "second"), cwd=src)  # writes a brief and INDEX.md in dest
+    assert census_current(dest)
+
+    def listed(_ws):
+        raise AssertionError("docs/refocus/ was listed")
+
+    monkeypatch.setattr(catalog, "_brief_names", listed)
+    catalog_cache.forget()
+    ws = Workspace.open(str(dest))
+    index_md.refresh(ws)
+    assert "second" in index_text(dest)
+    (dest / "docs" / "refocus" / "2026-02-02-by-hand-abcdef.md").write_text("x")  # not ours: must be listed
+    with pytest.raises(AssertionError, match="was listed"):
+        index_md.refresh(ws)
+    catalog_cache.forget()

@@ -127,6 +127,11 @@ def _brief_files(ws: Workspace, known: Collection[str] = ()) -> dict[str, tuple[
 def _read_regular(path: str) -> bytes:
     """The bytes of the regular file ``path``: never through a symlink in its
     last component, never blocking on a FIFO put there (OSError for both)."""
+    return _read_regular_stat(path)[0]
+
+
+def _read_regular_stat(path: str) -> tuple[bytes, os.stat_result]:
+    """:func:`_read_regular`, and the file's stat as it was opened."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         st = os.fstat(fd)
@@ -134,11 +139,11 @@ def _read_regular(path: str) -> bytes:
             raise OSError(0, "not a regular file", path)
         data = os.read(fd, st.st_size + 1)  # one read, and the EOF it ends at, for a file that did not grow
         if len(data) <= st.st_size:
-            return data
+            return data, st
         chunks = [data]
         while chunk := os.read(fd, 1 << 16):
             chunks.append(chunk)
-        return b"".join(chunks)
+        return b"".join(chunks), st
     finally:
         os.close(fd)
 
@@ -222,9 +227,9 @@ def briefs_changing(ws: Workspace, *paths: str) -> Iterator[None]:
                 if name.endswith(".md") and RefocusId.is_valid(rid):
                     live = os.path.lexists(ws.brief_path(rid))
                     cache.set_census(rid, live, live or brief_file(ws, rid) is not None)
-            cache.set_census_stamp(census_stamp(ws)[0])
+            cache.set_census_stamp(census_stamp(ws)[0])  # last: a census kept halfway keeps the old stamp
         except catalog_cache.Error:
-            cache.set_census_stamp(None)
+            pass  # the directories no longer match the stamp kept: the next reader lists them
 
 
 @functools.lru_cache(maxsize=4096)
@@ -538,24 +543,22 @@ class Catalog:
             if snapshot is None:  # no ref, or a tip without brief.md
                 out.add(rid)
                 continue
-            try:
-                st = os.lstat(path)
-            except OSError:
-                out.add(rid)
-                continue
-            if not stat.S_ISREG(st.st_mode):
-                out.add(rid)
-                continue
             # the cache's key (see _file_key), without a path check per file where it is plainly inside
             key = path[len(workdir):] if path.startswith(workdir) and ".." not in path else self._file_key(path)
             row = rows.get(key)
-            if row is not None and row[0] == st.st_mtime_ns and row[1] == st.st_size and row[2] == snapshot:
-                if not row[5]:
-                    out.add(rid)
-                continue
-            try:  # not known: equal to the snapshot is settled, and remembered (as _file_info would)
-                equal = git.blob_hash(_read_regular(path)) == snapshot
-            except OSError:
+            try:
+                if row is not None:
+                    st = os.lstat(path)
+                    if not stat.S_ISREG(st.st_mode):
+                        raise OSError(0, "not a regular file", path)
+                    if row[0] == st.st_mtime_ns and row[1] == st.st_size and row[2] == snapshot:
+                        if not row[5]:
+                            out.add(rid)
+                        continue
+                # not known: equal to the snapshot is settled, and remembered (as _file_info would)
+                data, st = _read_regular_stat(path)  # a cold cache: the open's own stat, no lstat first
+                equal = git.blob_hash(data) == snapshot
+            except OSError:  # gone, unreadable, a symlink, a directory, a FIFO...
                 equal = False
             if equal:
                 self._new_files[key] = [st.st_mtime_ns, st.st_size, snapshot, None, None, 1]

@@ -46,7 +46,8 @@ if TYPE_CHECKING:
 
 DB = ("cache", "catalog.sqlite")
 LEGACY = ("cache", "catalog.json")  # the cache before this one: removed when found
-VERSION = "8"  # 8: the census of brief names; 7: the state column holds state.json as read
+VERSION = "7"  # 7: the state column holds state.json as read (the census of brief names needs no new
+# version: its table and triggers are made when missing, and an empty census is listed)
 Error = sqlite3.Error
 RACY_SECONDS = 0.05  # a stamp this young may not yet show a write in the same clock tick
 
@@ -469,6 +470,7 @@ def read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]) -
                      config=LEAN_PACKS)
     assert proc.stdin is not None and proc.stdout is not None
     stdin, out = proc.stdin, proc.stdout
+    _widen_pipe(out.fileno())
     script = "".join(f"info {oid}\ncontents {oid}:state.json\ninfo {oid}:brief.md\n" for _, oid in items)
 
     def feed() -> None:
@@ -511,6 +513,20 @@ def read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]) -
         out.close()
         proc.wait()
         writer.join()
+
+
+PIPE_BYTES = 1 << 20  # how far git may read ahead of the parsing (Linux's default most for a pipe)
+
+
+def _widen_pipe(fd: int) -> None:
+    """Let git run up to PIPE_BYTES ahead of the Python that parses its answers
+    (64 KiB by default: it stalled whenever a chunk of rows was being written)."""
+    import fcntl
+
+    try:
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
+    except OSError:
+        pass  # not Linux, or past the system's limit: only slower
 
 
 def _clean_record(rid: str, oid: Oid, tip: tuple[bytes, bytes, int] | None,

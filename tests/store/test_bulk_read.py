@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
+import shutil
 import sqlite3
 import subprocess
 
@@ -186,20 +188,34 @@ def test_a_cold_cache_loads_only_the_briefs_that_differ(repos):
     from gitrefocus.store.workspace import Workspace
 
     src, dest = repos
-    ids = [refocus(*spawn_args(dest, f"topic-{i}"), cwd=src).json["id"] for i in range(4)]
-    edited = dest / "docs/refocus" / f"{ids[2]}.md"
+    ids = [refocus(*spawn_args(dest, f"topic-{i}"), cwd=src).json["id"] for i in range(7)]
+    briefs = dest / "docs/refocus"
+    edited = briefs / f"{ids[2]}.md"
     edited.write_text(edited.read_text().replace("status: reserved", "status: brief", 1))
-    (dest / DB).unlink(missing_ok=True)
+    # equal bytes, but not a regular file of the repository: never followed, never waited on
+    copy = dest.parent / "elsewhere.md"
+    copy.write_bytes((briefs / f"{ids[4]}.md").read_bytes())
+    (briefs / f"{ids[4]}.md").unlink()
+    (briefs / f"{ids[4]}.md").symlink_to(copy)
+    (briefs / f"{ids[5]}.md").unlink()
+    os.mkfifo(briefs / f"{ids[5]}.md")
+    (briefs / f"{ids[6]}.md").unlink()
+    (briefs / f"{ids[6]}.md").mkdir()
+    shutil.rmtree(dest / ".git/refocus/cache")
     ws = Workspace.open(str(dest))
     try:
         cat = catalog.Catalog(ws)
         cat.fresh()
-        assert cat.unsettled() == {ids[2]}
+        assert cat.unsettled() == {ids[2], ids[4], ids[5], ids[6]}
     finally:
         catalog_cache.forget()
     with sqlite3.connect(dest / DB) as conn:
         files = dict(conn.execute("SELECT path, equal FROM files"))
-    assert {f"docs/refocus/{rid}.md": 1 for rid in ids if rid != ids[2]}.items() <= files.items()
+    assert {f"docs/refocus/{rid}.md": 1 for rid in (ids[0], ids[1], ids[3])}.items() <= files.items()
+    assert not {f"docs/refocus/{rid}.md" for rid in ids[4:]} & files.keys()
+    for rid in ids[4:]:  # gone: list reads the rest
+        path = briefs / f"{rid}.md"
+        path.rmdir() if path.is_dir() else path.unlink()
     listed = refocus("list", "--json", cwd=dest).json
     assert {e["id"]: e["status"] for e in listed["entries"]}[ids[2]] == "brief"
     assert any("imported the hand edit" in n for n in listed["notices"])

@@ -461,7 +461,7 @@ class Catalog:
         if only is not None:
             return self.load_ids([only])
         tips, unsaved, _ = self._sync_tips()
-        files = _brief_files(self.ws)
+        files = self._listed()
         file_rows = self.cache.files()
 
         def add(rid: str, rec: catalog_cache.Record | None) -> None:
@@ -486,7 +486,7 @@ class Catalog:
         time: none is kept in :attr:`entries`, so ``list --all`` of 100k
         refocuses holds their rows, not their entries."""
         tips, unsaved, _ = self._sync_tips()
-        files = _brief_files(self.ws)
+        files = self._listed()
         file_rows = self.cache.files()
         kept = self.cache.tips()
         # the rows the cache holds as the refs are now, streamed in id order; the few others
@@ -504,6 +504,30 @@ class Catalog:
             key = self._file_key(file[0]) if file else None
             yield self._entry(rid, rec, file, key, file_rows.get(key) if key else None)
         self._save_files()
+
+    def _listed(self) -> dict[str, tuple[str, bool]]:
+        """:func:`_brief_files`, for a full load; the census is made to agree with
+        that listing, so whatever a census kept by our writes missed (another
+        writer in the same clock tick) ends at the next full load."""
+        started = time.time()
+        stamp, newest = census_stamp(self.ws)
+        files = _brief_files(self.ws)
+        live = {rid for rid, (_, archived) in files.items() if not archived}
+        archived = files.keys() - live
+        cache = self.cache
+        settled = catalog_cache.stamp_if_settled(stamp, newest, started)
+        try:
+            if cache.census_ids() == (live, archived) and cache.census_stamp() == settled:
+                return files
+        except catalog_cache.Error:
+            return files
+
+        def keep() -> None:
+            cache.replace_census(live, archived)
+            cache.set_census_stamp(settled)
+
+        self._keep(keep)
+        return files
 
     def census(self) -> bool:
         """Make the cache's census of brief names (which ids have a brief file,

@@ -5,7 +5,9 @@ tip's ``state.json`` and the blob id of its ``brief.md``, plus the columns the
 hot paths look up by (status, child session, received). A row is rebuilt only
 when its ref's tip moved, and only that row is written; a row per brief file
 holds what the file said, keyed by its size, mtime and the snapshot it was
-compared with.
+compared with; and a census row per id with a brief file (live, or only
+archived; whether it has a ref row, kept by triggers) lets INDEX.md count 100k
+briefs without listing them (see ``catalog.Catalog.census``).
 
 How fresh the rows are is told two ways:
 

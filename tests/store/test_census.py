@@ -108,3 +108,27 @@ def test_a_spawn_keeps_the_census_current_so_index_md_lists_nothing(spawned, mon
     with pytest.raises(AssertionError, match="was listed"):
         index_md.refresh(ws)
     catalog_cache.forget()
+
+
+def test_a_full_load_puts_right_what_the_census_missed(repos):
+    """A foreign write in the same clock tick as one of ours can leave the census short of a
+    name while its stamp still matches; the next full load (list --all, doctor, gc, tree)
+    lists the directories anyway and puts the census right."""
+    src, dest = repos
+    rid = refocus(*spawn_args(dest, "one"), cwd=src, env=NOW).json["id"]
+    refocus(*spawn_args(dest, "two"), cwd=src, env=NOW)
+    refocus("start", rid, cwd=dest, env=NOW)
+    refocus("complete", rid, "--summary", "Done.", "--no-material-changes", "none", cwd=dest,
+            env={"GIT_REFOCUS_NOW": "2026-01-02T12:00:00Z"})
+    refocus("gc", "--days", "30", cwd=dest, env=NOW)
+    settle_dirs()
+    refocus("index", cwd=dest, env=NOW)
+    expected = index_text(dest)
+    assert "1 archived" in expected and census_current(dest)
+    with sqlite3.connect(dest / DB) as conn:  # the missed write, as the census would hold it
+        conn.execute("DELETE FROM briefs WHERE id = ?", (rid,))
+    refocus("index", cwd=dest, env=NOW)
+    assert "0 archived" in index_text(dest)  # the census is trusted while its stamp matches
+    refocus("list", "--all", cwd=dest, env=NOW)
+    refocus("index", cwd=dest, env=NOW)
+    assert index_text(dest) == expected

@@ -338,7 +338,8 @@ class Catalog:
             reader = catalog_cache.read_records(self.ws.repo, self.ws.git_dir, moved)
         else:
             reader = (catalog_cache.read_record(self.ws.repo, rid, oid) for rid, oid in moved)
-        with _lean_libgit2(len(moved) > CHUNK), contextlib.closing(reader):
+        large = len(moved) > CHUNK
+        with _lean_libgit2(large), contextlib.closing(reader), cache.bulk() if large else contextlib.nullcontext():
             for at in range(0, len(moved), CHUNK):
                 if deadline is not None and time.monotonic() > deadline:
                     return tips, changed, False

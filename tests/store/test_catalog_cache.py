@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
+
 from tests.gitrepo import git, refs
 from tests.runner import refocus, spawn_args
 
@@ -178,3 +180,59 @@ def test_rows_with_conflicts_are_found_by_query(tmp_path):
         assert cache.record("2026-01-01-torn-bbbbbb").state.conflicts[0].kind == "spawned"
     finally:
         catalog_cache.forget()
+
+
+def test_a_large_cold_build_makes_the_indexes_once_and_always_puts_them_back(repos, monkeypatch):
+    """A cold build of more than a chunk drops the refs table's secondary indexes while its rows
+    go in and makes them after: also when the build stops halfway (a hook's budget, an error),
+    and when the process dies meanwhile, the next open makes them again."""
+    import shutil
+
+    from gitrefocus.store import catalog, catalog_cache
+    from gitrefocus.store.workspace import Workspace
+
+    src, dest = repos
+    for i in range(3):
+        refocus(*spawn_args(dest, f"bulk-{i}"), cwd=src)
+    monkeypatch.setattr(catalog, "CHUNK", 1)
+    cache_dir = dest / ".git/refocus/cache"
+
+    def indexes() -> set[str]:
+        with sqlite3.connect(dest / DB) as conn:
+            return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+
+    seen = []
+    put = catalog_cache.Cache.put
+
+    def spy(self, records):
+        seen.append(set(catalog_cache.REFS_INDEXES) & indexes())
+        return put(self, records)
+
+    monkeypatch.setattr(catalog_cache.Cache, "put", spy)
+    try:
+        shutil.rmtree(cache_dir)
+        catalog.Catalog(Workspace.open(str(dest))).fresh()
+        assert seen and not any(seen), "rows went in with their indexes"
+        assert set(catalog_cache.REFS_INDEXES) <= indexes()
+
+        catalog_cache.forget()
+        shutil.rmtree(cache_dir)
+
+        def broken(self, records):
+            raise RuntimeError("stopped halfway")
+
+        monkeypatch.setattr(catalog_cache.Cache, "put", broken)
+        with pytest.raises(RuntimeError):
+            catalog.Catalog(Workspace.open(str(dest))).fresh()
+        assert set(catalog_cache.REFS_INDEXES) <= indexes()
+
+        catalog_cache.forget()
+        with sqlite3.connect(dest / DB) as conn:  # as a process killed mid-build leaves it
+            for name in catalog_cache.REFS_INDEXES:
+                conn.execute(f"DROP INDEX {name}")
+        monkeypatch.setattr(catalog_cache.Cache, "put", put)
+        catalog.Catalog(Workspace.open(str(dest))).cache
+        assert set(catalog_cache.REFS_INDEXES) <= indexes()
+    finally:
+        catalog_cache.forget()
+    assert [e["id"] for e in refocus("list", "--json", cwd=dest).json["entries"]]

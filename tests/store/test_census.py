@@ -132,3 +132,34 @@ def test_a_full_load_puts_right_what_the_census_missed(repos):
     refocus("list", "--all", cwd=dest, env=NOW)
     refocus("index", cwd=dest, env=NOW)
     assert index_text(dest) == expected
+
+
+def test_a_census_that_cannot_be_written_is_read_from_a_listing(repos, monkeypatch):
+    """When the cache refuses the census (locked past its timeout, a full disk), INDEX.md is
+    counted from a listing instead: the same file, never a stale or empty census."""
+    src, dest = repos
+    rid = refocus(*spawn_args(dest, "one"), cwd=src, env=NOW).json["id"]
+    two = refocus(*spawn_args(dest, "two"), cwd=src, env=NOW).json["id"]
+    refocus("start", rid, cwd=dest, env=NOW)
+    refocus("complete", rid, "--summary", "Done.", "--no-material-changes", "none", cwd=dest,
+            env={"GIT_REFOCUS_NOW": "2026-01-02T12:00:00Z"})
+    refocus("receive", rid, cwd=src, env=NOW)
+    refocus("gc", "--days", "30", cwd=dest, env=NOW)
+    briefs = dest / "docs" / "refocus"
+    (briefs / "2026-02-02-hand-made-abcdef.md").write_bytes((briefs / f"{two}.md").read_bytes())
+    expected = from_nothing(dest)
+    assert "1 archived" in expected and "hand-made" in expected
+
+    def refused(self, *args):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(catalog_cache.Cache, "replace_census", refused)
+    monkeypatch.setenv("GIT_REFOCUS_NOW", NOW["GIT_REFOCUS_NOW"])
+    shutil.rmtree(dest / ".git" / "refocus" / "cache")
+    (dest / "docs" / "refocus" / "INDEX.md").unlink()
+    catalog_cache.forget()
+    try:
+        index_md.refresh(Workspace.open(str(dest)))
+    finally:
+        catalog_cache.forget()
+    assert index_text(dest) == expected

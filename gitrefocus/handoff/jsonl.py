@@ -134,9 +134,8 @@ class _Skeleton:
 def _parse(data: bytes, decode=None) -> tuple[object, bool]:
     """Parse one JSON document; returns (record, lossy_utf8). Raises ValueError.
 
-    ``decode(data)``, when given, is tried first (a faster decoder that may keep only
-    some fields, and may give them as another type than a dict); whatever it cannot take
-    (any exception) is parsed by ``json.loads``."""
+    ``decode(data)``, when given, is tried first (a faster decoder giving what
+    ``json.loads`` gives); whatever it cannot take (any exception) is parsed by ``json.loads``."""
     if decode is not None:
         try:
             # it never gives a lone surrogate: it refuses "\ud800" escapes and invalid UTF-8

@@ -1,6 +1,6 @@
 """What the fields of a Claude Code transcript record mean, and small text helpers.
 
-Also the line decoder, which builds only the fields read here (see :data:`decode_record`).
+Also the fast line decoder (see :data:`decode_record`).
 """
 
 from __future__ import annotations

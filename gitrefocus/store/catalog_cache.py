@@ -507,7 +507,7 @@ def read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]) -
     if not items:
         return
     proc = git.popen(git_dir, "--git-dir=.", "cat-file", "--batch-command", "--buffer", stdin=True, stderr=False,
-                     config=LEAN_PACKS)
+                     config=LEAN_PACKS, bufsize=PIPE_BYTES)  # a read takes what git got ahead, not 8 KiB of it
     assert proc.stdin is not None and proc.stdout is not None
     stdin, out = proc.stdin, proc.stdout
     _widen_pipe(out.fileno())

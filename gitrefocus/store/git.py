@@ -61,13 +61,14 @@ def output(cwd: str, *args: str, config: Sequence[str] = ()) -> str:
 
 
 def popen(cwd: str, *args: str, config: Sequence[str] = (), stdin: bool = False,
-          stderr: bool = True) -> subprocess.Popen[bytes]:
+          stderr: bool = True, bufsize: int = -1) -> subprocess.Popen[bytes]:
     """A streaming git call (binary pipes); the caller reads, waits and checks.
     ``stdin``: a pipe to write to; ``stderr=False``: git's stderr is dropped
-    (for a long-lived reader whose failures show in its output)."""
+    (for a long-lived reader whose failures show in its output); ``bufsize``:
+    of the pipes' buffers, as :class:`subprocess.Popen` takes it."""
     return subprocess.Popen(command(cwd, args, config), stdout=subprocess.PIPE,
                             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                            stderr=subprocess.PIPE if stderr else subprocess.DEVNULL)
+                            stderr=subprocess.PIPE if stderr else subprocess.DEVNULL, bufsize=bufsize)
 
 
 def blob_hash(data: bytes) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.store import faults
@@ -71,6 +70,8 @@ def read_bytes(path: str) -> bytes:
 
 
 def write_bytes(path: str, data: bytes) -> None:
+    import tempfile  # ~5 ms with shutil and random: only where a file is written
+
     refuse_symlinks(path)
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)

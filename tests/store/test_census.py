@@ -163,3 +163,32 @@ def test_a_census_that_cannot_be_written_is_read_from_a_listing(repos, monkeypat
     finally:
         catalog_cache.forget()
     assert index_text(dest) == expected
+
+
+@pytest.mark.parametrize("json_functions", [True, False], ids=["json_each", "row-by-row"])
+def test_a_census_is_stored_the_same_by_sqlite_json_or_a_row_at_a_time(tmp_path, monkeypatch, json_functions):
+    """replace_census hands sqlite every id in one JSON document when it can; a non-ASCII
+    name, or an sqlite without JSON functions, goes a row at a time: the table is the same
+    either way, has_ref following the refs rows."""
+    cache = catalog_cache.Cache(str(tmp_path), sqlite3.connect(":memory:", isolation_level=None))
+    for statement in [*catalog_cache.SCHEMA.split(";"), *catalog_cache.TRIGGERS]:
+        if statement.strip():
+            cache.conn.execute(statement)
+    cache.put([catalog_cache.Record(rid, "t" * 40, None, None, "unreadable") for rid in ("b", 'q"uote', "é")])
+    if not json_functions:
+        monkeypatch.setattr(catalog_cache, "_PUT_BRIEFS", "INSERT INTO briefs SELECT * FROM no_such_function(?1)")
+    ran: list[str] = []
+    cache.conn.set_trace_callback(ran.append)
+
+    def census(live: set[str], archived: set[str]) -> list[tuple]:
+        ran.clear()
+        with cache.transaction():
+            cache.replace_census(live, archived)
+        return cache.conn.execute("SELECT id, live, has_ref FROM briefs ORDER BY id").fetchall()
+
+    assert census({"a", "b", 'q"uote', "back\\slash"}, {"a", "c"}) == sorted(
+        [("a", 1, 0), ("b", 1, 1), ('q"uote', 1, 1), ("back\\slash", 1, 0), ("c", 0, 0)])
+    assert any("json_each" in statement for statement in ran) == json_functions
+    assert census({"a"}, {"é"}) == [("a", 1, 0), ("é", 0, 1)]  # not ASCII: a row at a time
+    assert not any("json_each" in statement for statement in ran)
+    assert cache.census_ids() == ({"a"}, {"é"}) and cache.without_ref() == ["a"]

@@ -142,6 +142,12 @@ def _brief_files(ws: Workspace, known: Collection[str] = (),
     return out
 
 
+def _census_of(files: dict[str, tuple[str, bool]]) -> tuple[set[str], set[str]]:
+    """(ids with a live brief, ids with only archived ones) of a :func:`_brief_files` listing."""
+    live = {rid for rid, (_, archived) in files.items() if not archived}
+    return live, files.keys() - live
+
+
 def _read_regular(path: str) -> bytes:
     """The bytes of the regular file ``path``: never through a symlink in its
     last component, never blocking on a FIFO put there (OSError for both)."""
@@ -167,7 +173,6 @@ def _read_regular_stat(path: str) -> tuple[bytes, os.stat_result]:
 
 
 HashSig = tuple[int, int, str]  # (mtime_ns, size, blob id) of a brief as it was opened
-_NOT_HASHED: Any = object()
 PREHASH_MIN = 1000  # briefs to hash before a forked child does it beside the refs' reading
 
 
@@ -606,8 +611,7 @@ class Catalog:
         started = time.time()
         stamp, newest = census_stamp(self.ws)
         files = _brief_files(self.ws)
-        live = {rid for rid, (_, archived) in files.items() if not archived}
-        archived = files.keys() - live
+        live, archived = _census_of(files)
         settled = catalog_cache.stamp_if_settled(stamp, newest, started)
         try:
             agrees = self.cache.census_ids() == (live, archived) and self.cache.census_stamp() == settled
@@ -659,16 +663,16 @@ class Catalog:
             """The cache's key (see _file_key), without a path check per file where it is plainly inside."""
             return path[len(workdir):] if path.startswith(workdir) and ".." not in path else self._file_key(path)
 
-        unknown = [] if self.cache.fresh() else [
-            path for _, path in itertools.chain(*listing) if not rows or key_of(path) not in rows]
+        stale = not self.cache.fresh()
+        unknown = [path for _, path in itertools.chain(*listing) if not rows or key_of(path) not in rows] if stale else []
         with _hashed_aside(unknown) as hashed:
-            self.fresh()
+            if stale:
+                self._sync_tips()
             found = hashed()
         snapshots = self.cache.snapshots()
         files = _brief_files(self.ws, snapshots, listing)
         if self.cache.census_stamp() != stamp:  # the census of this listing: :meth:`census` need not list again
-            live = {rid for rid, (_, archived) in files.items() if not archived}
-            self._keep_census(live, files.keys() - live, catalog_cache.stamp_if_settled(stamp, newest, started))
+            self._keep_census(*_census_of(files), catalog_cache.stamp_if_settled(stamp, newest, started))
         out = set()
         for rid, (path, _) in files.items():
             snapshot = snapshots.get(rid)
@@ -677,27 +681,24 @@ class Catalog:
                 continue
             key = key_of(path)
             row = rows.get(key)
-            try:
-                if row is not None:
+            if row is not None:  # known: a stat tells whether it is still what was compared
+                try:
                     st = os.lstat(path)
-                    if not stat.S_ISREG(st.st_mode):
-                        raise OSError(0, "not a regular file", path)
-                    if row[0] == st.st_mtime_ns and row[1] == st.st_size and row[2] == snapshot:
-                        if not row[5]:
-                            out.add(rid)
-                        continue
-                # not known: equal to the snapshot is settled, and remembered (as _file_info would)
-                sig = found.get(path, _NOT_HASHED)
-                if sig is _NOT_HASHED:
-                    sig = _hash_brief(path)
-                if sig is None:
-                    raise OSError(0, "not a readable regular file", path)
-                equal = sig[2] == snapshot
-            except OSError:  # gone, unreadable, a symlink, a directory, a FIFO...
-                equal = False
-            if equal:
+                except OSError:
+                    out.add(rid)
+                    continue
+                if not stat.S_ISREG(st.st_mode):  # a symlink, a directory, a FIFO...
+                    out.add(rid)
+                    continue
+                if row[0] == st.st_mtime_ns and row[1] == st.st_size and row[2] == snapshot:
+                    if not row[5]:
+                        out.add(rid)
+                    continue
+            # not known: equal to the snapshot is settled, and remembered (as _file_info would)
+            sig = found[path] if path in found else _hash_brief(path)
+            if sig is not None and sig[2] == snapshot:
                 self._new_files[key] = [sig[0], sig[1], snapshot, None, None, 1]
-            else:
+            else:  # differs, or gone, unreadable, not a regular file
                 out.add(rid)
         self._save_files()
         return out

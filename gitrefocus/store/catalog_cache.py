@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.ids import RefocusId
-from gitrefocus.store import eventlog, localstate
+from gitrefocus.store import eventlog, fastjson, localstate
 
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository
@@ -509,7 +509,7 @@ def read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]) -
     import queue
     import threading
 
-    from gitrefocus.store import fastjson, git
+    from gitrefocus.store import git
 
     if not items:
         return
@@ -659,8 +659,6 @@ def _clean_record(rid: str, oid: Oid, data: bytes, brief: str, decode: Callable[
                   ) -> Record | None:
     """The Record of a tip whose state.json read cleanly through cat-file, or
     None (:func:`read_record` then reads it and says what is wrong)."""
-    from gitrefocus.store import fastjson
-
     try:
         # the text kept is the one json.loads decodes, so it reads back the same
         raw, text = fastjson.loads_text(data, decode)

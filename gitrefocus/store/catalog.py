@@ -174,6 +174,7 @@ def _read_regular_stat(path: str) -> tuple[bytes, os.stat_result]:
 
 HashSig = tuple[int, int, str]  # (mtime_ns, size, blob id) of a brief as it was opened
 PREHASH_MIN = 1000  # briefs to hash before a forked child does it beside the refs' reading
+_UNHASHED: Any = object()  # a path the child did not hash
 
 
 def _hash_brief(path: str) -> HashSig | None:
@@ -187,19 +188,24 @@ def _hash_brief(path: str) -> HashSig | None:
     return st.st_mtime_ns, st.st_size, git.blob_hash(data)
 
 
+Hashed = tuple[dict[str, HashSig | None], str | None]  # ({path: signature}, the files rows they make)
+
+
 @contextlib.contextmanager
-def _hashed_aside(paths: list[str]) -> Iterator[Callable[[], dict[str, HashSig | None]]]:
-    """Hash ``paths`` (:func:`_hash_brief`) in a forked child while the body
-    runs, on another core: a cold cache's refs are read meanwhile. The body
-    gets a callable that waits for the child and returns {path: signature};
-    a path missing from it (a child that failed, too few paths to be worth a
-    fork, not Linux, a process with other threads that a fork could catch
-    holding a lock) is for the caller to hash. Leaving the body stops a
-    child not waited for."""
+def _hashed_aside(files: list[tuple[str, str]]) -> Iterator[Callable[[], Hashed]]:
+    """Hash ``files``, (path, cache key) pairs (:func:`_hash_brief`), in a
+    forked child while the body runs, on another core: a cold cache's refs are
+    read meanwhile. The body gets a callable that waits for the child and
+    returns {path: signature} and the cache's files rows of them as one JSON
+    document (:func:`catalog_cache.hashed_files_doc`, keyed by cache key), made
+    by the child too; a path missing from it (a child that failed, too few
+    paths to be worth a fork, not Linux, a process with other threads that a
+    fork could catch holding a lock) is for the caller to hash. Leaving the
+    body stops a child not waited for."""
     import threading
 
-    if len(paths) < PREHASH_MIN or not sys.platform.startswith("linux") or threading.active_count() > 1:
-        yield dict
+    if len(files) < PREHASH_MIN or not sys.platform.startswith("linux") or threading.active_count() > 1:
+        yield lambda: ({}, None)
         return
     r, w = os.pipe()
     try:
@@ -207,7 +213,7 @@ def _hashed_aside(paths: list[str]) -> Iterator[Callable[[], dict[str, HashSig |
     except OSError:
         os.close(r)
         os.close(w)
-        yield dict
+        yield lambda: ({}, None)
         return
     if pid == 0:  # the child: nothing of the parent's runs here (no gc, atexit, finalizers or buffered output)
         code = 1
@@ -215,7 +221,11 @@ def _hashed_aside(paths: list[str]) -> Iterator[Callable[[], dict[str, HashSig |
             gc.disable()
             os.close(r)
             os.nice(10)  # the reading of the refs comes first: this runs on whatever core it leaves idle
-            view = memoryview(marshal.dumps({path: _hash_brief(path) for path in paths}))
+            found = {path: _hash_brief(path) for path, _ in files}
+            # rows for briefs only: not INDEX.md, nor any other page kept beside them
+            doc = catalog_cache.hashed_files_doc((key, found[path]) for path, key in files
+                                                 if RefocusId.is_valid(os.path.basename(path)[:-3]))
+            view = memoryview(marshal.dumps((found, doc)))
             while view:
                 view = view[os.write(w, view):]
             code = 0
@@ -224,7 +234,7 @@ def _hashed_aside(paths: list[str]) -> Iterator[Callable[[], dict[str, HashSig |
     os.close(w)
     waited = False
 
-    def collect() -> dict[str, HashSig | None]:
+    def collect() -> Hashed:
         nonlocal waited
         chunks = []
         while chunk := os.read(r, 1 << 20):
@@ -232,10 +242,12 @@ def _hashed_aside(paths: list[str]) -> Iterator[Callable[[], dict[str, HashSig |
         _, status = os.waitpid(pid, 0)
         waited = True
         try:
-            found = marshal.loads(b"".join(chunks)) if status == 0 else {}
+            found, doc = marshal.loads(b"".join(chunks)) if status == 0 else ({}, None)
         except (ValueError, EOFError, TypeError):
-            found = {}
-        return found if isinstance(found, dict) else {}
+            return {}, None
+        if not isinstance(found, dict) or not isinstance(doc, str):
+            return {}, None
+        return found, doc
 
     try:
         yield collect
@@ -664,42 +676,59 @@ class Catalog:
             return path[len(workdir):] if path.startswith(workdir) and ".." not in path else self._file_key(path)
 
         stale = not self.cache.fresh()
-        unknown = [path for _, path in itertools.chain(*listing) if not rows or key_of(path) not in rows] if stale else []
+        unknown = [(path, key) for _, path in itertools.chain(*listing)
+                   if (key := key_of(path)) not in rows] if stale else []
         with _hashed_aside(unknown) as hashed:
             if stale:
                 self._sync_tips()
-            found = hashed()
-        snapshots = self.cache.snapshots()
-        files = _brief_files(self.ws, snapshots, listing)
-        if self.cache.census_stamp() != stamp:  # the census of this listing: :meth:`census` need not list again
-            self._keep_census(*_census_of(files), catalog_cache.stamp_if_settled(stamp, newest, started))
-        out = set()
-        for rid, (path, _) in files.items():
-            snapshot = snapshots.get(rid)
-            if snapshot is None:  # no ref, or a tip without brief.md
-                out.add(rid)
-                continue
-            key = key_of(path)
-            row = rows.get(key)
-            if row is not None:  # known: a stat tells whether it is still what was compared
-                try:
-                    st = os.lstat(path)
-                except OSError:
+            found, doc = hashed()
+        # the child's rows, and a census, written on the other core while this compares
+        with catalog_cache.aside(self.cache, threaded=doc is not None) as write:
+            if doc is not None:
+                write(lambda cache: cache.put_hashed_files(doc))
+            snapshots = self.cache.snapshots()
+            files = _brief_files(self.ws, snapshots, listing)
+            if self.cache.census_stamp() != stamp:  # the census of this listing: :meth:`census` need not list again
+                live, archived = _census_of(files)
+                settled = catalog_cache.stamp_if_settled(stamp, newest, started)
+
+                def keep(cache: catalog_cache.Cache) -> None:
+                    cache.replace_census(live, archived)
+                    cache.set_census_stamp(settled)
+
+                write(keep)
+            out = set()
+            for rid, (path, _) in files.items():
+                snapshot = snapshots.get(rid)
+                if snapshot is None:  # no ref, or a tip without brief.md
                     out.add(rid)
                     continue
-                if not stat.S_ISREG(st.st_mode):  # a symlink, a directory, a FIFO...
-                    out.add(rid)
-                    continue
-                if row[0] == st.st_mtime_ns and row[1] == st.st_size and row[2] == snapshot:
-                    if not row[5]:
+                sig = found.get(path, _UNHASHED)
+                if sig is not _UNHASHED:  # hashed by the child, its row written aside
+                    if sig is None or sig[2] != snapshot:
                         out.add(rid)
                     continue
-            # not known: equal to the snapshot is settled, and remembered (as _file_info would)
-            sig = found[path] if path in found else _hash_brief(path)
-            if sig is not None and sig[2] == snapshot:
-                self._new_files[key] = [sig[0], sig[1], snapshot, None, None, 1]
-            else:  # differs, or gone, unreadable, not a regular file
-                out.add(rid)
+                key = key_of(path)
+                row = rows.get(key)
+                if row is not None:  # known: a stat tells whether it is still what was compared
+                    try:
+                        st = os.lstat(path)
+                    except OSError:
+                        out.add(rid)
+                        continue
+                    if not stat.S_ISREG(st.st_mode):  # a symlink, a directory, a FIFO...
+                        out.add(rid)
+                        continue
+                    if row[0] == st.st_mtime_ns and row[1] == st.st_size and row[2] == snapshot:
+                        if not row[5]:
+                            out.add(rid)
+                        continue
+                # not known: equal to the snapshot is settled, and remembered (as _file_info would)
+                sig = _hash_brief(path)
+                if sig is not None and sig[2] == snapshot:
+                    self._new_files[key] = [sig[0], sig[1], snapshot, None, None, 1]
+                else:  # differs, or gone, unreadable, not a regular file
+                    out.add(rid)
         self._save_files()
         return out
 

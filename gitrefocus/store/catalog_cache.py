@@ -30,6 +30,7 @@ dropped and rebuilt, never an error.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
@@ -76,6 +77,8 @@ REFS_INDEXES = {
 }
 _CREATE_REFS_INDEXES = tuple(f"CREATE INDEX IF NOT EXISTS {name} {on}" for name, on in REFS_INDEXES.items())
 _PUT_BRIEF = "INSERT OR REPLACE INTO briefs SELECT ?1, ?2, EXISTS (SELECT 1 FROM refs WHERE id = ?1)"
+_PUT_HASHED = ("INSERT OR REPLACE INTO files SELECT key, json_extract(value, '$[0]'), json_extract(value, '$[1]'), "
+               "json_extract(value, '$[2]'), NULL, NULL, 1 FROM json_each(?1)")
 _PUT_BRIEFS = "INSERT INTO briefs SELECT key, value, EXISTS (SELECT 1 FROM refs WHERE id = key) FROM json_each(?1)"
 # has_ref follows the refs rows: the names without a ref are found through an index, never by
 # comparing every name with every ref (INSERT OR REPLACE fires only the insert trigger)
@@ -159,9 +162,10 @@ _open: dict[str, Cache] = {}  # one connection per git dir and process
 
 
 class Cache:
-    def __init__(self, git_dir: str, conn: sqlite3.Connection):
+    def __init__(self, git_dir: str, conn: sqlite3.Connection, path: str | None = None):
         self.git_dir = git_dir
         self.conn = conn
+        self.path = path  # the database file (None: in memory, this connection's alone)
 
     # -- meta
     def _meta(self, key: str) -> str | None:
@@ -255,6 +259,8 @@ class Cache:
 
     # -- files
     def file(self, path: str) -> list[Any] | None:
+        if not storable(path):
+            return None
         row = self.conn.execute("SELECT mtime_ns, size, snapshot, status, error, equal FROM files WHERE path = ?",
                                 (path,)).fetchone()
         return list(row) if row else None
@@ -266,6 +272,22 @@ class Cache:
     def put_files(self, rows: dict[str, list[Any]]) -> None:
         # in key order: b-tree appends, twice as fast as a directory's order for a cold build
         self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+                              ((path, *rows[path]) for path in sorted(rows) if storable(path)))
+
+    def put_hashed_files(self, doc: str) -> None:
+        """Files rows from ``doc``, a JSON object {path: [mtime_ns, size, blob
+        id]} of files as hashed (see :func:`hashed_files_doc`): each is stored
+        as compared with its own blob id, and so equal. (A file that differs
+        from its ref's snapshot has a row that snapshot never matches: it is
+        read again, as when it has none.)"""
+        if doc.isascii():  # what JSON carries to sqlite and back unchanged
+            try:  # one statement, sqlite walking the document (the GIL let go all along)
+                self.conn.execute(_PUT_HASHED, (doc,))
+                return
+            except sqlite3.OperationalError:  # an sqlite without JSON functions: a row at a time
+                pass
+        rows = json.loads(doc)
+        self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, NULL, NULL, 1)",
                               ((path, *rows[path]) for path in sorted(rows)))
 
     # -- the census of brief names (see catalog.Catalog.census)
@@ -288,9 +310,10 @@ class Cache:
         live = set(live)
         ids = sorted({*live, *archived})  # in key order: b-tree appends (strings sort 3x faster than pairs)
         self.conn.execute("DELETE FROM briefs")
-        if all(rid.isascii() for rid in ids):  # what JSON carries to sqlite and back unchanged
+        if "".join(ids).isascii():  # what JSON carries to sqlite and back unchanged
             try:  # one statement, sqlite walking the ids: at 100k, 0.2 s instead of 0.45 s
-                self.conn.execute(_PUT_BRIEFS, (json.dumps({rid: int(rid in live) for rid in ids}),))
+                # (the document made in C: JSON's true and false are sqlite's 1 and 0)
+                self.conn.execute(_PUT_BRIEFS, (json.dumps(dict(zip(ids, map(live.__contains__, ids)))),))
                 return
             except sqlite3.OperationalError:  # an sqlite without JSON functions: a row at a time
                 pass
@@ -404,7 +427,7 @@ def open_cache(git_dir: str, *, create: bool = True) -> Cache | None:
         pass  # connecting fails below, and an in-memory cache is used
     for attempt in range(2):
         try:
-            return _remember(git_dir, _connect(path))
+            return _remember(git_dir, _connect(path), path)
         except sqlite3.DatabaseError:
             if attempt:
                 break
@@ -418,8 +441,8 @@ def open_cache(git_dir: str, *, create: bool = True) -> Cache | None:
     return _remember(git_dir, _connect(":memory:")) if create else None
 
 
-def _remember(git_dir: str, conn: sqlite3.Connection) -> Cache:
-    cache = Cache(git_dir, conn)
+def _remember(git_dir: str, conn: sqlite3.Connection, path: str | None = None) -> Cache:
+    cache = Cache(git_dir, conn, path)
     _open[git_dir] = cache
     return cache
 
@@ -431,6 +454,71 @@ def forget(git_dir: str | None = None) -> None:
             _open.pop(key).conn.close()
         except sqlite3.Error:
             pass
+
+
+def hashed_files_doc(hashed: Iterable[tuple[str, tuple[int, int, str] | None]]) -> str:
+    """The JSON document :meth:`Cache.put_hashed_files` reads, from (path,
+    (mtime_ns, size, blob id) or None) pairs, in path order (b-tree appends)."""
+    # not escaped to ASCII: a name that is not ASCII keeps the document from sqlite's JSON reading
+    return json.dumps({path: sig for path, sig in sorted(hashed) if sig is not None and storable(path)},
+                      separators=(",", ":"), ensure_ascii=False)
+
+
+def storable(text: str) -> bool:
+    """Whether sqlite can take ``text``: not a name with undecodable bytes (lone surrogates)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@contextmanager
+def aside(cache: Cache, threaded: bool = True) -> Iterator[Callable[[Callable[[Cache], object]], None]]:
+    """Writes handed to the callable yielded run in a thread of their own, on a
+    connection of their own, while the body goes on: sqlite lets go of the GIL
+    while it works, so a large write takes the other core. Each write is one
+    transaction; one that fails is dropped (everything here is derived: the
+    next reader does it again). Leaving the body waits for them. Unthreaded,
+    or for a cache in memory (its connection's alone), each runs when handed."""
+    def run(target: Cache, write: Callable[[Cache], object]) -> None:
+        try:
+            with target.transaction():
+                write(target)
+        except Error:
+            pass
+
+    if not threaded or cache.path is None:
+        yield functools.partial(run, cache)
+        return
+    import queue
+    import threading
+
+    path = cache.path
+    writes: queue.SimpleQueue[Callable[[Cache], object] | None] = queue.SimpleQueue()
+
+    def work() -> None:
+        try:
+            conn = _connect(path)
+        except (sqlite3.Error, OSError):
+            conn = None
+        try:
+            while (write := writes.get()) is not None:
+                if conn is not None:
+                    run(Cache(cache.git_dir, conn, path), write)
+        finally:
+            if conn is not None:
+                conn.close()
+
+    thread = threading.Thread(target=work, name="refocus-cache-aside", daemon=True)
+    thread.start()
+    try:
+        yield writes.put
+    finally:
+        writes.put(None)
+        thread.join()
 
 
 def stamp_if_settled(stamp: str | None, newest: float, started: float) -> str | None:

@@ -286,6 +286,7 @@ def test_a_cold_cache_loads_only_the_briefs_that_differ(repos, monkeypatch, asid
         files = dict(conn.execute("SELECT path, equal FROM files"))
     assert {f"docs/refocus/{rid}.md": 1 for rid in (ids[0], ids[1], ids[3])}.items() <= files.items()
     assert not {f"docs/refocus/{rid}.md" for rid in ids[4:]} & files.keys()
+    assert (briefs / "INDEX.md").is_file() and "docs/refocus/INDEX.md" not in files  # briefs only
     for rid in ids[4:]:  # gone: list reads the rest
         path = briefs / f"{rid}.md"
         path.rmdir() if path.is_dir() else path.unlink()

@@ -236,3 +236,79 @@ def test_a_large_cold_build_makes_the_indexes_once_and_always_puts_them_back(rep
     finally:
         catalog_cache.forget()
     assert [e["id"] for e in refocus("list", "--json", cwd=dest).json["entries"]]
+
+
+def _empty_cache(path):
+    from gitrefocus.store import catalog_cache
+
+    cache = catalog_cache.Cache("unused", catalog_cache._connect(str(path)), str(path))
+    return catalog_cache, cache
+
+
+@pytest.mark.parametrize("json_functions", [True, False], ids=["json_each", "row-by-row"])
+def test_hashed_files_are_stored_the_same_by_sqlite_json_or_a_row_at_a_time(tmp_path, monkeypatch, json_functions):
+    """A cold build's hashes go to the files table as one JSON document when they can; a name
+    that is not ASCII (a lone surrogate from undecodable bytes too), or an sqlite without JSON
+    functions, goes a row at a time. Either way each row is what comparing the file with its
+    own blob id would have kept (equal; mtimes past 2**53 kept exact), and a path that could
+    not be hashed has none."""
+    catalog_cache, cache = _empty_cache(tmp_path / "c.sqlite")
+    if not json_functions:
+        monkeypatch.setattr(catalog_cache, "_PUT_HASHED", "INSERT INTO files SELECT * FROM no_such_function(?1)")
+    ran: list[str] = []
+    cache.conn.set_trace_callback(ran.append)
+    big = 1_795_399_305_077_498_751  # nanoseconds: not a double's
+
+    def stored(hashed) -> dict:
+        ran.clear()
+        cache.conn.execute("DELETE FROM files")
+        with cache.transaction():
+            cache.put_hashed_files(catalog_cache.hashed_files_doc(hashed))
+        return {r[0]: list(r[1:]) for r in cache.conn.execute("SELECT * FROM files")}
+
+    hashed = [("docs/refocus/b.md", (big, 12, "b" * 40)), ('docs/refocus/q"uote\\.md', (big + 1, 0, "c" * 40)),
+              ("docs/refocus/gone.md", None)]
+    expected = {path: [sig[0], sig[1], sig[2], None, None, 1] for path, sig in hashed if sig}
+    assert stored(hashed) == expected
+    assert any("json_each" in statement for statement in ran) == json_functions
+    # not ASCII: a row at a time; undecodable bytes (a lone surrogate) no row, never an error
+    odd = [("docs/refocus/é.md", (big, 1, "d" * 40)), ("docs/refocus/archive/\udcff/x.md", (1, 2, "e" * 40))]
+    assert stored(odd) == {"docs/refocus/é.md": [big, 1, "d" * 40, None, None, 1]}
+    assert not any("json_each" in statement for statement in ran)
+    with cache.transaction():
+        cache.put_files({"docs/refocus/\udcff.md": [1, 2, "e" * 40, None, None, 1]})
+    assert cache.file("docs/refocus/\udcff.md") is None
+
+
+def test_writes_aside_run_in_a_thread_on_a_connection_of_their_own(tmp_path):
+    """catalog_cache.aside: each write runs in its own transaction, on another thread and
+    connection, while the body goes on; one that fails is rolled back and dropped, and the
+    writes after it still run; leaving the body waits for them all. A cache in memory (or
+    unthreaded) runs each write when handed."""
+    import threading
+
+    catalog_cache, cache = _empty_cache(tmp_path / "c.sqlite")
+    seen: list[tuple[int, object]] = []
+
+    def put(name: str, fail: bool = False):
+        def write(target) -> None:
+            seen.append((threading.get_ident(), target.conn))
+            target.put_files({name: [1, 2, "a" * 40, None, None, 1]})
+            if fail:
+                raise sqlite3.OperationalError("disk full")
+        return write
+
+    with catalog_cache.aside(cache) as write:
+        for name, fail in (("one", False), ("broken", True), ("two", False)):
+            write(put(name, fail))
+    assert [path for (path,) in cache.conn.execute("SELECT path FROM files ORDER BY path")] == ["one", "two"]
+    assert len(seen) == 3 and all(ident != threading.get_ident() and conn is not cache.conn for ident, conn in seen)
+    assert threading.active_count() == 1  # joined: a fork after it catches no thread
+
+    memory = catalog_cache.Cache("unused", catalog_cache._connect(":memory:"))
+    for target, threaded in ((memory, True), (cache, False)):
+        seen.clear()
+        with catalog_cache.aside(target, threaded=threaded) as write:
+            write(put("three"))
+            assert target.file("three") is not None  # written already, here
+        assert seen == [(threading.get_ident(), target.conn)]

@@ -292,6 +292,7 @@ def census_stamp(ws: Workspace) -> tuple[str, float]:
         except OSError:
             parts.append(f"{label}:-")
             return False
+        label = label if catalog_cache.storable(label) else ascii(label)  # undecodable bytes in a quarter's name
         parts.append(f"{label}:{st.st_ino}:{st.st_mtime_ns}")
         newest = max(newest, st.st_mtime_ns / 1e9)
         return True

@@ -5,8 +5,12 @@ directory is listed again. The oracle: INDEX.md built from nothing (no cache at 
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 import time
 
 import pytest
@@ -15,7 +19,7 @@ from gitrefocus.ops import index_md
 from gitrefocus.store import catalog, catalog_cache
 from gitrefocus.store.workspace import Workspace
 from tests.gitrepo import git
-from tests.runner import refocus, spawn_args
+from tests.runner import refocus, source_env, spawn_args
 
 DB = ".git/refocus/cache/catalog.sqlite"
 NOW = {"GIT_REFOCUS_NOW": "2026-11-20T12:00:00Z"}
@@ -192,3 +196,25 @@ def test_a_census_is_stored_the_same_by_sqlite_json_or_a_row_at_a_time(tmp_path,
     assert census({"a"}, {"é"}) == [("a", 1, 0), ("é", 0, 1)]  # not ASCII: a row at a time
     assert not any("json_each" in statement for statement in ran)
     assert cache.census_ids() == ({"a"}, {"é"}) and cache.without_ref() == ["a"]
+
+
+def test_a_quarter_named_with_undecodable_bytes_is_listed_not_fatal(spawned):
+    """An archive quarter whose name is not UTF-8 (a directory made by hand, or by another
+    system): its briefs are listed, cold and warm, and INDEX.md is written. Such a name was
+    once an internal error: sqlite takes no lone surrogate, in the census stamp nor as a
+    files row's key."""
+    src, dest, out = spawned
+    rid = out["id"]
+    refocus("list", cwd=dest)
+    quarter = os.path.join(os.fsencode(dest / "docs/refocus/archive"), b"q\xff")
+    os.makedirs(quarter)
+    os.rename(os.fsencode(dest / f"docs/refocus/{rid}.md"), os.path.join(quarter, os.fsencode(f"{rid}.md")))
+    for cold in (True, False):
+        if cold:
+            shutil.rmtree(dest / ".git/refocus/cache")
+        proc = subprocess.run([sys.executable, "-m", "gitrefocus", "list", "--all", "--json"], cwd=dest,
+                              env=source_env(None), capture_output=True, check=True)
+        listed = json.loads(proc.stdout.decode("utf-8", "surrogateescape"))  # the path, as it is on disk
+        assert [(e["id"], e["archived"]) for e in listed["entries"]] == [(rid, True)]
+        refocus("index", cwd=dest)
+        assert "1 archived" in index_text(dest)

@@ -123,7 +123,7 @@ CLEAN = ("2026-01-01-bom-aaaab2", "2026-01-01-utf16-aaaab3", "2026-01-01-extra-a
          "2026-01-01-briefdir-aaaab1")
 
 
-def _read_bulk(catalog_cache, ws, items, slow: list[str]):
+def _read_bulk(catalog_cache, ws, items, slow: list[str], ways: int | None = None):
     """read_records of ``items``, the ids read one at a time (by read_record) put in ``slow``."""
     real = catalog_cache.read_record
 
@@ -133,7 +133,7 @@ def _read_bulk(catalog_cache, ws, items, slow: list[str]):
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(catalog_cache, "read_record", spy)
-        return list(catalog_cache.read_records(ws.repo, ws.git_dir, items))
+        return list(catalog_cache.read_records(ws.repo, ws.git_dir, items, ways))
 
 
 def test_bulk_read_gives_the_records_of_one_at_a_time(hostile):
@@ -167,10 +167,12 @@ def test_bulk_read_gives_the_records_of_one_at_a_time(hostile):
         by_id[out["id"]].state
 
 
-@pytest.mark.parametrize("fast_json", [False, True], ids=["json", "msgspec"])
-def test_bulk_read_in_many_chunks_keeps_the_order(hostile, monkeypatch, fast_json):
+@pytest.mark.parametrize(("fast_json", "ways"), [(False, 1), (True, 1), (True, 2), (False, 3)],
+                         ids=["json", "msgspec", "two-gits", "three-gits"])
+def test_bulk_read_in_many_chunks_keeps_the_order(hostile, monkeypatch, fast_json, ways):
     """Chunks of three tips, the hostile ones spread among them: the trees asked two chunks
-    ahead and the states a chunk behind still give each tip its own Record, in order."""
+    ahead and the states a chunk behind still give each tip its own Record, in order; so
+    do gits taking the chunks in turn."""
     from gitrefocus.store import catalog_cache
 
     dest, _ = hostile
@@ -179,9 +181,26 @@ def test_bulk_read_in_many_chunks_keeps_the_order(hostile, monkeypatch, fast_jso
     monkeypatch.setattr(catalog_cache, "READ_CHUNK", 3)
     monkeypatch.setattr(catalog_cache, "FAST_JSON_MIN", 0 if fast_json else 10 ** 9)
     slow: list[str] = []
-    bulk = _read_bulk(catalog_cache, ws, items, slow)
+    started = _count_gits(monkeypatch)
+    bulk = _read_bulk(catalog_cache, ws, items, slow, ways)
     assert [comparable(r) for r in bulk] == [comparable(catalog_cache.read_record(ws.repo, r, o)) for r, o in items]
     assert len(slow) == 3 * (len(items) // 3 - 1 - len(CLEAN))
+    assert len(started) == ways
+
+
+def _count_gits(monkeypatch) -> list:
+    """The git processes store.git.popen starts from now on."""
+    from gitrefocus.store import git as store_git
+
+    started: list = []
+    real = store_git.popen
+
+    def spy(*args, **kw):
+        started.append(real(*args, **kw))
+        return started[-1]
+
+    monkeypatch.setattr(store_git, "popen", spy)
+    return started
 
 
 def test_a_git_without_batch_command_falls_back_to_one_at_a_time(hostile, monkeypatch):
@@ -200,25 +219,34 @@ def test_a_git_without_batch_command_falls_back_to_one_at_a_time(hostile, monkey
     assert [comparable(r) for r in bulk] == [comparable(catalog_cache.read_record(ws.repo, r, o)) for r, o in items]
 
 
-def test_a_reader_that_stops_early_stops_git(hostile, monkeypatch):
+@pytest.mark.parametrize("ways", [1, 2])
+def test_a_reader_that_stops_early_stops_git(hostile, monkeypatch, ways):
     from gitrefocus.store import catalog_cache
-    from gitrefocus.store import git as store_git
 
     dest, _ = hostile
     ws, items = _items(dest)
-    started = []
-    real = store_git.popen
-
-    def spy(*args, **kw):
-        started.append(real(*args, **kw))
-        return started[-1]
-
-    monkeypatch.setattr(store_git, "popen", spy)
-    reader = catalog_cache.read_records(ws.repo, ws.git_dir, items * 200)  # more than a pipe holds
+    started = _count_gits(monkeypatch)
+    reader = catalog_cache.read_records(ws.repo, ws.git_dir, items * 200, ways)  # more than a pipe holds
     first = next(reader)
     reader.close()
     assert first.id == items[0][0]
-    assert started and started[0].poll() is not None, "git is not left running"
+    assert len(started) == ways and all(p.poll() is not None for p in started), "git is not left running"
+
+
+def test_a_large_read_shares_git_s_work_when_there_are_cores(hostile, monkeypatch):
+    """Past SPLIT_MIN tips, two gits read (one when this process may use a single core)."""
+    from gitrefocus.store import catalog_cache
+
+    dest, _ = hostile
+    ws, items = _items(dest)
+    monkeypatch.setattr(catalog_cache, "READ_CHUNK", 4)
+    for cores, gits in ((1, 1), (4, 2)):
+        monkeypatch.setattr(catalog_cache, "_cores", lambda: cores)
+        for split_min, expected in ((len(items), gits), (len(items) + 1, 1)):
+            monkeypatch.setattr(catalog_cache, "SPLIT_MIN", split_min)
+            started = _count_gits(monkeypatch)
+            assert [r.id for r in catalog_cache.read_records(ws.repo, ws.git_dir, items)] == [r for r, _ in items]
+            assert len(started) == expected, (cores, split_min)
 
 
 def test_a_cold_load_in_bulk_equals_one_at_a_time(hostile, monkeypatch):

@@ -172,6 +172,19 @@ class RefocusState:
         state.__class__ = cls  # frozen from here on: see _Unfrozen
         return cast(RefocusState, state)
 
+    @staticmethod
+    def reads(raw: Any) -> bool:
+        """Whether :meth:`from_json` reads ``raw``, a decoded JSON value,
+        without building the state: a cold build checks every refocus's state
+        so and parses none (tests hold the two to the same answers)."""
+        if not isinstance(raw, dict) or "id" not in raw or "status" not in raw:
+            return False
+        sessions = raw.get("sessions")
+        if sessions and isinstance(sessions, (int, float)):  # made a tuple: a number is no sequence
+            return False
+        conflicts = raw.get("conflicts")  # each read as a Conflict: an object
+        return not conflicts or (isinstance(conflicts, list) and all(isinstance(c, dict) for c in conflicts))
+
     def to_row(self) -> list[Any]:
         """The state as one JSON list, a value per field in :data:`ROW_FIELDS`
         order: the compact form the catalog caches (see :meth:`from_row`)."""

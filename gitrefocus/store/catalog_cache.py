@@ -34,6 +34,7 @@ import functools
 import itertools
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -95,7 +96,7 @@ class Record:
     """What the cache keeps of one ref: its tip, snapshot blob, and its
     ``state.json`` as text (parsed when first asked for), or why it is unreadable."""
 
-    __slots__ = ("id", "tip", "snapshot", "text", "error", "_state")
+    __slots__ = ("id", "tip", "snapshot", "text", "error", "_state", "_columns")
 
     def __init__(self, id: str, tip: str, snapshot: str | None, state: RefocusState | None,
                  error: str | None = None, text: str | None = None):
@@ -103,6 +104,19 @@ class Record:
         if text is None and state is not None:
             text = json.dumps(state.to_json(), separators=(",", ":"))
         self.text = text
+        self._columns: tuple[Any, ...] | None = None
+
+    @classmethod
+    def unparsed(cls, id: str, tip: str, snapshot: str | None, raw: dict[str, Any], text: str) -> Record:
+        """The Record of a state :meth:`RefocusState.reads` (``raw``, decoded
+        from ``text``): its columns taken from ``raw``, as :meth:`columns`
+        takes them from the state, which is built only when asked for."""
+        record = cls(id, tip, snapshot, None, None, text)
+        get = raw.get
+        finished = get("completed_at") or get("last_event_at")
+        record._columns = (raw["status"], get("child_session_id"), 1 if get("received_at") else 0,
+                           finished if isinstance(finished, str) else None)
+        return record
 
     @property
     def state(self) -> RefocusState | None:
@@ -113,6 +127,8 @@ class Record:
         return self._state
 
     def columns(self) -> tuple[Any, ...]:
+        if self._columns is not None:
+            return (self.id, self.tip, self.snapshot, self.text, self.error, *self._columns)
         state = self.state
         status = child = finished = None
         received = 0
@@ -745,10 +761,23 @@ def _read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]
         writer.join()
 
 
+def _event_tree(width: int) -> re.Pattern[bytes]:
+    """The raw tree of every event commit git refocus writes, its ids ``width`` bytes wide."""
+    return re.compile(rb"100644 brief\.md\0(.{%d})100644 event\.json\0.{%d}100644 state\.json\0(.{%d})"
+                      % (width, width, width), re.S)
+
+
+_EVENT_TREES = {20: _event_tree(20), 32: _event_tree(32)}
+
+
 def _tree_ids(data: bytes, width: int) -> tuple[str, str] | None:
     """(state.json id, brief.md id) in hex from a tree's raw entries; None
     when either is missing or the tree is not strictly in git's order (where
     git and libgit2 could find different entries: read_record decides)."""
+    usual = _EVENT_TREES.get(width)
+    m = usual.fullmatch(data) if usual is not None else None
+    if m is not None:  # the tree an event commit has: in order, in one C call
+        return m[2].hex(), m[1].hex()
     state = brief = None
     last = b""
     at, end = 0, len(data)
@@ -788,13 +817,14 @@ def _clean_record(rid: str, oid: Oid, data: bytes, brief: str, decode: Callable[
                   ) -> Record | None:
     """The Record of a tip whose state.json read cleanly through cat-file, or
     None (:func:`read_record` then reads it and says what is wrong)."""
+    from gitrefocus.model.events import RefocusState
+
     try:
         # the text kept is the one json.loads decodes, so it reads back the same
         raw, text = fastjson.loads_text(data, decode)
-        parsed = _parse_state(raw)
     except Exception:  # noqa: BLE001 - read again, one at a time, for the exact reason
         return None
-    return Record(rid, str(oid), brief, parsed, None, text)
+    return Record.unparsed(rid, str(oid), brief, raw, text) if RefocusState.reads(raw) else None
 
 
 def moved(cache: Cache, repo: Repository, rid: str, new: Oid | None, stamp_before: str | None) -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitrefocus.model import events as ev
+from tests.model import strategies
 from tests.model.strategies import text
 
 events_st = st.builds(
@@ -45,3 +47,39 @@ def test_events_of_one_second_keep_the_order_they_happened_in():
         merged = ev.merge([spawned, completed], [spawned, abandoned])
         assert merged == ev.merge([spawned, abandoned], [spawned, completed])
         assert [e.kind for e in merged] == [ev.SPAWNED, ev.COMPLETED, ev.ABANDONED]
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | strategies.text,
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(strategies.text, inner, max_size=3),
+                     max_leaves=8)
+_PARTS = {"id": st.just("2026-01-01-x-aaaaaa"), "status": _JSON, "sessions": _JSON, "conflicts": _JSON,
+          "received_at": _JSON, "schema": _JSON}
+
+
+def _reads_by_building(raw) -> bool:
+    try:
+        ev.RefocusState.from_json(raw)
+    except Exception:  # noqa: BLE001 - whatever from_json refuses with
+        return False
+    return True
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_JSON, st.fixed_dictionaries({}, optional=_PARTS),
+                 st.fixed_dictionaries({"id": _PARTS["id"], "status": st.text(max_size=3)},
+                                       optional={"conflicts": st.lists(_JSON, max_size=3), "sessions": _JSON})))
+def test_reads_answers_as_from_json_does(raw):
+    """RefocusState.reads (what a cold build checks instead of parsing) accepts exactly the
+    decoded JSON values from_json reads."""
+    assert ev.RefocusState.reads(raw) == _reads_by_building(raw)
+
+
+@pytest.mark.parametrize("raw", [
+    {"id": "x", "status": "s", "sessions": 7}, {"id": "x", "status": "s", "sessions": 0.5},
+    {"id": "x", "status": "s", "sessions": True}, {"id": "x", "status": "s", "sessions": "ab"},
+    {"id": "x", "status": "s", "conflicts": {"a": 1}}, {"id": "x", "status": "s", "conflicts": "ab"},
+    {"id": "x", "status": "s", "conflicts": [{}, 3]}, {"id": "x", "status": "s", "conflicts": [{}]},
+    {"id": "x", "status": "s", "conflicts": 0}, ["id", "status"], "id status", {"status": "s"}, 3, None,
+])
+def test_reads_answers_as_from_json_does_on_the_edges(raw):
+    assert ev.RefocusState.reads(raw) == _reads_by_building(raw)

@@ -84,6 +84,11 @@ def hostile_refs(repo, good_tip: str) -> dict[str, str]:
         "2026-01-01-extra-aaaab5": commit(state_json=state_blob(json.dumps(state | {"future_key": [1, {"a": 2}]}))),
         "2026-01-01-badsessions-aaaab6": commit(state_json=state_blob(json.dumps(state | {"sessions": 7}))),
         "2026-01-01-badconflict-aaaab7": commit(state_json=state_blob(json.dumps(state | {"conflicts": [3]}))),
+        "2026-01-01-dictconflicts-aaaac2": commit(state_json=state_blob(json.dumps(state | {"conflicts": {"a": 1}}))),
+        # readable, the columns the cache looks up by odd: taken as the state would give them
+        "2026-01-01-oddcols-aaaac1": commit(state_json=state_blob(json.dumps(state | {
+            "status": "result", "completed_at": 7, "last_event_at": "2026-02-02T00:00:00Z", "received_at": "",
+            "child_session_id": 12}))),
         # git's order broken: libgit2 (a binary search) does not find the state a scan finds
         "2026-01-01-unsorted-aaaab8": raw_tree(("100644", "state.json", good_tree["state.json"][1]),
                                                ("100644", "a", brief), ("100644", "brief.md", brief)),
@@ -97,7 +102,7 @@ def hostile_refs(repo, good_tip: str) -> dict[str, str]:
 
 def comparable(record) -> tuple:
     state = record.state.to_json() if record.text is not None else None
-    return record.id, record.tip, record.snapshot, state, record.error
+    return record.id, record.tip, record.snapshot, state, record.error, record.columns()[5:]  # not the text kept
 
 
 @pytest.fixture
@@ -120,7 +125,7 @@ def _items(dest):
 
 # hostile tips that git reads cleanly: odd but readable, and the same Record as read_record's
 CLEAN = ("2026-01-01-bom-aaaab2", "2026-01-01-utf16-aaaab3", "2026-01-01-extra-aaaab5", "2026-01-01-symlink-aaaab4",
-         "2026-01-01-briefdir-aaaab1")
+         "2026-01-01-briefdir-aaaab1", "2026-01-01-oddcols-aaaac1")
 
 
 def _read_bulk(catalog_cache, ws, items, slow: list[str], ways: int | None = None):
@@ -141,7 +146,7 @@ def test_bulk_read_gives_the_records_of_one_at_a_time(hostile):
 
     dest, out = hostile
     ws, items = _items(dest)
-    assert len(items) == 21
+    assert len(items) == 23
     one_at_a_time = [catalog_cache.read_record(ws.repo, rid, oid) for rid, oid in items]
     slow: list[str] = []
     bulk = _read_bulk(catalog_cache, ws, items, slow)
@@ -156,9 +161,10 @@ def test_bulk_read_gives_the_records_of_one_at_a_time(hostile):
     for refused in ("2026-01-01-blob-aaaaa1", "2026-01-01-tree-aaaaa2", "2026-01-01-tag-aaaaa3",
                     "2026-01-01-nostate-aaaaa4", "2026-01-01-statetree-aaaaa5", "2026-01-01-badjson-aaaaa6",
                     "2026-01-01-notobject-aaaaa7", "2026-01-01-noid-aaaaa8", "2026-01-01-badsessions-aaaab6",
-                    "2026-01-01-badconflict-aaaab7", "not-an-id"):
+                    "2026-01-01-badconflict-aaaab7", "2026-01-01-dictconflicts-aaaac2", "not-an-id"):
         assert by_id[refused].text is None and by_id[refused].error, refused
     assert by_id["2026-01-01-extra-aaaab5"].state.extra["future_key"] == [1, {"a": 2}]
+    assert by_id["2026-01-01-oddcols-aaaac1"].columns()[5:] == ("result", 12, 0, None)  # completed_at wins, no text
     assert by_id["2026-01-01-twostates-aaaab9"].state.status == "reserved"
     assert by_id["2026-01-01-unsorted-aaaab8"].error
     assert by_id["2026-01-01-nobrief-aaaaa9"].snapshot is None

@@ -51,8 +51,8 @@ if TYPE_CHECKING:
 
 DB = ("cache", "catalog.sqlite")
 LEGACY = ("cache", "catalog.json")  # the cache before this one: removed when found
-VERSION = "7"  # 7: the state column holds state.json as read (the census of brief names needs no new
-# version: its table and triggers are made when missing, and an empty census is listed)
+VERSION = "8"  # 7: the state column holds state.json as read (the census of brief names needs no new
+# version: its table and triggers are made when missing, and an empty census is listed); 8: conflicted
 Error = sqlite3.Error
 RACY_SECONDS = 0.05  # a stamp this young may not yet show a write in the same clock tick
 
@@ -60,7 +60,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS refs (
     id TEXT PRIMARY KEY, tip TEXT NOT NULL, snapshot TEXT, state TEXT, error TEXT,
-    status TEXT, child_session_id TEXT, received INTEGER, finished TEXT);
+    status TEXT, child_session_id TEXT, received INTEGER, finished TEXT, conflicted INTEGER);
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, snapshot TEXT,
     status TEXT, error TEXT, equal INTEGER);
@@ -76,6 +76,7 @@ REFS_INDEXES = {
     "refs_unreceived": "ON refs (status) WHERE received = 0",
     "refs_by_finished": "ON refs (finished)",
     "refs_unreadable": "ON refs (id) WHERE state IS NULL",
+    "refs_conflicted": "ON refs (id) WHERE conflicted = 1",
 }
 _CREATE_REFS_INDEXES = tuple(f"CREATE INDEX IF NOT EXISTS {name} {on}" for name, on in REFS_INDEXES.items())
 _PUT_BRIEF = "INSERT OR REPLACE INTO briefs SELECT ?1, ?2, EXISTS (SELECT 1 FROM refs WHERE id = ?1)"
@@ -115,7 +116,7 @@ class Record:
         get = raw.get
         finished = get("completed_at") or get("last_event_at")
         record._columns = (raw["status"], get("child_session_id"), 1 if get("received_at") else 0,
-                           finished if isinstance(finished, str) else None)
+                           finished if isinstance(finished, str) else None, 1 if get("conflicts") else 0)
         return record
 
     @property
@@ -131,13 +132,15 @@ class Record:
             return (self.id, self.tip, self.snapshot, self.text, self.error, *self._columns)
         state = self.state
         status = child = finished = None
-        received = 0
+        received = conflicted = 0
         if state is not None:
             status, child = state.status, state.child_session_id
             received = 1 if state.received_at else 0
             finished = state.completed_at or state.last_event_at
             finished = finished if isinstance(finished, str) else None
-        return (self.id, self.tip, self.snapshot, self.text, self.error, status, child, received, finished)
+            conflicted = 1 if state.conflicts else 0
+        return (self.id, self.tip, self.snapshot, self.text, self.error, status, child, received, finished,
+                conflicted)
 
 
 def _parse_state(raw: Any) -> RefocusState:
@@ -246,20 +249,7 @@ class Cache:
 
     def with_conflicts(self) -> list[str]:
         """Ids whose state holds events that conflicted after a merge."""
-        try:
-            return [r[0] for r in self.conn.execute(
-                "SELECT id FROM refs WHERE state IS NOT NULL AND json_type(state, '$.conflicts') = 'array' "
-                "AND json_array_length(state, '$.conflicts') > 0")]
-        except sqlite3.OperationalError:  # an sqlite without JSON functions (or a row it cannot read)
-            out = []
-            for rid, state in self.conn.execute("SELECT id, state FROM refs WHERE state IS NOT NULL"):
-                try:
-                    raw = json.loads(state)
-                except ValueError:
-                    continue
-                if isinstance(raw, dict) and raw.get("conflicts"):
-                    out.append(rid)
-            return out
+        return [r[0] for r in self.conn.execute("SELECT id FROM refs WHERE conflicted = 1")]
 
     def ids(self, suffix: str = "") -> list[str]:
         """Every id (each followed by ``suffix``: a brief's file name is ``<id>.md``)."""
@@ -268,7 +258,7 @@ class Cache:
         return joined.split("\n") if joined else []
 
     def put(self, records: Iterable[Record]) -> None:
-        self.conn.executemany("INSERT OR REPLACE INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        self.conn.executemany("INSERT OR REPLACE INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                               (r.columns() for r in records))
 
     def drop(self, ids: Iterable[str]) -> None:
@@ -407,19 +397,23 @@ def _connect(path: str) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("BEGIN IMMEDIATE")
     try:
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        except sqlite3.OperationalError:  # no meta table: a new file
+            row = None
+        current = row is not None and row[0] == VERSION
+        if not current:  # another version's tables (their columns may differ): made anew
+            tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'")
+            for (name,) in tables.fetchall():
+                conn.execute(f'DROP TABLE "{name}"')  # its indexes and triggers with it
         for statement in [*SCHEMA.split(";"), *_CREATE_REFS_INDEXES, *TRIGGERS]:
             if statement.strip():
                 conn.execute(statement)
+        if not current:
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('version', ?)", (VERSION,))
     except sqlite3.Error:
         conn.rollback()
         raise
-    row = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-    if row is None or row[0] != VERSION:
-        conn.execute("DELETE FROM refs")
-        conn.execute("DELETE FROM files")
-        conn.execute("DELETE FROM briefs")
-        conn.execute("DELETE FROM meta")
-        conn.execute("INSERT INTO meta (key, value) VALUES ('version', ?)", (VERSION,))
     conn.execute("COMMIT")
     return conn
 

@@ -164,7 +164,7 @@ def test_bulk_read_gives_the_records_of_one_at_a_time(hostile):
                     "2026-01-01-badconflict-aaaab7", "2026-01-01-dictconflicts-aaaac2", "not-an-id"):
         assert by_id[refused].text is None and by_id[refused].error, refused
     assert by_id["2026-01-01-extra-aaaab5"].state.extra["future_key"] == [1, {"a": 2}]
-    assert by_id["2026-01-01-oddcols-aaaac1"].columns()[5:] == ("result", 12, 0, None)  # completed_at wins, no text
+    assert by_id["2026-01-01-oddcols-aaaac1"].columns()[5:] == ("result", 12, 0, None, 0)  # completed_at wins, no text
     assert by_id["2026-01-01-twostates-aaaab9"].state.status == "reserved"
     assert by_id["2026-01-01-unsorted-aaaab8"].error
     assert by_id["2026-01-01-nobrief-aaaaa9"].snapshot is None

@@ -312,3 +312,22 @@ def test_writes_aside_run_in_a_thread_on_a_connection_of_their_own(tmp_path):
             write(put("three"))
             assert target.file("three") is not None  # written already, here
         assert seen == [(threading.get_ident(), target.conn)]
+
+
+def test_a_cache_of_another_version_is_made_anew(spawned):
+    """A cache written by another version of git refocus (its tables' columns may differ)
+    is dropped and built again, not written through its old columns."""
+    src, dest, out = spawned
+    db = dest / DB
+    refocus("list", cwd=dest)
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE refs")
+        conn.execute("CREATE TABLE refs (id TEXT PRIMARY KEY, tip TEXT NOT NULL, snapshot TEXT, state TEXT, "
+                     "error TEXT, status TEXT, child_session_id TEXT, received INTEGER, finished TEXT)")
+        conn.execute("INSERT INTO refs VALUES ('2026-01-01-stale-aaaaaa', 'x', NULL, NULL, 'old', NULL, NULL, 0, NULL)")
+        conn.execute("UPDATE meta SET value = '7' WHERE key = 'version'")
+    listed = refocus("status", "--json", cwd=dest).json
+    assert listed is not None
+    assert rows(dest) == tips(dest)
+    with sqlite3.connect(db) as conn:
+        assert "conflicted" in [c[1] for c in conn.execute("PRAGMA table_info(refs)")]

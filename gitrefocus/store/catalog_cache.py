@@ -391,10 +391,15 @@ def _record(row: tuple[Any, ...]) -> Record:
     return Record(rid, tip, snapshot, None, error, state)
 
 
-def _connect(path: str) -> sqlite3.Connection:
+def _connect(path: str, *, made: bool = False) -> sqlite3.Connection:
+    """A connection to the cache at ``path``, its tables made (``made``: known
+    made, by another connection of this process: not touched, and no write
+    lock taken for it)."""
     conn = sqlite3.connect(path, timeout=30, isolation_level=None)  # transactions are explicit
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
+    if made:
+        return conn
     conn.execute("BEGIN IMMEDIATE")
     try:
         try:
@@ -486,15 +491,21 @@ def storable(text: str) -> bool:
     return True
 
 
+Write = Callable[[Cache], object]
+
+
 @contextmanager
-def aside(cache: Cache, threaded: bool = True) -> Iterator[Callable[[Callable[[Cache], object]], None]]:
+def aside(cache: Cache, threaded: bool = True) -> Iterator[Callable[[Write], None]]:
     """Writes handed to the callable yielded run in a thread of their own, on a
     connection of their own, while the body goes on: sqlite lets go of the GIL
     while it works, so a large write takes the other core. Each write is one
-    transaction; one that fails is dropped (everything here is derived: the
-    next reader does it again). Leaving the body waits for them. Unthreaded,
-    or for a cache in memory (its connection's alone), each runs when handed."""
-    def run(target: Cache, write: Callable[[Cache], object]) -> None:
+    transaction; one that fails is rolled back and dropped (everything here is
+    derived: the next reader does it again); anything else a write raises
+    stops the writes after it, and is raised when the body is left, which
+    waits for them all.
+    Unthreaded, or for a cache in memory (its connection's alone), each runs
+    when handed."""
+    def run(target: Cache, write: Write) -> None:
         try:
             with target.transaction():
                 write(target)
@@ -508,17 +519,22 @@ def aside(cache: Cache, threaded: bool = True) -> Iterator[Callable[[Callable[[C
     import threading
 
     path = cache.path
-    writes: queue.SimpleQueue[Callable[[Cache], object] | None] = queue.SimpleQueue()
+    writes: queue.SimpleQueue[Write | None] = queue.SimpleQueue()
+    raised: list[BaseException] = []  # what a write raised beyond sqlite's errors: raised here, after
 
     def work() -> None:
         try:
-            conn = _connect(path)
+            conn = _connect(path, made=True)
         except (sqlite3.Error, OSError):
             conn = None
         try:
             while (write := writes.get()) is not None:
-                if conn is not None:
+                if raised or conn is None:
+                    continue  # the writes after one that raised are not made
+                try:
                     run(Cache(cache.git_dir, conn, path), write)
+                except BaseException as exc:  # noqa: BLE001 - handed to the body's thread
+                    raised.append(exc)
         finally:
             if conn is not None:
                 conn.close()
@@ -530,6 +546,8 @@ def aside(cache: Cache, threaded: bool = True) -> Iterator[Callable[[Callable[[C
     finally:
         writes.put(None)
         thread.join()
+    if raised:  # (when the body raised, its exception goes on instead)
+        raise raised[0]
 
 
 def stamp_if_settled(stamp: str | None, newest: float, started: float) -> str | None:

@@ -305,6 +305,15 @@ def test_writes_aside_run_in_a_thread_on_a_connection_of_their_own(tmp_path):
     assert len(seen) == 3 and all(ident != threading.get_ident() and conn is not cache.conn for ident, conn in seen)
     assert threading.active_count() == 1  # joined: a fork after it catches no thread
 
+    def bug(target) -> None:
+        raise RuntimeError("a bug in a write")
+
+    with pytest.raises(RuntimeError, match="a bug"):  # not lost in the thread: raised on leaving
+        with catalog_cache.aside(cache) as write:
+            write(bug)
+            write(put("after"))
+    assert cache.file("after") is None and threading.active_count() == 1
+
     memory = catalog_cache.Cache("unused", catalog_cache._connect(":memory:"))
     for target, threaded in ((memory, True), (cache, False)):
         seen.clear()

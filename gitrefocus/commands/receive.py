@@ -11,6 +11,7 @@ from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
 from gitrefocus.ops import record
 from gitrefocus.store import catalog
+from gitrefocus.store.catalog import waiting
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.workspace import Workspace
 
@@ -46,15 +47,6 @@ class ReceiveOutcome:
 
     def to_json(self) -> dict[str, Any]:
         return {"received": [r.to_json() for r in self.received]}
-
-
-def waiting(cat: catalog.Catalog) -> list[catalog.Entry]:
-    """Outgoing refocuses whose result came back and was not received yet."""
-    return sorted(
-        (e for e in cat.entries.values()
-         if e.outgoing and e.status in lifecycle.RETURNED and not (e.state and e.state.received_at)),
-        key=lambda e: e.id,
-    )
 
 
 def receive_one(ws: Workspace, rid: str, session_id: str | None = None) -> ReceivedResult:

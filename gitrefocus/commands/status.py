@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gitrefocus.commands.receive import waiting
 from gitrefocus.model import JSONObject, clock, lifecycle
 from gitrefocus.model.result import Result
 from gitrefocus.ops import unfinished
@@ -155,7 +154,7 @@ def dashboard(ws: Workspace, cat: Catalog) -> StatusOutcome:
         if state and state.conflicts:
             divergences.append(Divergence(entry.id, f"{len(state.conflicts)} event(s) conflicted after a merge and were not applied"))
     outgoing.results_waiting.extend(
-        WaitingResult(row(e, ws.workdir), e.state.result if e.state else None) for e in waiting(cat))
+        WaitingResult(row(e, ws.workdir), e.state.result if e.state else None) for e in catalog.waiting(cat))
     return StatusOutcome(repo=ws.workdir, incoming=incoming, outgoing=outgoing, divergences=divergences)
 
 

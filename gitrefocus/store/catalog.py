@@ -771,6 +771,15 @@ def select(ws: Workspace, *, statuses: Collection[str] = (), unreceived: Collect
     return cat.load_ids(sorted(ids))
 
 
+def waiting(cat: Catalog) -> list[Entry]:
+    """Outgoing refocuses of ``cat`` whose result came back and was not received yet."""
+    return sorted(
+        (e for e in cat.entries.values()
+         if e.outgoing and e.status in lifecycle.RETURNED and not (e.state and e.state.received_at)),
+        key=lambda e: e.id,
+    )
+
+
 def noteworthy(ws: Workspace, *, also: Collection[str] = ()) -> Catalog:
     """The entries ``status`` shows, found through the index: open, a result
     not received, unreadable, conflicted after a merge, a brief file that is

@@ -664,8 +664,9 @@ class Catalog:
         and the ref's snapshot (cached) is read and hashed once, and remembered
         when it equals the snapshot, so a cold cache does not load every entry;
         a cold cache's briefs are hashed by a forked child while this process
-        reads the refs (:func:`_hashed_aside`). (What reconciling and the
-        problem lists need.)"""
+        reads the refs (:func:`_hashed_aside`), and the rows it makes written
+        by a thread while this compares (:func:`catalog_cache.aside`). (What
+        reconciling and the problem lists need.)"""
         rows = self.cache.files()
         started = time.time()
         stamp, newest = census_stamp(self.ws)

@@ -14,6 +14,7 @@ import functools
 import io
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 
@@ -145,6 +146,13 @@ def paged() -> Iterator[None]:
             real.write(buffer.getvalue())
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
 def emit_json(kind: str, payload: dict) -> None:
     doc = {"version": JSON_VERSION, "kind": kind}
     doc.update(payload)
@@ -152,6 +160,10 @@ def emit_json(kind: str, payload: dict) -> None:
     # of 100k refocuses is ~100 MB of text)
     out = sys.stdout
     for chunk in json.JSONEncoder(ensure_ascii=False, indent=2, sort_keys=False).iterencode(doc):
+        if not chunk.isascii():
+            # a path with bytes that are not UTF-8 (a lone surrogate here) as JSON's escape for it:
+            # the document stays UTF-8 in every locale, and json.loads gives the same string back
+            chunk = _LONE_SURROGATE.sub(_escaped, chunk)
         out.write(chunk)
     out.write("\n")
 

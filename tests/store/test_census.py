@@ -5,12 +5,9 @@ directory is listed again. The oracle: INDEX.md built from nothing (no cache at 
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 import time
 
 import pytest
@@ -19,7 +16,7 @@ from gitrefocus.ops import index_md
 from gitrefocus.store import catalog, catalog_cache
 from gitrefocus.store.workspace import Workspace
 from tests.gitrepo import git
-from tests.runner import refocus, source_env, spawn_args
+from tests.runner import refocus, spawn_args
 
 DB = ".git/refocus/cache/catalog.sqlite"
 NOW = {"GIT_REFOCUS_NOW": "2026-11-20T12:00:00Z"}
@@ -202,7 +199,7 @@ def test_a_quarter_named_with_undecodable_bytes_is_listed_not_fatal(spawned):
     """An archive quarter whose name is not UTF-8 (a directory made by hand, or by another
     system): its briefs are listed, cold and warm, and INDEX.md is written. Such a name was
     once an internal error: sqlite takes no lone surrogate, in the census stamp nor as a
-    files row's key."""
+    files row's key; and `--json` wrote the raw byte, no UTF-8 (an error in a UTF-8 locale)."""
     src, dest, out = spawned
     rid = out["id"]
     refocus("list", cwd=dest)
@@ -212,9 +209,8 @@ def test_a_quarter_named_with_undecodable_bytes_is_listed_not_fatal(spawned):
     for cold in (True, False):
         if cold:
             shutil.rmtree(dest / ".git/refocus/cache")
-        proc = subprocess.run([sys.executable, "-m", "gitrefocus", "list", "--all", "--json"], cwd=dest,
-                              env=source_env(None), capture_output=True, check=True)
-        listed = json.loads(proc.stdout.decode("utf-8", "surrogateescape"))  # the path, as it is on disk
+        listed = refocus("list", "--all", "--json", cwd=dest).json  # UTF-8, the odd byte escaped
         assert [(e["id"], e["archived"]) for e in listed["entries"]] == [(rid, True)]
+        assert (dest / listed["entries"][0]["file"]).is_file()  # named as it is on disk
         refocus("index", cwd=dest)
         assert "1 archived" in index_text(dest)

@@ -239,7 +239,7 @@ def test_a_reader_that_stops_early_stops_git(hostile, monkeypatch, ways):
     assert len(started) == ways and all(p.poll() is not None for p in started), "git is not left running"
 
 
-def test_a_large_read_shares_git_s_work_when_there_are_cores(hostile, monkeypatch):
+def test_a_large_read_is_shared_by_two_gits_when_there_are_cores(hostile, monkeypatch):
     """Past SPLIT_MIN tips, two gits read (one when this process may use a single core)."""
     from gitrefocus.store import catalog_cache
 

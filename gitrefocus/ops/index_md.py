@@ -214,6 +214,9 @@ def _write(ws: Workspace, text: str) -> str:
     return path
 
 
+RENDERS = 5  # how many times a refresh renders INDEX.md while other writers keep moving refs
+
+
 def refresh(*workspaces: Workspace | None) -> None:
     """Regenerate INDEX.md in each repository (once per repository) from the
     catalog's index: what a command touched, not every brief."""
@@ -222,4 +225,20 @@ def refresh(*workspaces: Workspace | None) -> None:
         if ws is None or ws.common_dir in seen:
             continue
         seen.add(ws.common_dir)
-        _write(ws, render_model(ws, overview_model(ws)))
+        _write_current(ws)
+
+
+def _write_current(ws: Workspace) -> str:
+    """:func:`_write` of INDEX.md as the refs are when it is written. The render
+    is made outside the cache's write lock; when another writer moved a ref
+    meanwhile (its own refresh may be written already), it is made again, so
+    the last write is never an older render than the refs it follows."""
+    path = os.path.join(ws.refocus_dir, "INDEX.md")
+    for attempt in range(1, RENDERS + 1):
+        before = _catalog.ref_moves(ws)
+        text = render_model(ws, overview_model(ws))
+        with _catalog.briefs_changing(ws, path):
+            if _catalog.ref_moves(ws) == before or attempt == RENDERS:
+                atomic.write_text_if_changed(path, text)
+                break
+    return path

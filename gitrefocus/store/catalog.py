@@ -319,6 +319,16 @@ def _brief_ids(ws: Workspace, known: set[str]) -> tuple[set[str], set[str]]:
     return live, archived - live
 
 
+def ref_moves(ws: Workspace) -> str | None:
+    """The cache's count of ref moves (:meth:`catalog_cache.Cache.moves`; None
+    without a cache): under :func:`briefs_changing`, as of that write lock."""
+    try:
+        cache = catalog_cache.open_cache(ws.git_dir, create=False)
+        return cache.moves() if cache is not None else None
+    except (OSError, catalog_cache.Error):
+        return None
+
+
 @contextlib.contextmanager
 def briefs_changing(ws: Workspace, *paths: str) -> Iterator[None]:
     """Around a write of files in docs/refocus/ (a brief, INDEX.md): when the

@@ -201,6 +201,11 @@ class Cache:
     def set_stamp(self, stamp: str | None) -> None:
         self._set_meta("refs_stamp", stamp)
 
+    def moves(self) -> str | None:
+        """How many ref moves git refocus recorded here (:func:`moved`): read twice
+        and compared, it tells whether another writer moved a ref in between."""
+        return self._meta("moves")
+
     def fresh(self) -> bool:
         """The rows hold every refocus ref as it is now (see the module docstring)."""
         stored = self.stamp()
@@ -844,6 +849,7 @@ def moved(cache: Cache, repo: Repository, rid: str, new: Oid | None, stamp_befor
     when the rows were complete just before it. Never raises: the ref has moved,
     and a cache that missed it still holds the old stamp, so readers re-enumerate."""
     try:
+        cache._set_meta("moves", str(int(cache.moves() or 0) + 1))
         if new is None:
             cache.drop([rid])
         else:

@@ -69,3 +69,39 @@ def test_index_is_not_rewritten_when_nothing_visible_changed(spawned):
     after = os.stat(dest / "docs/refocus/INDEX.md")
     assert index_text(dest) == text
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_a_refresh_overtaken_by_another_writer_leaves_index_md_current(initialized, monkeypatch):
+    """Two writers refresh INDEX.md at once (32 parallel writers did, once in CI): one renders,
+    another moves a ref and writes INDEX.md, then the first writes. The file must show the later
+    state, not the first writer's render: doctor finds nothing, and the text is what
+    `git refocus index` writes from nothing."""
+    import shutil
+
+    from gitrefocus.ops import index_md
+    from gitrefocus.store import catalog_cache
+    from gitrefocus.store.workspace import Workspace
+
+    src, dest = initialized
+    rid = refocus(*spawn_args(dest), cwd=src).json["id"]
+    real = index_md.render_model
+    overtaken: list[str] = []
+
+    def render_then_overtaken(ws, m):
+        text = real(ws, m)
+        if not overtaken:  # another process moves the ref and refreshes INDEX.md meanwhile
+            overtaken.append(text)
+            refocus("start", rid, cwd=dest)
+        return text
+
+    monkeypatch.setattr(index_md, "render_model", render_then_overtaken)
+    try:
+        index_md.refresh(Workspace.open(str(dest)))
+    finally:
+        catalog_cache.forget()
+    assert overtaken and "| in-progress |" not in overtaken[0]
+    written = index_text(dest)
+    assert refocus("doctor", "--json", cwd=dest, check=False).json["problems"] == 0
+    shutil.rmtree(dest / ".git/refocus/cache")
+    refocus("index", cwd=dest)
+    assert written == index_text(dest) and "| in-progress |" in written

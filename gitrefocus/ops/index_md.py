@@ -199,19 +199,29 @@ def spawn_tree_section(catalog: Catalog, m: IndexModel) -> list[str]:
 
 
 def write(catalog: Catalog) -> str:
-    return _write(catalog.ws, render(catalog))
+    _write(catalog.ws, render(catalog))
+    return _path(catalog.ws)
 
 
 def write_model(ws: Workspace, m: IndexModel) -> str:
-    return _write(ws, render_model(ws, m))
+    _write(ws, render_model(ws, m))
+    return _path(ws)
 
 
-def _write(ws: Workspace, text: str) -> str:
-    """Write INDEX.md unless it already says ``text`` (nothing visible changed)."""
-    path = os.path.join(ws.refocus_dir, "INDEX.md")
+def _path(ws: Workspace) -> str:
+    return os.path.join(ws.refocus_dir, "INDEX.md")
+
+
+def _write(ws: Workspace, text: str, moves: str | None = None, last: bool = True) -> bool:
+    """Write INDEX.md unless it already says ``text`` (nothing visible changed).
+    Given ``moves`` (:func:`store.catalog.ref_moves` when ``text`` was
+    rendered) and not the ``last`` try: not when a ref moved since (False)."""
+    path = _path(ws)
     with _catalog.briefs_changing(ws, path):
+        if not last and _catalog.ref_moves(ws) != moves:
+            return False
         atomic.write_text_if_changed(path, text)
-    return path
+    return True
 
 
 RENDERS = 5  # how many times a refresh renders INDEX.md while other writers keep moving refs
@@ -228,17 +238,12 @@ def refresh(*workspaces: Workspace | None) -> None:
         _write_current(ws)
 
 
-def _write_current(ws: Workspace) -> str:
+def _write_current(ws: Workspace) -> None:
     """:func:`_write` of INDEX.md as the refs are when it is written. The render
     is made outside the cache's write lock; when another writer moved a ref
     meanwhile (its own refresh may be written already), it is made again, so
     the last write is never an older render than the refs it follows."""
-    path = os.path.join(ws.refocus_dir, "INDEX.md")
     for attempt in range(1, RENDERS + 1):
         before = _catalog.ref_moves(ws)
-        text = render_model(ws, overview_model(ws))
-        with _catalog.briefs_changing(ws, path):
-            if _catalog.ref_moves(ws) == before or attempt == RENDERS:
-                atomic.write_text_if_changed(path, text)
-                break
-    return path
+        if _write(ws, render_model(ws, overview_model(ws)), before, last=attempt == RENDERS):
+            return

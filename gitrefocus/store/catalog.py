@@ -709,39 +709,47 @@ class Catalog:
                     cache.set_census_stamp(settled)
 
                 write(keep)
-            out = set()
-            for rid, (path, _) in files.items():
-                snapshot = snapshots.get(rid)
-                if snapshot is None:  # no ref, or a tip without brief.md
-                    out.add(rid)
-                    continue
-                sig = found.get(path, _UNHASHED)
-                if sig is not _UNHASHED:  # hashed by the child, its row written aside
-                    if sig is None or sig[2] != snapshot:
-                        out.add(rid)
-                    continue
-                key = key_of(path)
-                row = rows.get(key)
-                if row is not None:  # known: a stat tells whether it is still what was compared
-                    try:
-                        st = os.lstat(path)
-                    except OSError:
-                        out.add(rid)
-                        continue
-                    if not stat.S_ISREG(st.st_mode):  # a symlink, a directory, a FIFO...
-                        out.add(rid)
-                        continue
-                    if row[0] == st.st_mtime_ns and row[1] == st.st_size and row[2] == snapshot:
-                        if not row[5]:
-                            out.add(rid)
-                        continue
-                # not known: equal to the snapshot is settled, and remembered (as _file_info would)
-                sig = _hash_brief(path)
-                if sig is not None and sig[2] == snapshot:
-                    self._new_files[key] = [sig[0], sig[1], snapshot, None, None, 1]
-                else:  # differs, or gone, unreadable, not a regular file
-                    out.add(rid)
+            out = self._unsettled_among(files, snapshots, found, rows, key_of)
         self._save_files()
+        return out
+
+    def _unsettled_among(self, files: dict[str, tuple[str, bool]], snapshots: dict[str, str | None],
+                         found: dict[str, HashSig | None], rows: dict[str, list[Any]],
+                         key_of: Callable[[str], str]) -> set[str]:
+        """:meth:`unsettled` of the listed ``files``: compared with their refs'
+        ``snapshots``, through the child's hashes (``found``) or the cached ``rows``."""
+        out = set()
+        for rid, (path, _) in files.items():
+            snapshot = snapshots.get(rid)
+            if snapshot is None:  # no ref, or a tip without brief.md
+                out.add(rid)
+                continue
+            sig = found.get(path, _UNHASHED)
+            if sig is not _UNHASHED:  # hashed by the child, its row written aside
+                if sig is None or sig[2] != snapshot:
+                    out.add(rid)
+                continue
+            key = key_of(path)
+            row = rows.get(key)
+            if row is not None:  # known: a stat tells whether it is still what was compared
+                try:
+                    st = os.lstat(path)
+                except OSError:
+                    out.add(rid)
+                    continue
+                if not stat.S_ISREG(st.st_mode):  # a symlink, a directory, a FIFO...
+                    out.add(rid)
+                    continue
+                if row[0] == st.st_mtime_ns and row[1] == st.st_size and row[2] == snapshot:
+                    if not row[5]:
+                        out.add(rid)
+                    continue
+            # not known: equal to the snapshot is settled, and remembered (as _file_info would)
+            sig = _hash_brief(path)
+            if sig is not None and sig[2] == snapshot:
+                self._new_files[key] = [sig[0], sig[1], snapshot, None, None, 1]
+            else:  # differs, or gone, unreadable, not a regular file
+                out.add(rid)
         return out
 
     def load_ids(self, ids: Collection[str]) -> "Catalog":

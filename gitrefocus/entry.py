@@ -1,6 +1,7 @@
 """The console script. ``git refocus hook EVENT`` runs on every session start
 and every tool call, so it goes straight to its handler without importing
-click or the command registry; everything else goes through the CLI."""
+click or the command registry; so do the plain listings (``list``, ``status``,
+``index``: :mod:`gitrefocus.cli.listings`). Everything else goes through the CLI."""
 
 from __future__ import annotations
 
@@ -15,6 +16,11 @@ def main(argv: list[str] | None = None) -> int:
         from gitrefocus.claude.dispatch import run
 
         return run(args[1], plugin=len(args) == 3)
+    if args[:1] in (["list"], ["status"], ["index"]):
+        from gitrefocus.cli import listings
+
+        if listings.plain(args):
+            return listings.main(args)
     try:
         from gitrefocus.cli import (
             main as cli_main,  # Ctrl-C while importing: one line, not a traceback

@@ -2,21 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-from typing import TYPE_CHECKING
-
 import click
 
-from gitrefocus.cli import across, render
+from gitrefocus.cli import across, listings, render
 from gitrefocus.model.ids import ref_name
-
-if TYPE_CHECKING:
-    from gitrefocus.ops.index_md import Row
-
-def _where(r: Row) -> str:
-    if not r.counterpart:
-        return ""
-    return ("from " if r.direction == "incoming" else "to ") + r.counterpart
 
 
 @click.command("list")
@@ -28,20 +17,7 @@ def list_(all_, global_, prune, as_json):
     """List refocuses here: active ones and those finished recently."""
     if global_:
         return across.list_global(all_, prune, as_json)
-    from gitrefocus.commands.list import list_ as run
-
-    model = run(all=all_)
-    render.notes(model.notices)
-    if as_json:
-        render.emit_json("list", model.to_json())
-        return
-    rows = [[r.id, r.status, r.direction, _where(r)] for r in model.entries]
-    if not rows:
-        render.echo("nothing here: no refocus is active or finished recently." if not all_ else
-                    "nothing here: no refocus has been spawned into or out of this repository.")
-        return
-    with render.paged() if all_ else contextlib.nullcontext():
-        render.table(None, ["ID", "STATUS", "DIRECTION", "COUNTERPART"], rows)
+    listings.show_list(all_, as_json)
 
 
 @click.command()
@@ -67,14 +43,6 @@ def show(refocus_id, as_json):
             render.echo(f"{e.event.at}  {e.event.kind:<13} {who}  {e.commit[:10]}")
 
 
-def _section(title: str, rows: list[str]) -> bool:
-    if rows:
-        render.echo(title)
-        for r in rows:
-            render.echo("  " + r)
-    return bool(rows)
-
-
 @click.command()
 @click.option("--global", "global_", is_flag=True, help=across.GLOBAL_HELP)
 @click.option("--prune", is_flag=True, help=across.PRUNE_HELP)
@@ -83,39 +51,7 @@ def status(global_, prune, as_json):
     """What needs attention here: incoming briefs, outgoing results, divergences."""
     if global_:
         return across.status_global(prune, as_json)
-    from gitrefocus.commands.status import status as run
-
-    model = run()
-    render.notes(model.notices)
-    if as_json:
-        render.emit_json("status", model.to_json())
-        return
-    inc, out = model.incoming, model.outgoing
-    said = False
-    if model.active and model.active.problem:
-        render.warn(f"the active refocus of this worktree {model.active.problem}; commits are tagged with it. "
-                    "Clear it: git refocus stop.")
-        said = True
-    elif model.active:
-        said = _section("Active here (commits carry its Refocus-Id; `git refocus stop` clears it):",
-                        [f"{model.active.id}  {model.active.status}"])
-    said |= _section("Incoming, waiting for launch:", [f"{r.row.id}  {_where(r.row)}" for r in inc.pending_launch])
-    said |= _section("Incoming, in progress:", [
-        f"{r.row.id}  launched {r.row.launched_at}" + (f"  (may have exited without complete: {r.unfinished})" if r.unfinished else "")
-        for r in inc.in_progress])
-    said |= _section("Incoming, blocked:", [r.row.id for r in inc.blocked])
-    said |= _section("Outgoing, results waiting (git refocus receive):", [
-        f"{w.row.id}  {w.row.status}: {(w.parsed.summary if w.parsed else '').strip()[:100]}" for w in out.results_waiting])
-    said |= _section("Outgoing, still un-launched (continue waiting, or abandon):", [
-        f"{r.row.id}  {_where(r.row)}  {int(r.age_hours)} h" for r in out.unlaunched])
-    said |= _section("Outgoing, in flight:", [f"{r.row.id}  {r.row.status}  {_where(r.row)}" for r in out.in_flight])
-    said |= _section("Divergences:", [f"{d.id}: {d.problem}" for d in model.divergences])
-    for title, lines in (("Stale context:", model.stale_context),
-                         ("Changes since last session:", model.changes_since_last_session)):
-        if lines:
-            said |= _section(title, [str(x) for x in lines])
-    if not said:
-        render.echo("nothing needs attention here.")
+    listings.show_status(as_json)
 
 
 @click.command()
@@ -129,14 +65,7 @@ def index(global_, output, prune, as_json):
     """Regenerate docs/refocus/INDEX.md (every writing command also does)."""
     if global_:
         return across.index_global(output, prune, as_json)
-    from gitrefocus.commands.index import index as run
-
-    model = run()
-    render.notes(model.notices)
-    if as_json:
-        render.emit_json("index", model.to_json())
-    else:
-        render.echo(f"{model.path}: {model.active} active, {model.recent} recent, {model.archived} archived.")
+    listings.show_index(as_json)
 
 
 @click.command()

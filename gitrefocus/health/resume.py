@@ -79,7 +79,7 @@ def context_hashes(ws) -> dict[str, str]:
 
 
 def write_marker(ws, *, head=None, hashes: dict | None = None) -> None:
-    head = ws.head_oid() if head is None else head
+    head = ws.head_hex() if head is None else head
     doc = {"version": MARKER_VERSION, "at": clock.now_iso(), "head": str(head) if head is not None else None,
            "context": context_hashes(ws) if hashes is None else hashes}
     localstate.write(ws.git_dir, *_marker_parts(), text=json.dumps(doc, indent=1, sort_keys=True) + "\n")
@@ -89,6 +89,8 @@ def _commits(ws, head, marker: dict) -> tuple[list, bool]:
     if head is None:
         return [], False
     old = marker.get("head")
+    if old == str(head):  # nothing committed since: no history to read
+        return [], False
     if old:
         try:
             known = ws.repo.get(old) is not None
@@ -133,7 +135,7 @@ def changes_since_last_session(*, ws, budget: str | None = None, update_marker: 
         budget = "standard"
     cap = ONELINES[budget] if max_commits is None or budget == "economy" else max(0, max_commits)
     marker = read_marker(ws)
-    head = ws.head_oid()
+    head = ws.head_hex()
     hashes = context_hashes(ws)
     if update_marker:
         write_marker(ws, head=head, hashes=hashes)

@@ -45,27 +45,20 @@ def _scored(rel: str) -> bool:
 
 
 def tracked_files(ws, head, directory: str) -> list[str]:
-    """Files (blobs and symlinks) under ``directory`` in HEAD's tree."""
-    import pygit2
+    """Files (blobs and symlinks) under ``directory`` in ``head``'s tree (one
+    ``git ls-tree``: no libgit2 to load for a status)."""
+    from gitrefocus.store import git
 
     if head is None:
         return []
-    try:
-        tree = ws.repo[head].peel(pygit2.Tree)[directory]
-    except KeyError:
-        return []
-    if tree.type_str != "tree":
+    code, text = git.read(ws.workdir, "--literal-pathspecs", "ls-tree", "-r", "-z", str(head), "--", directory + "/")
+    if code != 0:
         return []
     out = []
-    stack = [(ws.repo[tree.id], directory)]
-    while stack:
-        node, prefix = stack.pop()
-        for entry in node:
-            path = f"{prefix}/{entry.name}"
-            if entry.type_str == "tree":
-                stack.append((ws.repo[entry.id], path))
-            elif entry.type_str == "blob":
-                out.append(path)
+    for item in text.split(b"\0"):
+        info, tab, path = item.partition(b"\t")
+        if tab and info.split(b" ")[1:2] == [b"blob"]:
+            out.append(path.decode("utf-8", "surrogateescape"))
     return sorted(out)
 
 
@@ -168,7 +161,7 @@ def context_staleness(*, ws, walk_limit: int | None = None) -> dict:
         return model
     if walk_limit is not None:
         walk_limit = max(walk_limit, threshold + 1)
-    head = ws.head_oid()
+    head = ws.head_hex()
     tracked = [p for p in tracked_files(ws, head, directory) if _scored(p[len(directory) + 1:])]
     counts, model["cache"] = last_changes(ws, head=str(head), directory=directory, paths=tracked,
                                           walk_limit=walk_limit) if tracked else ({}, None)

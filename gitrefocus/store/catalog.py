@@ -32,7 +32,7 @@ from gitrefocus.store import catalog_cache, git, refs
 from gitrefocus.store.workspace import Workspace, is_inside, relative_inside
 
 INCOMING, OUTGOING, LOCAL = "incoming", "outgoing", "local"
-BULK = 64  # a build rebuilding more rows than this reads their tips with one git cat-file
+BULK = 64  # a build rebuilding more rows than this, or with libgit2 not loaded, reads their tips with one git cat-file
 CHUNK = 1000  # cache rows written per transaction by a cold build (and how often a budget is checked)
 PACK_WINDOW = 32 << 20  # bytes of a pack libgit2 maps at once during a large rebuild
 PACK_MAPPED = 64 << 20  # and in all: older windows are unmapped past it
@@ -44,8 +44,10 @@ def _lean_libgit2(large: bool) -> Iterator[None]:
     each pack whole (1 GiB windows, 8 GiB in all) and caches every commit and tree it
     parses (256 MiB), each read once here; at 100k refocuses a cold ``list`` peaked at
     ~840 MiB RSS for that, ~190 MiB with small windows and no object cache, no slower.
-    The settings are process-wide: put back afterwards (caching is on by default)."""
-    if not large:
+    The settings are process-wide: put back afterwards (caching is on by default).
+    Only when libgit2 is loaded already: a cold build reads through git, and
+    libgit2 only for the odd tip git's answer does not settle."""
+    if not large or "pygit2" not in sys.modules:
         yield
         return
     settings = refs._pygit2().settings
@@ -365,10 +367,7 @@ def _direction(ws: Workspace, state: RefocusState | None, has_file: bool) -> str
     repos = state.extra.get("repos") if state else None
     if isinstance(repos, dict):
         def holds(oid: object) -> bool:
-            try:
-                return isinstance(oid, str) and len(oid) == 40 and oid in ws.repo
-            except (ValueError, KeyError):
-                return False
+            return isinstance(oid, str) and ws.holds(oid)
 
         source, dest = repos.get("source"), repos.get("dest")
         is_dest, is_source = holds(dest), holds(source)
@@ -447,16 +446,15 @@ class Catalog:
         cache could not keep}, and whether every row was rebuilt before ``deadline``)."""
         started = time.time()
         stamp, newest = catalog_cache.refs_stamp(self.ws.git_dir)
-        oids = dict(refs.iter_refs(self.ws.repo))
-        tips = {rid: str(oid) for rid, oid in oids.items()}
+        tips = refs.tips(self.ws.git_dir)
         cache = self.cache
         known = cache.tips()
-        moved = [(rid, oids[rid]) for rid, tip in tips.items() if known.get(rid) != tip]
+        moved = [(rid, tip) for rid, tip in tips.items() if known.get(rid) != tip]
         changed: dict[str, catalog_cache.Record] = {}
         # kept a chunk at a time: a cold build cut short (a hook past its timeout) is not lost
         reader: Generator[catalog_cache.Record, None, None]
-        if len(moved) > BULK:  # one git cat-file for them all
-            reader = catalog_cache.read_records(self.ws.repo, self.ws.git_dir, moved)
+        if len(moved) > BULK or not self.ws.repo_loaded:  # one git cat-file for them all (no libgit2 to load)
+            reader = catalog_cache.read_records(self.ws, moved)
         else:
             reader = (catalog_cache.read_record(self.ws.repo, rid, oid) for rid, oid in moved)
         large = len(moved) > CHUNK
@@ -492,11 +490,11 @@ class Catalog:
         moved = []
         cache = self.cache
         for rid in ids:
-            oid = refs.resolve(self.ws.repo, ref_name(rid)) if RefocusId.is_valid(rid) else None
+            oid = self.ws.ref_target(ref_name(rid)) if RefocusId.is_valid(rid) else None
             if oid is None:
                 continue
             rec = cache.record(rid)
-            if rec is None or rec.tip != str(oid):
+            if rec is None or rec.tip != oid:
                 rec = catalog_cache.read_record(self.ws.repo, rid, oid)
                 moved.append(rec)
             out[rid] = rec
@@ -853,7 +851,7 @@ def _overview_listed(cat: Catalog, since: str) -> Overview:
 
 def known_ids(ws: Workspace) -> set[str]:
     """Every id with a ref or a brief file here (names only: cheap)."""
-    ids = {rid for rid, _ in refs.iter_refs(ws.repo)}
+    ids = set(refs.tips(ws.git_dir))
     ids.update(_brief_files(ws))
     return ids
 
@@ -886,7 +884,7 @@ def resolve_id(ws: Workspace, text: str) -> str:
     """Resolve a full id, unique prefix, 6-hex suffix or unique slug. A full
     id that is here costs a ref lookup; only the others list every name."""
     text = (text or "").strip()
-    if RefocusId.is_valid(text) and (refs.resolve(ws.repo, ref_name(text)) is not None
+    if RefocusId.is_valid(text) and (ws.ref_target(ref_name(text)) is not None
                                      or brief_file(ws, text) is not None):
         return text
     matches = match_ids(known_ids(ws), text)

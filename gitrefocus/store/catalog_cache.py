@@ -36,7 +36,7 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from pygit2 import Oid, Repository
 
     from gitrefocus.model.events import RefocusState
+    from gitrefocus.store.workspace import Workspace
 
 DB = ("cache", "catalog.sqlite")
 LEGACY = ("cache", "catalog.json")  # the cache before this one: removed when found
@@ -597,7 +598,7 @@ def writing(git_dir: str) -> Iterator[Cache | None]:
         cache.conn.execute("ROLLBACK")
 
 
-def read_record(repo: Repository, rid: str, oid: Oid) -> Record:
+def read_record(repo: Repository, rid: str, oid: Oid | str) -> Record:
     """What the cache keeps of ``refs/refocus/<rid>`` at ``oid``: reads the
     tip's ``state.json`` and the id of its ``brief.md``, nothing else. An
     unreadable tip (not a commit, no state.json, a bad state) or a ref name
@@ -627,7 +628,7 @@ FAST_JSON_MIN = 2000  # states read before msgspec is worth importing to decode 
 SPLIT_MIN = 4096  # tips read before a second git shares the reading (on a machine with more than one core)
 
 
-def read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]],
+def read_records(ws: Workspace, items: Sequence[tuple[str, Oid | str]],
                  ways: int | None = None) -> Generator[Record, None, None]:
     """:func:`read_record` of many refs, in order, for a cold build: see
     :func:`_read_records`. Git's reading is most of a cold build's time, one
@@ -639,7 +640,7 @@ def read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]],
         ways = 2 if len(items) >= SPLIT_MIN and _cores() > 1 else 1
     chunks = [items[at:at + READ_CHUNK] for at in range(0, len(items), READ_CHUNK)]
     ways = max(1, min(ways, len(chunks)))
-    readers = [_read_records(repo, git_dir, [item for chunk in chunks[way::ways] for item in chunk])
+    readers = [_read_records(ws, [item for chunk in chunks[way::ways] for item in chunk])
                for way in range(ways)]
     try:
         for reader in readers:
@@ -660,7 +661,7 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]
+def _read_records(ws: Workspace, items: Sequence[tuple[str, Oid | str]]
                   ) -> Generator[Record | None, None, None]:
     """:func:`read_record` of many refs, in order, for a cold build: one ``git
     cat-file --batch-command``, the object walk done in C. For each tip, git
@@ -685,7 +686,7 @@ def _read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]
 
     if not items:
         return
-    proc = git.popen(git_dir, "--git-dir=.", "cat-file", "--batch-command", "--buffer", stdin=True, stderr=False,
+    proc = git.popen(ws.git_dir, "--git-dir=.", "cat-file", "--batch-command", "--buffer", stdin=True, stderr=False,
                      config=LEAN_PACKS, bufsize=PIPE_BYTES)  # a read takes what git got ahead, not 8 KiB of it
     assert proc.stdin is not None and proc.stdout is not None
     stdin, out = proc.stdin, proc.stdout
@@ -724,10 +725,10 @@ def _read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]
             raise EOFError
         return data[:-1]
 
-    def ask_trees(chunk: list[tuple[str, Oid]]) -> bytes:
+    def ask_trees(chunk: Sequence[tuple[str, Oid | str]]) -> bytes:
         return "".join(f"info {oid}\ncontents {oid}^{{tree}}\n" for _, oid in chunk).encode()
 
-    def read_trees(chunk: list[tuple[str, Oid]]) -> list[tuple[str, str] | None]:
+    def read_trees(chunk: Sequence[tuple[str, Oid | str]]) -> list[tuple[str, str] | None]:
         """(state.json id, brief.md id) of each tip of ``chunk``, None for one read by read_record."""
         plan: list[tuple[str, str] | None] = []
         for rid, oid in chunk:
@@ -740,7 +741,7 @@ def _read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]
             plan.append(_tree_ids(data, len(tree[0]) // 2) if ok and tree and RefocusId.is_valid(rid) else None)
         return plan
 
-    def read_states(chunk: list[tuple[str, Oid]], plan: list[tuple[str, str] | None]) -> list[Record]:
+    def read_states(chunk: Sequence[tuple[str, Oid | str]], plan: list[tuple[str, str] | None]) -> list[Record]:
         answers = []  # all read before any tip is read by read_record, which may take a while
         for ids in plan:
             blob = header() if ids is not None else None
@@ -750,7 +751,7 @@ def _read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]
             record = None
             if ids is not None and blob is not None and blob[1] == b"blob":
                 record = _clean_record(rid, oid, data, ids[1], decode)
-            records.append(record if record is not None else read_record(repo, rid, oid))
+            records.append(record if record is not None else read_record(ws.repo, rid, oid))
         return records
 
     chunks = [items[at:at + READ_CHUNK] for at in range(0, len(items), READ_CHUNK)]
@@ -758,7 +759,7 @@ def _read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]
     try:
         asks.put(b"".join(ask_trees(c) for c in chunks[:2]) + b"flush\n")
         yield None  # primed: git is at work before the first record is asked for
-        before: tuple[list[tuple[str, Oid]], list[tuple[str, str] | None]] | None = None
+        before: tuple[Sequence[tuple[str, Oid | str]], list[tuple[str, str] | None]] | None = None
         for at, chunk in enumerate(chunks):
             try:
                 plan = read_trees(chunk)
@@ -767,7 +768,7 @@ def _read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]
                 asks.put(states + following + b"flush\n")
                 records = read_states(*before) if before is not None else []
             except EOFError:  # git older than 2.36, or it died: every tip left is read one at a time
-                yield from (read_record(repo, r, o) for r, o in items[done:])
+                yield from (read_record(ws.repo, r, o) for r, o in items[done:])
                 return
             before = chunk, plan
             for record in records:
@@ -777,7 +778,7 @@ def _read_records(repo: Repository, git_dir: str, items: list[tuple[str, Oid]]
         try:
             records = read_states(*before)
         except EOFError:
-            yield from (read_record(repo, r, o) for r, o in items[done:])
+            yield from (read_record(ws.repo, r, o) for r, o in items[done:])
             return
         yield from records
     finally:
@@ -841,7 +842,7 @@ def _widen_pipe(fd: int) -> None:
         pass  # not Linux, or past the system's limit: only slower
 
 
-def _clean_record(rid: str, oid: Oid, data: bytes, brief: str, decode: Callable[[bytes], Any] | None
+def _clean_record(rid: str, oid: Oid | str, data: bytes, brief: str, decode: Callable[[bytes], Any] | None
                   ) -> Record | None:
     """The Record of a tip whose state.json read cleanly through cat-file, or
     None (:func:`read_record` then reads it and says what is wrong)."""

@@ -125,7 +125,7 @@ def tip_at(repo: Repository, oid: Oid) -> Tip:
     return Tip(oid=oid, state=state, event=_event(repo, commit))
 
 
-def state_at(repo: Repository, oid: Oid) -> tuple[RefocusState, Oid | None]:
+def state_at(repo: Repository, oid: Oid | str) -> tuple[RefocusState, Oid | None]:
     """The state after event commit ``oid`` and the blob id of its brief
     snapshot: all a listing keeps, so ``event.json`` and the brief are not read."""
     tree = commit_at(repo, oid).tree

@@ -1,9 +1,10 @@
 """The one way git refocus runs the git CLI.
 
-Local reads and writes go through pygit2; the CLI is used where git itself is
-the authority (network operations that carry the user's credentials, notes
-merges, scoped commits that must run the user's hooks, history walks that git
-does faster). Every call goes through :func:`run` or :func:`popen`, and every
+Local writes go through pygit2; the CLI is used where git itself is the
+authority (network operations that carry the user's credentials, notes merges,
+scoped commits that must run the user's hooks, history walks that git does
+faster), and for the reads of a command that would otherwise load libgit2 for
+them alone (a listing's refs, settings and object lookups, a cold cache's states). Every call goes through :func:`run` or :func:`popen`, and every
 failure becomes one :class:`RefocusError` line built from git's last line of
 stderr.
 """
@@ -58,6 +59,14 @@ def run(cwd: str, *args: str, check: bool = True, input: str | None = None,
 def output(cwd: str, *args: str, config: Sequence[str] = ()) -> str:
     """stdout of a git call that must succeed, stripped."""
     return run(cwd, *args, config=config).stdout.strip()
+
+
+def read(cwd: str, *args: str, config: Sequence[str] = ()) -> tuple[int, bytes]:
+    """(exit code, stdout as bytes) of a git call whose output is parsed as
+    git wrote it (names in any encoding); its stderr is dropped."""
+    proc = subprocess.run(command(cwd, args, config), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          stdin=subprocess.DEVNULL)
+    return proc.returncode, proc.stdout
 
 
 def popen(cwd: str, *args: str, config: Sequence[str] = (), stdin: bool = False,

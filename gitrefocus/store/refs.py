@@ -149,6 +149,24 @@ def iter_refs(repo: Repository, prefix: str = REF_PREFIX) -> Iterator[tuple[str,
             yield name[len(prefix):], cast("Oid", ref.target)
 
 
+def tips(git_dir: str, prefix: str = REF_PREFIX) -> dict[str, str]:
+    """{name below ``prefix``: target} of every ref under ``prefix``, as one
+    ``git for-each-ref`` lists them (no libgit2 to load): the object id, or for
+    a symbolic ref the name it points to, as :func:`iter_refs` gives it. A
+    ref git cannot read is left out, as git leaves it out."""
+    from gitrefocus.store import git
+
+    code, out = git.read(git_dir, "--git-dir=.", "for-each-ref", "--format=%(objectname) %(symref) %(refname)", prefix)
+    if code != 0:
+        raise RefocusError(f"git for-each-ref failed in {git_dir} (exit {code}).")
+    found = {}
+    for line in out.decode("utf-8", "surrogateescape").splitlines():
+        oid, symref, name = line.split(" ", 2)
+        if name.startswith(prefix):
+            found[name[len(prefix):]] = symref or oid
+    return found
+
+
 def delete(repo: Repository, refname: str) -> bool:
     """Delete ``refname`` if it exists (scratch and quarantined refs only)."""
     ref = repo.references.get(refname)

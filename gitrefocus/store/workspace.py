@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 from functools import cached_property
 
@@ -13,6 +14,7 @@ from gitrefocus.store import git
 
 TYPE_CHECKING = False  # no `typing` at run time: the post-tool-use hook imports this module
 if TYPE_CHECKING:
+    from types import EllipsisType
     from typing import Any, overload
 
     from pygit2 import Oid, Repository, Signature
@@ -66,12 +68,145 @@ def find_git_dir(path: str) -> str | None:
         probe = parent
 
 
-class Workspace:
-    """One git work tree. Construct with :meth:`open`."""
+def _valid_git_dir(path: str) -> bool:
+    """``path`` holds a repository as libgit2 checks one: HEAD, and objects/ and
+    refs/ or a ``commondir`` (a linked worktree's git dir)."""
+    j = os.path.join
+    return os.path.isfile(j(path, "HEAD")) and (
+        (os.path.isdir(j(path, "objects")) and os.path.isdir(j(path, "refs"))) or os.path.isfile(j(path, "commondir")))
 
-    def __init__(self, repo: Repository, workdir: str):
-        self.repo = repo
+
+def _plain_config(git_dir: str) -> bool:
+    """The repository's own config files set nothing that moves or removes its
+    work tree (``core.bare``, ``core.worktree``) and include no other file that could."""
+    names = [os.path.join(git_dir, "config"), os.path.join(git_dir, "config.worktree")]
+    try:
+        with open(os.path.join(git_dir, "commondir"), "rb") as fh:
+            names.append(os.path.join(git_dir, fh.read().strip().decode("utf-8", "surrogateescape"), "config"))
+    except FileNotFoundError:
+        pass
+    for name in names:
+        try:
+            with open(name, "rb") as fh:
+                text = fh.read().lower()
+        except FileNotFoundError:
+            continue
+        if b"include" in text or b"worktree" in text.replace(b"worktreeconfig", b""):
+            return False
+        for line in text.splitlines():
+            key, eq, value = line.partition(b"=")
+            if key.strip() == b"bare" and (not eq or value.split(b"#")[0].split(b";")[0].strip()
+                                            not in (b"false", b"no", b"off", b"0")):
+                return False
+    return True
+
+
+def discover(path: str) -> tuple[str, str] | None:
+    """(git dir, work tree), both resolved, of the ordinary repository
+    containing ``path``, found without libgit2 the way libgit2 finds it (each
+    parent's ``.git`` then the parent itself, never across a file system); None
+    for anything else for libgit2 to decide: a bare repository, one owned by
+    another user (``safe.directory``), a ``.git`` that is no repository,
+    a config that moves the work tree."""
+    probe = os.path.realpath(path)
+    try:
+        device = os.stat(probe).st_dev
+    except OSError:
+        return None
+    uid = os.geteuid() if hasattr(os, "geteuid") else None
+    while True:
+        dotgit = os.path.join(probe, ".git")
+        try:
+            st = os.stat(dotgit)
+        except OSError:
+            st = None
+        if st is not None:
+            if st.st_dev != device:
+                return None
+            if stat.S_ISREG(st.st_mode):
+                try:
+                    with open(dotgit, "rb") as fh:
+                        line = fh.readline().decode("utf-8", "surrogateescape").strip()
+                except OSError:
+                    return None
+                if not line.startswith("gitdir:"):
+                    return None
+                git_dir = os.path.realpath(os.path.join(probe, line[7:].strip()))
+            elif stat.S_ISDIR(st.st_mode):
+                git_dir = os.path.realpath(dotgit)
+            else:
+                return None
+            if not _valid_git_dir(git_dir) or not _plain_config(git_dir):
+                return None
+            if uid is not None and any(os.stat(p).st_uid != uid for p in (probe, git_dir)):
+                return None
+            return git_dir, probe
+        if _valid_git_dir(probe):  # a bare repository
+            return None
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return None
+        try:
+            if os.stat(parent).st_dev != device:
+                return None
+        except OSError:
+            return None
+        probe = parent
+
+
+def _packed(path: str, refname: str) -> str | None | EllipsisType:
+    """``refname``'s target in the packed-refs file ``path`` (a line
+    ``<40 hex> <refname>``), None when it is not there, ``...`` when it is
+    there in a form this does not read (another hash's length)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        return None
+    needle = b" " + refname.encode() + b"\n"
+    at = data.find(needle)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        if start == at - 40 and _hex(data[start:at]):
+            return data[start:at].decode()
+        if b" " not in data[start:at]:  # a line naming it, and not as a 40-hex id
+            return ...
+        at = data.find(needle, at + 1)
+    return None
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    for pipe in (proc.stdin, proc.stdout):
+        if pipe is not None:
+            pipe.close()
+    proc.wait()
+
+
+def _hex(oid: bytes) -> bool:
+    return len(oid) == 40 and not oid.strip(b"0123456789abcdef")
+
+
+class Workspace:
+    """One git work tree. Construct with :meth:`open`. libgit2 is loaded only when
+    a command first needs :attr:`repo`: finding the repository, its settings
+    and a ref's target are read without it."""
+
+    def __init__(self, repo: Repository | None, workdir: str, git_dir: str | None = None):
+        self._repo = repo
+        self._objects: subprocess.Popen[bytes] | None = None  # a git cat-file answering holds()
         self.workdir = workdir
+        self._git_dir = git_dir if git_dir is not None else os.path.realpath(repo.path) if repo else ""
+
+    @property
+    def repo(self) -> Repository:
+        if self._repo is None:
+            self._repo = _pygit2().Repository(self._git_dir)
+        return self._repo
+
+    @property
+    def repo_loaded(self) -> bool:
+        """libgit2 has this repository open already (a read through it costs no loading)."""
+        return self._repo is not None
 
     @classmethod
     def open(cls, path: str = ".", *, what: str = "this directory") -> "Workspace":
@@ -79,6 +214,9 @@ class Workspace:
             raise RefocusError(f"{what} {path!r} does not exist.")
         if not os.path.isdir(path):
             raise RefocusError(f"{what} {path!r} is not a directory.")
+        found = discover(path)
+        if found is not None:
+            return cls(None, found[1], found[0])
         pygit2 = _pygit2()
         try:
             gitdir = pygit2.discover_repository(os.path.realpath(path))
@@ -107,7 +245,7 @@ class Workspace:
 
     @property
     def git_dir(self) -> str:
-        return os.path.realpath(self.repo.path)
+        return self._git_dir
 
     @cached_property
     def common_dir(self) -> str:
@@ -145,10 +283,39 @@ class Workspace:
         @overload
         def setting(self, key: _config.StrKey) -> str: ...
     def setting(self, key: _config.IntKey | _config.StrKey) -> int | str:
-        return _config.get(self.repo.config, key)
+        return _config.get(self._config, key)
 
     def settings(self, key: str) -> list[str]:
-        return _config.get_multi(self.repo.config, key)
+        return _config.get_multi(self._config, key)
+
+    @cached_property
+    def _config(self) -> _config.Values:
+        return _config.read(self.git_dir)
+
+    def ref_target(self, refname: str) -> str | None:
+        """Where ``refname`` points, hex, or None: the loose ref file, else
+        packed-refs, as git reads them; libgit2 for any other ref store."""
+        common = self.common_dir
+        plain = refname.startswith("refs/") and ".." not in refname and "//" not in refname
+        if plain and not os.path.isdir(os.path.join(common, "reftable")):
+            try:
+                with open(os.path.join(common, refname), "rb") as fh:
+                    text = fh.read()
+            except (FileNotFoundError, NotADirectoryError):
+                text = None
+            except OSError:  # a directory, no permission...: libgit2's to judge
+                text = b"ref:"
+            packed = _packed(os.path.join(common, "packed-refs"), refname) if text is None else ...
+            if packed is not ...:
+                return packed
+            if text and _hex(text.strip()):
+                return text.strip().decode()
+            if text is not None and not text.startswith(b"ref:") and len(text.strip()) != 64:
+                return None  # a broken ref: git ignores it (libgit2 would raise)
+        from gitrefocus.store import refs
+
+        target = refs.resolve(self.repo, refname)
+        return str(target) if target is not None else None
 
     # -- git ------------------------------------------------------------
     def head_oid(self) -> Oid | None:
@@ -157,6 +324,48 @@ class Workspace:
         except Exception:  # unborn branch
             return None
         return None if isinstance(target, str) else target  # HEAD is resolved: a commit id
+
+    def holds(self, oid: str) -> bool:
+        """The object ``oid`` (40 hex) is in this repository: libgit2 when it is
+        loaded, else one ``git cat-file --batch-check`` kept for every question."""
+        oid = oid.lower()
+        if not _hex(oid.encode("ascii", "replace")):
+            return False
+        if self._repo is not None:
+            return oid in self._repo
+        if self._objects is None:
+            import weakref
+
+            self._objects = git.popen(self.git_dir, "--git-dir=.", "cat-file", "--batch-check=%(objecttype)",
+                                      stdin=True, stderr=False)
+            weakref.finalize(self, _stop, self._objects)
+        proc = self._objects
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(oid.encode() + b"\n")
+            proc.stdin.flush()
+            answer = proc.stdout.readline()
+        except OSError:
+            answer = b""
+        if not answer:  # git stopped: libgit2 answers from here on
+            return oid in self.repo
+        return not answer.rstrip().endswith(b" missing")
+
+    def head_hex(self) -> str | None:
+        """HEAD's commit, hex (None: an unborn branch), read as git reads it:
+        :meth:`head_oid` without libgit2."""
+        if not os.path.isdir(os.path.join(self.common_dir, "reftable")):
+            try:
+                with open(os.path.join(self.git_dir, "HEAD"), "rb") as fh:
+                    text = fh.read().strip()
+            except OSError:
+                text = b""
+            if text.startswith(b"ref:"):
+                return self.ref_target(text[4:].strip().decode("utf-8", "surrogateescape"))
+            if _hex(text):
+                return text.decode()
+        oid = self.head_oid()
+        return str(oid) if oid is not None else None
 
     def git(self, *args: str, check: bool = True, input: str | None = None,
             what: str | None = None) -> subprocess.CompletedProcess[str]:

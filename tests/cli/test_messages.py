@@ -96,3 +96,24 @@ def test_man_page_renders_bullets_and_tables_line_for_line():
     assert any(line.startswith("session-end") for line in lines), "the hook table keeps one row a line"
     assert any(line.startswith("post-tool-use") for line in lines)
     assert "\u2010" not in text and "\u00ad" not in text, "no word is hyphenated across lines"
+
+
+@pytest.mark.parametrize("args", [["list"], ["list", "--json"], ["list", "--all"], ["list", "--all", "--json"],
+                                  ["status"], ["status", "--json"], ["index"], ["index", "--json"]])
+def test_a_plain_listing_prints_what_the_click_command_prints(started, tmp_path, args):
+    """`list`, `status` and `index` are run without click when they carry no other option
+    (gitrefocus.cli.listings); `-C DIR` sends the same command through click. Both must
+    say the same, for a repository with refocuses, and as errors outside one."""
+    src, dest, rid = started
+    for where in (src, dest):
+        plain = refocus(*args, cwd=where)
+        parsed = refocus("-C", str(where), *args, cwd=tmp_path)
+        assert (plain.returncode, plain.stdout, plain.stderr) == (parsed.returncode, parsed.stdout, parsed.stderr)
+        assert rid in plain.stdout or args[0] == "index"
+    outside = tmp_path / "not-a-repo"
+    outside.mkdir()
+    plain = refocus(*args, cwd=outside, check=False)
+    parsed = refocus("-C", str(outside), *args, cwd=tmp_path, check=False)
+    assert plain.returncode == parsed.returncode == 1
+    assert plain.stdout == parsed.stdout and plain.stderr == parsed.stderr
+    assert "not inside a git repository" in plain.stderr

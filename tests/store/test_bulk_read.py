@@ -138,7 +138,7 @@ def _read_bulk(catalog_cache, ws, items, slow: list[str], ways: int | None = Non
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(catalog_cache, "read_record", spy)
-        return list(catalog_cache.read_records(ws.repo, ws.git_dir, items, ways))
+        return list(catalog_cache.read_records(ws, items, ways))
 
 
 def test_bulk_read_gives_the_records_of_one_at_a_time(hostile):
@@ -221,7 +221,7 @@ def test_a_git_without_batch_command_falls_back_to_one_at_a_time(hostile, monkey
         return real(cwd, *[a if a != "--batch-command" else "--no-such-option" for a in args], **kw)
 
     monkeypatch.setattr(store_git, "popen", old_git)
-    bulk = list(catalog_cache.read_records(ws.repo, ws.git_dir, items))
+    bulk = list(catalog_cache.read_records(ws, items))
     assert [comparable(r) for r in bulk] == [comparable(catalog_cache.read_record(ws.repo, r, o)) for r, o in items]
 
 
@@ -232,7 +232,7 @@ def test_a_reader_that_stops_early_stops_git(hostile, monkeypatch, ways):
     dest, _ = hostile
     ws, items = _items(dest)
     started = _count_gits(monkeypatch)
-    reader = catalog_cache.read_records(ws.repo, ws.git_dir, items * 200, ways)  # more than a pipe holds
+    reader = catalog_cache.read_records(ws, items * 200, ways)  # more than a pipe holds
     first = next(reader)
     reader.close()
     assert first.id == items[0][0]
@@ -251,7 +251,7 @@ def test_a_large_read_is_shared_by_two_gits_when_there_are_cores(hostile, monkey
         for split_min, expected in ((len(items), gits), (len(items) + 1, 1)):
             monkeypatch.setattr(catalog_cache, "SPLIT_MIN", split_min)
             started = _count_gits(monkeypatch)
-            assert [r.id for r in catalog_cache.read_records(ws.repo, ws.git_dir, items)] == [r for r, _ in items]
+            assert [r.id for r in catalog_cache.read_records(ws, items)] == [r for r, _ in items]
             assert len(started) == expected, (cores, split_min)
 
 

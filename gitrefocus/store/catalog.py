@@ -34,6 +34,7 @@ from gitrefocus.store.workspace import Workspace, is_inside, relative_inside
 INCOMING, OUTGOING, LOCAL = "incoming", "outgoing", "local"
 BULK = 64  # a build rebuilding more rows than this, or with libgit2 not loaded, reads their tips with one git cat-file
 CHUNK = 1000  # cache rows written per transaction by a cold build (and how often a budget is checked)
+STREAM_WINDOW = 4096  # entries ``list --all`` makes at a time: the lean rows among them read with one git
 PACK_WINDOW = 32 << 20  # bytes of a pack libgit2 maps at once during a large rebuild
 PACK_MAPPED = 64 << 20  # and in all: older windows are unmapped past it
 
@@ -452,18 +453,14 @@ class Catalog:
         moved = [(rid, tip) for rid, tip in tips.items() if known.get(rid) != tip]
         changed: dict[str, catalog_cache.Record] = {}
         # kept a chunk at a time: a cold build cut short (a hook past its timeout) is not lost
-        reader: Generator[catalog_cache.Record, None, None]
-        if len(moved) > BULK or not self.ws.repo_loaded:  # one git cat-file for them all (no libgit2 to load)
-            reader = catalog_cache.read_records(self.ws, moved)
-        else:
-            reader = (catalog_cache.read_record(self.ws.repo, rid, oid) for rid, oid in moved)
+        reader = self._read(moved)
         large = len(moved) > CHUNK
         with _lean_libgit2(large), contextlib.closing(reader), cache.bulk() if large else contextlib.nullcontext():
             for at in range(0, len(moved), CHUNK):
                 if deadline is not None and time.monotonic() > deadline:
                     return tips, changed, False
                 records = list(itertools.islice(reader, CHUNK))
-                if not self._keep(lambda: cache.put(records)):
+                if not self._keep(lambda: cache.put(records, lean=large)):
                     changed.update((r.id, r) for r in records)
         gone = [rid for rid in known if rid not in tips]
         settled = catalog_cache.stamp_if_settled(stamp, newest, started)
@@ -484,23 +481,38 @@ class Catalog:
             return False
         return True
 
+    def _read(self, items: list[tuple[str, str]]) -> Generator[catalog_cache.Record, None, None]:
+        """The records of ``items``, (id, tip) pairs, read from git in order:
+        one git cat-file for many, or for any number while libgit2 is not
+        loaded (no loading it for them); through libgit2 for a few when it is."""
+        if len(items) > BULK or not self.ws.repo_loaded:
+            return catalog_cache.read_records(self.ws, items)
+        return (catalog_cache.read_record(self.ws.repo, rid, oid) for rid, oid in items)
+
+    def _filled(self, items: list[tuple[str, str]]) -> dict[str, catalog_cache.Record]:
+        """:meth:`_read` of ``items`` as {id: record}, and the rows kept (a
+        :attr:`~catalog_cache.Record.lean` row gets its state)."""
+        with contextlib.closing(self._read(items)) as reader:
+            read = {rec.id: rec for rec in reader}
+        self._keep(lambda: self.cache.put(read.values()))
+        return read
+
     def _records(self, ids: Collection[str]) -> dict[str, catalog_cache.Record]:
         """The records of ``ids`` as their refs are now (a ref lookup each)."""
-        out = {}
-        moved = []
+        found: dict[str, catalog_cache.Record | None] = {}
+        stale = []
         cache = self.cache
         for rid in ids:
             oid = self.ws.ref_target(ref_name(rid)) if RefocusId.is_valid(rid) else None
             if oid is None:
                 continue
             rec = cache.record(rid)
-            if rec is None or rec.tip != oid:
-                rec = catalog_cache.read_record(self.ws.repo, rid, oid)
-                moved.append(rec)
-            out[rid] = rec
-        if moved:
-            self._keep(lambda: cache.put(moved))
-        return out
+            if rec is None or rec.tip != oid or rec.lean:
+                stale.append((rid, oid))
+                rec = None
+            found[rid] = rec
+        read = self._filled(stale) if stale else {}
+        return {rid: rec if rec is not None else read[rid] for rid, rec in found.items()}
 
     # -- files ------------------------------------------------------------
     def _file_key(self, path: str) -> str:
@@ -589,9 +601,15 @@ class Catalog:
             key = self._file_key(file[0]) if file else None
             self.entries[rid] = self._entry(rid, rec, file, key, file_rows.get(key) if key else None)
 
+        lean = []
         for rec in self.cache.records():  # streamed: a row is parsed, folded into its entry, let go
             if tips.get(rec.id) == rec.tip and rec.id not in unsaved:
-                add(rec.id, rec)
+                if rec.lean:
+                    lean.append((rec.id, rec.tip))
+                else:
+                    add(rec.id, rec)
+        for rec in self._filled(lean).values() if lean else ():
+            add(rec.id, rec)
         for rid in tips:
             if rid not in self.entries:  # the cache could not keep it
                 add(rid, unsaved.get(rid) or self._records([rid]).get(rid))
@@ -617,12 +635,26 @@ class Catalog:
         cached = ((rec.id, rec) for rec in self.cache.records(newest_first=True)
                   if tips.get(rec.id) == rec.tip and rec.id not in unsaved)
         lone = ((rid, None) for rid in others)
-        for rid, rec in heapq.merge(cached, lone, key=lambda pair: pair[0], reverse=True):
-            if rec is None and rid in tips:
-                rec = unsaved.get(rid) or self._records([rid]).get(rid)
-            file = files.get(rid)
-            key = self._file_key(file[0]) if file else None
-            yield self._entry(rid, rec, file, key, file_rows.get(key) if key else None)
+        merged = heapq.merge(cached, lone, key=lambda pair: pair[0], reverse=True)
+        # lean rows a window at a time: their states read from git, and kept by a connection of its
+        # own (this one is reading the rows); a cache in memory (this connection's alone) keeps none
+        with catalog_cache.aside(self.cache) as write:
+            while window := list(itertools.islice(merged, STREAM_WINDOW)):
+                lean = [(rid, rec.tip) for rid, rec in window if rec is not None and rec.lean]
+                read: dict[str, catalog_cache.Record] = {}
+                if lean:
+                    with contextlib.closing(self._read(lean)) as reader:
+                        read = {r.id: r for r in reader}
+                    if self.cache.path is not None:
+                        write(functools.partial(catalog_cache.Cache.put, records=list(read.values())))
+                for rid, rec in window:
+                    if rec is None and rid in tips:
+                        rec = unsaved.get(rid) or self._records([rid]).get(rid)
+                    elif rec is not None and rec.lean:
+                        rec = read[rid]
+                    file = files.get(rid)
+                    key = self._file_key(file[0]) if file else None
+                    yield self._entry(rid, rec, file, key, file_rows.get(key) if key else None)
         self._save_files()
 
     def _listed(self) -> dict[str, tuple[str, bool]]:

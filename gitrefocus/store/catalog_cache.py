@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.ids import RefocusId
+from gitrefocus.model.lifecycle import ACTIVE
 from gitrefocus.store import eventlog, fastjson, localstate
 
 if TYPE_CHECKING:
@@ -52,8 +53,9 @@ if TYPE_CHECKING:
 
 DB = ("cache", "catalog.sqlite")
 LEGACY = ("cache", "catalog.json")  # the cache before this one: removed when found
-VERSION = "8"  # 7: the state column holds state.json as read (the census of brief names needs no new
-# version: its table and triggers are made when missing, and an empty census is listed); 8: conflicted
+VERSION = "9"  # 7: the state column holds state.json as read (the census of brief names needs no new
+# version: its table and triggers are made when missing, and an empty census is listed); 8: conflicted;
+# 9: a cold build keeps a finished refocus's row without its state (Record.lean), unreadable is error IS NOT NULL
 Error = sqlite3.Error
 RACY_SECONDS = 0.05  # a stamp this young may not yet show a write in the same clock tick
 
@@ -76,7 +78,7 @@ REFS_INDEXES = {
     "refs_by_status": "ON refs (status)",
     "refs_unreceived": "ON refs (status) WHERE received = 0",
     "refs_by_finished": "ON refs (finished)",
-    "refs_unreadable": "ON refs (id) WHERE state IS NULL",
+    "refs_unreadable_v9": "ON refs (id) WHERE error IS NOT NULL",
     "refs_conflicted": "ON refs (id) WHERE conflicted = 1",
 }
 _CREATE_REFS_INDEXES = tuple(f"CREATE INDEX IF NOT EXISTS {name} {on}" for name, on in REFS_INDEXES.items())
@@ -121,8 +123,15 @@ class Record:
         return record
 
     @property
+    def lean(self) -> bool:
+        """A row a cold build kept without its state text (a finished refocus,
+        see :meth:`Cache.put`): its columns hold, its state is read from git
+        when an entry needs it."""
+        return self.text is None and self.error is None and self._state is None
+
+    @property
     def state(self) -> RefocusState | None:
-        """The folded state (None: unreadable); a cached text that no longer
+        """The folded state (None: unreadable, or :attr:`lean`); a cached text that no longer
         reads raises what :meth:`RefocusState.from_json` raises."""
         if self._state is None and self.text is not None:
             self._state = _parse_state(json.loads(self.text))
@@ -246,7 +255,7 @@ class Cache:
         return sorted(out)
 
     def unreadable(self) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT id FROM refs WHERE state IS NULL")]
+        return [r[0] for r in self.conn.execute("SELECT id FROM refs WHERE error IS NOT NULL")]
 
     def finished_since(self, since: str) -> list[str]:
         """Ids whose completed_at (else last event) sorts at or after ``since``."""
@@ -266,9 +275,15 @@ class Cache:
         (joined,) = self.conn.execute("SELECT group_concat(id || ?, char(10)) FROM refs", (suffix,)).fetchone()
         return joined.split("\n") if joined else []
 
-    def put(self, records: Iterable[Record]) -> None:
-        self.conn.executemany("INSERT OR REPLACE INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                              (r.columns() for r in records))
+    def put(self, records: Iterable[Record], *, lean: bool = False) -> None:
+        """Rows of ``records``. ``lean`` (a cold build): a finished refocus's
+        row without its state text, two thirds of its bytes (its columns are
+        what listings ask of it; the few entries loaded read their state from
+        git, and keep it)."""
+        rows = (r.columns() for r in records)
+        if lean:
+            rows = (row if row[4] is not None or row[5] in ACTIVE else (*row[:3], None, *row[4:]) for row in rows)
+        self.conn.executemany("INSERT OR REPLACE INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
     def drop(self, ids: Iterable[str]) -> None:
         self.conn.executemany("DELETE FROM refs WHERE id = ?", ((rid,) for rid in ids))

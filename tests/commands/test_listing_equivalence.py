@@ -5,6 +5,8 @@ in both repositories."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.gitrepo import git
 from tests.runner import refocus, spawn_args
 
@@ -39,7 +41,28 @@ def full(path):
         catalog_cache.forget()
 
 
-def test_list_status_and_index_equal_a_full_load(repos, monkeypatch):
+def lean_build(repo, monkeypatch) -> int:
+    """A cold build as a large repository gets one (more than a chunk of refs): the finished
+    refocuses' rows kept without their state (catalog_cache.Record.lean). How many were."""
+    import shutil
+    import sqlite3
+
+    from gitrefocus.store import catalog, catalog_cache
+    from gitrefocus.store.workspace import Workspace
+
+    shutil.rmtree(repo / ".git/refocus/cache")
+    with monkeypatch.context() as patch:
+        patch.setattr(catalog, "CHUNK", 1)
+        try:
+            catalog.Catalog(Workspace.open(str(repo))).fresh()
+        finally:
+            catalog_cache.forget()
+    with sqlite3.connect(repo / ".git/refocus/cache/catalog.sqlite") as conn:
+        return conn.execute("SELECT count(*) FROM refs WHERE state IS NULL AND error IS NULL").fetchone()[0]
+
+
+@pytest.mark.parametrize("cache", ["built as it went", "cold and lean"])
+def test_list_status_and_index_equal_a_full_load(repos, monkeypatch, cache):
     src, dest = repos
     ids = {}
     for slug, env in [("archived-one", OLD), ("old-result", OLD), ("old-open", OLD), ("new-result", NOW),
@@ -67,9 +90,12 @@ def test_list_status_and_index_equal_a_full_load(repos, monkeypatch):
     for key, value in NOW.items():
         monkeypatch.setenv(key, value)
     for repo in (dest, src):
+        lean = cache == "cold and lean"
+        assert not lean or lean_build(repo, monkeypatch) >= 3
         listed = refocus("list", "--json", cwd=repo, env=NOW).json
         status = refocus("status", "--json", cwd=repo, env=NOW).json
         refocus("index", cwd=repo, env=NOW)
+        assert not lean or lean_build(repo, monkeypatch) >= 3  # list --all meets them all lean
         listed_all = refocus("list", "--all", "--json", cwd=repo, env=NOW).json
         rows, board, notices, text, everything = full(repo)
         assert listed["entries"] == rows

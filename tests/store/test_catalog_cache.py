@@ -204,9 +204,9 @@ def test_a_large_cold_build_makes_the_indexes_once_and_always_puts_them_back(rep
     seen = []
     put = catalog_cache.Cache.put
 
-    def spy(self, records):
+    def spy(self, records, **kw):
         seen.append(set(catalog_cache.REFS_INDEXES) & indexes())
-        return put(self, records)
+        return put(self, records, **kw)
 
     monkeypatch.setattr(catalog_cache.Cache, "put", spy)
     try:
@@ -218,7 +218,7 @@ def test_a_large_cold_build_makes_the_indexes_once_and_always_puts_them_back(rep
         catalog_cache.forget()
         shutil.rmtree(cache_dir)
 
-        def broken(self, records):
+        def broken(self, records, **kw):
             raise RuntimeError("stopped halfway")
 
         monkeypatch.setattr(catalog_cache.Cache, "put", broken)
@@ -340,3 +340,56 @@ def test_a_cache_of_another_version_is_made_anew(spawned):
     assert rows(dest) == tips(dest)
     with sqlite3.connect(db) as conn:
         assert "conflicted" in [c[1] for c in conn.execute("PRAGMA table_info(refs)")]
+
+
+def test_a_cold_build_keeps_finished_rows_without_their_state_and_entries_read_it_from_git(repos, monkeypatch):
+    """A large cold build keeps a finished refocus's row without its state text (two thirds
+    of a row's bytes; listings read its columns). An entry that needs the state reads it
+    from git, as libgit2 reads it, and keeps it: by id, in a full load, in a stream."""
+    import shutil
+
+    import pygit2
+
+    from gitrefocus.store import catalog, catalog_cache, eventlog
+    from gitrefocus.store.workspace import Workspace
+
+    src, dest = repos
+    finished = []
+    for i in range(2):
+        rid = refocus(*spawn_args(dest, f"done-{i}"), cwd=src).json["id"]
+        refocus("abandon", rid, "--reason", "not needed", cwd=src)
+        finished.append(rid)
+    open_one = refocus(*spawn_args(dest, "still-open"), cwd=src).json["id"]
+    repo = pygit2.Repository(str(dest))
+    truth = {rid: eventlog.state_at(repo, oid)[0].to_json() for rid, oid in tips(dest).items()}
+
+    def lean_rows() -> set[str]:
+        with sqlite3.connect(dest / DB) as conn:
+            return {r[0] for r in conn.execute("SELECT id FROM refs WHERE state IS NULL AND error IS NULL")}
+
+    def cold(patch) -> catalog.Catalog:
+        catalog_cache.forget()
+        shutil.rmtree(dest / ".git/refocus/cache", ignore_errors=True)
+        cat = catalog.Catalog(Workspace.open(str(dest)))
+        cat.fresh()
+        assert lean_rows() == set(finished), "finished rows lean, the open one whole"
+        assert cat.cache.unreadable() == []
+        return cat
+
+    with monkeypatch.context() as patch:
+        patch.setattr(catalog, "CHUNK", 1)
+        try:
+            cat = cold(patch)
+            entry = cat.load_ids([finished[0]]).entries[finished[0]]
+            assert entry.state.to_json() == truth[finished[0]]
+            assert lean_rows() == {finished[1]}, "the state read is kept"
+            cat = cold(patch)
+            assert {e.id: e.state.to_json() for e in cat.stream()} == truth
+            catalog_cache.forget()  # the rows kept by stream's own connection are seen by a new one
+            assert lean_rows() == set()
+            cat = cold(patch)
+            assert {rid: e.state.to_json() for rid, e in cat.load().entries.items()} == truth
+            assert lean_rows() == set()
+            assert open_one in truth
+        finally:
+            catalog_cache.forget()

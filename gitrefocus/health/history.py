@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 import re
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
@@ -261,6 +260,9 @@ def exact_last_changes(ws, *, head: str, paths: list[str],
                        bound: str | None = None) -> dict[str, tuple[str | None, int | None]]:
     if not paths:
         return {}
+    # concurrent.futures (and logging with it) only for these walks, not on every status
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=min(FALLBACK_WORKERS, len(paths))) as pool:
         answers = pool.map(lambda p: exact_last_change(ws, head=head, path=p, bound=bound), paths)
         return dict(zip(paths, answers))

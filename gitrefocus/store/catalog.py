@@ -440,14 +440,23 @@ class Catalog:
         tips, _, complete = self._sync_tips(time.monotonic() + budget if budget is not None else None)
         return None if complete else tips
 
-    def _sync_tips(self, deadline: float | None = None
-                   ) -> tuple[dict[str, str], dict[str, catalog_cache.Record], bool]:
-        """Enumerate refs/refocus/* once, rebuild the rows whose tip moved, drop
-        the rows of deleted refs; return ({id: tip}, {id: rebuilt record the
-        cache could not keep}, and whether every row was rebuilt before ``deadline``)."""
+    def _list_refs(self) -> Callable[[], tuple[float, tuple[str | None, float], dict[str, str]]]:
+        """The refs stamped, then listed by a git started now (:func:`refs.tips_started`):
+        the callable returned waits for the listing, and gives (when the stamp was
+        taken, the stamp and its newest mtime, {id: tip})."""
         started = time.time()
-        stamp, newest = catalog_cache.refs_stamp(self.ws.git_dir)
-        tips = refs.tips(self.ws.git_dir)
+        stamp = catalog_cache.refs_stamp(self.ws.git_dir)
+        listing = refs.tips_started(self.ws.git_dir)
+        return lambda: (started, stamp, listing())
+
+    def _sync_tips(self, deadline: float | None = None,
+                   listed: Callable[[], tuple[float, tuple[str | None, float], dict[str, str]]] | None = None
+                   ) -> tuple[dict[str, str], dict[str, catalog_cache.Record], bool]:
+        """Enumerate refs/refocus/* once (``listed``: as :meth:`_list_refs` started
+        it), rebuild the rows whose tip moved, drop the rows of deleted refs;
+        return ({id: tip}, {id: rebuilt record the cache could not keep}, and
+        whether every row was rebuilt before ``deadline``)."""
+        started, (stamp, newest), tips = (listed or self._list_refs())()
         cache = self.cache
         known = cache.tips()
         moved = [(rid, tip) for rid, tip in tips.items() if known.get(rid) != tip]
@@ -709,6 +718,8 @@ class Catalog:
         reconciling and the problem lists need.)"""
         rows = self.cache.files()
         started = time.time()
+        stale = not self.cache.fresh()
+        listed = self._list_refs() if stale else None  # git lists the refs while the briefs are listed
         stamp, newest = census_stamp(self.ws)
         listing = _brief_listing(self.ws)
         workdir = self.ws.workdir.rstrip(os.sep) + os.sep
@@ -717,12 +728,11 @@ class Catalog:
             """The cache's key (see _file_key), without a path check per file where it is plainly inside."""
             return path[len(workdir):] if path.startswith(workdir) and ".." not in path else self._file_key(path)
 
-        stale = not self.cache.fresh()
         unknown = [(path, key) for _, path in itertools.chain(*listing)
                    if (key := key_of(path)) not in rows] if stale else []
         with _hashed_aside(unknown) as hashed:
-            if stale:
-                self._sync_tips()
+            if listed is not None:
+                self._sync_tips(listed=listed)
             found, doc = hashed()
         # the child's rows, and a census, written on the other core while this compares
         with catalog_cache.aside(self.cache, threaded=doc is not None) as write:

@@ -702,10 +702,10 @@ def _read_records(ws: Workspace, items: Sequence[tuple[str, Oid | str]]
     if not items:
         return
     proc = git.popen(ws.git_dir, "--git-dir=.", "cat-file", "--batch-command", "--buffer", stdin=True, stderr=False,
-                     config=LEAN_PACKS, bufsize=PIPE_BYTES)  # a read takes what git got ahead, not 8 KiB of it
+                     config=LEAN_PACKS, bufsize=git.PIPE_BYTES)  # a read takes what git got ahead, not 8 KiB of it
     assert proc.stdin is not None and proc.stdout is not None
     stdin, out = proc.stdin, proc.stdout
-    _widen_pipe(out.fileno())
+    git.widen_pipe(out.fileno())  # it stalled whenever a chunk of rows was being written
     asks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
 
     def feed() -> None:
@@ -841,20 +841,6 @@ def _tree_ids(data: bytes, width: int) -> tuple[str, str] | None:
             brief = data[nul + 1:nul + 1 + width].hex()
         at = nul + 1 + width
     return (state, brief) if state is not None and brief is not None else None
-
-
-PIPE_BYTES = 1 << 20  # how far git may read ahead of the parsing (Linux's default most for a pipe)
-
-
-def _widen_pipe(fd: int) -> None:
-    """Let git run up to PIPE_BYTES ahead of the Python that parses its answers
-    (64 KiB by default: it stalled whenever a chunk of rows was being written)."""
-    import fcntl
-
-    try:
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
-    except OSError:
-        pass  # not Linux, or past the system's limit: only slower
 
 
 def _clean_record(rid: str, oid: Oid | str, data: bytes, brief: str, decode: Callable[[bytes], Any] | None

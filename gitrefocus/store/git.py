@@ -80,6 +80,20 @@ def popen(cwd: str, *args: str, config: Sequence[str] = (), stdin: bool = False,
                             stderr=subprocess.PIPE if stderr else subprocess.DEVNULL, bufsize=bufsize)
 
 
+PIPE_BYTES = 1 << 20  # how far git may write ahead of the Python reading it (Linux's default most for a pipe)
+
+
+def widen_pipe(fd: int) -> None:
+    """Let git write up to PIPE_BYTES into the pipe ``fd`` before it waits for
+    the reader (64 KiB by default)."""
+    import fcntl
+
+    try:
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
+    except OSError:
+        pass  # not Linux, or past the system's limit: only slower
+
+
 def blob_hash(data: bytes) -> str:
     """The object id git gives ``data`` as a blob (``git hash-object``)."""
     import hashlib  # git's SHA-1 object name: the header, then the bytes (no pygit2 object per call)

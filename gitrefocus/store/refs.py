@@ -154,11 +154,30 @@ def tips(git_dir: str, prefix: str = REF_PREFIX) -> dict[str, str]:
     ``git for-each-ref`` lists them (no libgit2 to load): the object id, or for
     a symbolic ref the name it points to, as :func:`iter_refs` gives it. A
     ref git cannot read is left out, as git leaves it out."""
+    return tips_started(git_dir, prefix)()
+
+
+def tips_started(git_dir: str, prefix: str = REF_PREFIX) -> Callable[[], dict[str, str]]:
+    """:func:`tips`, its git started now and its answer read when the callable
+    returned is called: the refs are listed while the caller does something
+    else (git writes up to a widened pipe's worth ahead)."""
     from gitrefocus.store import git
 
-    code, out = git.read(git_dir, "--git-dir=.", "for-each-ref", "--format=%(objectname) %(symref) %(refname)", prefix)
-    if code != 0:
-        raise RefocusError(f"git for-each-ref failed in {git_dir} (exit {code}).")
+    proc = git.popen(git_dir, "--git-dir=.", "for-each-ref", "--format=%(objectname) %(symref) %(refname)", prefix,
+                     stderr=False)
+    assert proc.stdout is not None
+    git.widen_pipe(proc.stdout.fileno())
+
+    def answer() -> dict[str, str]:
+        out, _ = proc.communicate()
+        if proc.returncode != 0:
+            raise RefocusError(f"git for-each-ref failed in {git_dir} (exit {proc.returncode}).")
+        return _parse_tips(out, prefix)
+
+    return answer
+
+
+def _parse_tips(out: bytes, prefix: str) -> dict[str, str]:
     found = {}
     for line in out.decode("utf-8", "surrogateescape").splitlines():
         oid, symref, name = line.split(" ", 2)

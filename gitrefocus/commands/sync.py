@@ -19,7 +19,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from gitrefocus.errors import ConflictError, RefocusError
 from gitrefocus.model.events import RefocusState
@@ -58,9 +58,8 @@ def choose_remote(ws: Workspace, name: str | None) -> str:
 
 
 def _upstream_remote(ws: Workspace) -> str:
-    try:
-        branch = ws.repo.head.shorthand
-    except Exception:
+    branch = ws.git("symbolic-ref", "--short", "-q", "HEAD", check=False).stdout.strip()  # "" when detached
+    if not branch:
         return ""
     return ws.git("config", "--get", f"branch.{branch}.remote", check=False).stdout.strip()
 
@@ -140,12 +139,13 @@ class Sync:
         return remote_.push(self.ws, self.remote, names)
 
     # -- merging ------------------------------------------------------------
-    def merge(self) -> dict[str, Oid]:
-        """Merge every tracking ref into the live refs; return the remote's state."""
-        repo = self.ws.repo
-        theirs = {rid: oid for rid, oid in refs.iter_refs(repo, remote_.tracking_prefix(self.remote))}
-        ours = dict(refs.iter_refs(repo))
-        # a ref already where the remote has it needs nothing: one enumeration, no per-ref work
+    def merge(self) -> dict[str, str]:
+        """Merge every tracking ref into the live refs; return the remote's state
+        ({id: tip}, as :func:`refs.tips` lists it)."""
+        theirs = refs.tips(self.ws.git_dir, remote_.tracking_prefix(self.remote))
+        ours = refs.tips(self.ws.git_dir)
+        # a ref already where the remote has it needs nothing: one enumeration each, no per-ref
+        # work, and no libgit2 to load when nothing differs (a no-op sync)
         differ = {rid: oid for rid, oid in theirs.items() if ours.get(rid) != oid}
         total = len(differ)
         if total >= PROGRESS_EVERY:
@@ -156,7 +156,7 @@ class Sync:
                 self.skipped.add(rid)
                 continue
             try:
-                result = eventmerge.merge_ref(repo, rid, oid, want_events=self._has_file(rid))
+                result = eventmerge.merge_ref(self.ws.repo, rid, _oid(oid), want_events=self._has_file(rid))
             except locks.StaleLock:
                 raise  # every other ref would wait on it too: name it and stop
             except RefocusError as exc:
@@ -186,12 +186,11 @@ class Sync:
     def _has_file(self, rid: str) -> bool:
         return record.brief_file(self.ws, rid) is not None
 
-    def to_push(self, theirs: dict[str, Oid]) -> list[str]:
-        repo = self.ws.repo
-        names = [refs.ref_name(rid) for rid, oid in refs.iter_refs(repo)
+    def to_push(self, theirs: dict[str, str]) -> list[str]:
+        names = [refs.ref_name(rid) for rid, oid in refs.tips(self.ws.git_dir).items()
                  if theirs.get(rid) != oid and rid not in self.skipped and RefocusId.is_valid(rid)]
-        ours_notes = refs.resolve(repo, NOTES_REF)
-        if ours_notes is not None and ours_notes != refs.resolve(repo, remote_.tracking_notes(self.remote)):
+        ours_notes = self.ws.ref_target(NOTES_REF)
+        if ours_notes is not None and ours_notes != self.ws.ref_target(remote_.tracking_notes(self.remote)):
             names.append(NOTES_REF)
         return sorted(names)
 
@@ -243,6 +242,14 @@ class Sync:
             )
         self.propagate()
         return self.report.outcome()
+
+
+def _oid(tip: str) -> Oid:
+    """A listed tip as libgit2 takes it: an id, or a symbolic ref's target name
+    as :func:`refs.iter_refs` gives it (and merge_ref refuses it)."""
+    if len(tip) == 40 and not tip.strip("0123456789abcdef"):
+        return cast("Oid", refs._pygit2().Oid(hex=tip))
+    return cast("Oid", tip)
 
 
 def sync(*, remote: str | None = None, progress: Callable[[str], None] | None = None, cwd: str = ".") -> SyncOutcome:

@@ -125,6 +125,9 @@ def merge_notes(ws: Workspace, theirs_ref: str) -> str:
     self-contained and timestamped) runs on a scratch ref, then the shared
     ref is moved by compare-and-swap.
     """
+    theirs_tip = ws.ref_target(theirs_ref)
+    if theirs_tip is None or theirs_tip == ws.ref_target(NOTES_REF):
+        return SAME  # nothing fetched, or what we have: a no-op sync loads no libgit2
     repo = ws.repo
     theirs = refs.resolve(repo, theirs_ref)
     if theirs is None:

@@ -220,3 +220,38 @@ def test_a_hostile_remote_ref_is_skipped_with_a_warning(world):
     assert f"refs/refocus/{x} is not a refocus event log" in r.stderr
     assert f"refs/refocus/{bogus}" not in refs(a), "nothing from the bad ref reaches the live refs"
     assert refs(a)[f"refs/refocus/{x}"] != refs(w["remote"])[f"refs/refocus/{x}"], "our log is kept, not replaced"
+
+
+def test_a_sync_with_nothing_to_do_loads_no_libgit2_and_one_with_work_still_merges(world):
+    """A no-op sync compares the remote's refs and notes with ours through git alone (libgit2
+    costs more to load than the whole comparison); the first ref that differs loads it."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.runner import ROOT
+
+    w = world
+    a, b = w["A"], w["B"]
+    x = refocus(*spawn_args(a, "quiet"), cwd=w["srcA"]).json["id"]
+    refocus("sync", cwd=a)
+    refocus("sync", cwd=b)
+    probe = ("import sys; sys.argv = ['git-refocus'] + sys.argv[1:]\n"
+             "from gitrefocus.entry import main\n"
+             "try:\n    code = main()\nfinally:\n    print('pygit2' in sys.modules, file=sys.stderr)\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+
+    def sync(repo):
+        proc = subprocess.run([sys.executable, "-c", probe, "sync", "--json"], cwd=repo, env=env,
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        return __import__("json").loads(proc.stdout), proc.stderr.strip().splitlines()[-1]
+
+    quiet, loaded = sync(b)
+    assert (quiet["created"], quiet["merged"], quiet["pushed"], quiet["notes_pushed"]) == ([], [], [], False)
+    assert loaded == "False", "a no-op sync loaded libgit2"
+    refocus("start", x, cwd=b)
+    refocus("sync", cwd=b)
+    busy, loaded = sync(a)
+    assert busy["fast_forwarded"] == [x] and loaded == "True"
+    assert_converged(w, [x])

@@ -195,7 +195,10 @@ class Workspace:
         self._repo = repo
         self._objects: subprocess.Popen[bytes] | None = None  # a git cat-file answering holds()
         self.workdir = workdir
-        self._git_dir = git_dir if git_dir is not None else os.path.realpath(repo.path) if repo else ""
+        if git_dir is None:
+            assert repo is not None, "a Workspace names its git dir or its repository"
+            git_dir = os.path.realpath(repo.path)
+        self._git_dir = git_dir
 
     @property
     def repo(self) -> Repository:
@@ -292,12 +295,17 @@ class Workspace:
     def _config(self) -> _config.Values:
         return _config.read(self.git_dir)
 
+    @cached_property
+    def _files_refs(self) -> bool:
+        """Refs are loose files and packed-refs, which :meth:`ref_target` reads (not reftable)."""
+        return not os.path.isdir(os.path.join(self.common_dir, "reftable"))
+
     def ref_target(self, refname: str) -> str | None:
         """Where ``refname`` points, hex, or None: the loose ref file, else
         packed-refs, as git reads them; libgit2 for any other ref store."""
         common = self.common_dir
         plain = refname.startswith("refs/") and ".." not in refname and "//" not in refname
-        if plain and not os.path.isdir(os.path.join(common, "reftable")):
+        if plain and self._files_refs:
             try:
                 with open(os.path.join(common, refname), "rb") as fh:
                     text = fh.read()
@@ -354,7 +362,7 @@ class Workspace:
     def head_hex(self) -> str | None:
         """HEAD's commit, hex (None: an unborn branch), read as git reads it:
         :meth:`head_oid` without libgit2."""
-        if not os.path.isdir(os.path.join(self.common_dir, "reftable")):
+        if self._files_refs:
             try:
                 with open(os.path.join(self.git_dir, "HEAD"), "rb") as fh:
                     text = fh.read().strip()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, make_dataclass, replace
 from types import MappingProxyType
@@ -41,6 +40,8 @@ def new_event_id() -> str:
     an id that starts with the time keeps two events of one second (an abandon
     just after a completion, on two clones) in the order they happened, where a
     random id would order them by chance."""
+    import uuid  # here: only writers make events, and uuid loads platform
+
     return f"{time.time_ns() // 1000:014x}{uuid.uuid4().hex[:18]}"
 
 

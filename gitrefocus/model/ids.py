@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-import uuid
 from dataclasses import dataclass
 
 from gitrefocus.errors import RefocusError
@@ -81,6 +80,8 @@ def is_session_id(value: str) -> bool:
 
 
 def new_session_id() -> str:
+    import uuid  # here: uuid loads platform, which nothing that only reads needs
+
     return str(uuid.uuid4())
 
 

@@ -8,9 +8,7 @@ of its ref, which ``doctor --repair`` brings forward.
 
 from __future__ import annotations
 
-import getpass
 import os
-import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -38,6 +36,8 @@ class Outcome:
 
 
 def actor(ws: Workspace, role: str) -> dict[str, Any]:
+    import socket  # here: only writers need the host, and listings import this module
+
     sig = ws.signature()
     return {
         "name": sig.name, "email": sig.email, "role": role,
@@ -47,6 +47,8 @@ def actor(ws: Workspace, role: str) -> dict[str, Any]:
 
 
 def _user() -> str:
+    import getpass
+
     try:
         return getpass.getuser()
     except Exception:

@@ -16,7 +16,6 @@ points where the writer started; otherwise the writer re-reads and retries.
 from __future__ import annotations
 
 import os
-import random
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -69,7 +68,7 @@ class _Lost(Exception):
 
 def temp_ref(purpose: str) -> str:
     """A scratch ref name no other process will pick (see :func:`scratch`)."""
-    return f"{TMP_PREFIX}{purpose}-{os.getpid()}-{random.getrandbits(32):08x}"
+    return f"{TMP_PREFIX}{purpose}-{os.getpid()}-{os.urandom(4).hex()}"
 
 
 def resolve(repo: Repository, refname: str) -> Oid | None:
@@ -135,6 +134,8 @@ def retrying(what: str, attempt_fn: Callable[[], T]) -> T:
             failures = failures + 1 if lost.failure else 0
             if lost.failure and failures >= FAILURES_BEFORE_GIVING_UP:
                 raise RefocusError(f"{lost.failure.rstrip('.')}.") from None
+            import random  # here: only a lost race waits, and readers import this module
+
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 1.6, 0.1)
     raise ConflictError(f"{what}: gave up after {MAX_ATTEMPTS} attempts; other writers kept moving the ref.")

@@ -30,8 +30,15 @@ def configure(*, pager: bool = True, color: bool = True) -> None:
 
 @functools.cache
 def _git_config(key: str) -> str | None:
-    from gitrefocus.store import git
+    """``git config --get key`` here, lower-cased: from the settings the command
+    already read for the repository here when it did, else from git."""
+    from gitrefocus.store import config, git, workspace
 
+    found = workspace.discover(".")
+    known = config.last_read(found[0]) if found else None
+    if known is not None:
+        values = known.get(key)
+        return (values[-1] or "").strip().lower() if values else None
     proc = git.run(".", "config", "--get", key, check=False)
     return proc.stdout.strip().lower() if proc.returncode == 0 else None
 

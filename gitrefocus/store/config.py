@@ -33,6 +33,7 @@ BUDGETS = ("economy", "light", "standard", "detailed")
 if TYPE_CHECKING:  # {name as git lists it (section and key lower-cased): [value, or None for a bare key]}
     Values = dict[str, list[str | None]]
 _UNITS = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+_LAST: dict[str, Values] = {}  # git dir -> what read() last gave it in this process
 
 
 def read(git_dir: str) -> Values:
@@ -42,13 +43,20 @@ def read(git_dir: str) -> Values:
 
     code, text = git.read(git_dir, "--git-dir=.", "config", "--list", "-z")
     out: Values = {}
-    if code != 0:
-        return out
-    for item in text.decode("utf-8", "surrogateescape").split("\0"):
-        if item:
-            name, nl, value = item.partition("\n")
-            out.setdefault(name, []).append(value if nl else None)
+    if code == 0:
+        for item in text.decode("utf-8", "surrogateescape").split("\0"):
+            if item:
+                name, nl, value = item.partition("\n")
+                out.setdefault(name, []).append(value if nl else None)
+    _LAST[git_dir] = out
     return out
+
+
+def last_read(git_dir: str) -> Values | None:
+    """What :func:`read` last gave ``git_dir`` in this process, or None if it did
+    not run: a setting wanted once a command has read them all (``color.ui``
+    for the output) costs no second git."""
+    return _LAST.get(git_dir)
 
 
 def _int(value: str) -> int | None:

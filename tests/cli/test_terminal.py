@@ -62,3 +62,19 @@ def test_colour_follows_no_color_flag_and_color_ui(spawned):
     git(dest, "config", "color.ui", "never")
     code, text = on_tty("show", "nope", cwd=dest, env={"GIT_PAGER": "cat"})
     assert "\x1b[" not in text and "error:" in text
+
+
+def test_a_listing_takes_color_ui_from_the_settings_it_read(spawned):
+    """list reads color.ui with the rest of the repository's settings, as
+    `git config --get` gives it: always colours a pipe, the last value wins,
+    and `git -c` counts."""
+    src, dest, out = spawned
+    git(dest, "config", "color.ui", "always")
+    r = refocus("list", cwd=dest)
+    assert out["id"] in ANSI.sub("", r.stdout) and "\x1b[" in r.stdout, r.stdout
+    git(dest, "config", "--add", "color.ui", "never")
+    code, text = on_tty("list", cwd=dest, env={"GIT_PAGER": "cat"})
+    assert code == 0 and out["id"] in text and "\x1b[" not in text, text
+    r = refocus("list", cwd=dest, env={"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "color.ui",
+                                       "GIT_CONFIG_VALUE_0": "always"})
+    assert "\x1b[" in r.stdout, r.stdout

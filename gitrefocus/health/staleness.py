@@ -23,6 +23,7 @@ from gitrefocus.store import localstate
 
 CACHE = ("cache", "health.json")
 CACHE_VERSION = 1
+TRACKED = ("cache", "context-files.json")  # {"key": [head, directory], "files": [...]}
 QUICK_WALK = 1000  # status and hooks: files older than this show as "1000+"
 INCREMENTAL_LIMIT = 20_000  # beyond this many new commits, start over
 LAUNCH_WALK_LIMIT = 10_000
@@ -45,12 +46,23 @@ def _scored(rel: str) -> bool:
 
 
 def tracked_files(ws, head, directory: str) -> list[str]:
-    """Files (blobs and symlinks) under ``directory`` in ``head``'s tree (one
-    ``git ls-tree``: no libgit2 to load for a status)."""
+    """Files (blobs and symlinks) under ``directory`` in ``head``'s tree: one
+    ``git ls-tree`` (no libgit2 to load for a status), kept under the git dir
+    by head and directory, since a commit's tree never changes. A status or a
+    session start with HEAD where it was runs no git for it."""
     from gitrefocus.store import git
 
     if head is None:
         return []
+    key = [str(head), directory]
+    try:
+        kept = json.loads(localstate.read(ws.git_dir, *TRACKED) or "null")
+    except (ValueError, RefocusError):
+        kept = None
+    if isinstance(kept, dict) and kept.get("key") == key:
+        files = kept.get("files")
+        if isinstance(files, list) and all(isinstance(p, str) for p in files):
+            return files
     code, text = git.read(ws.workdir, "--literal-pathspecs", "ls-tree", "-r", "-z", str(head), "--", directory + "/")
     if code != 0:
         return []
@@ -59,7 +71,12 @@ def tracked_files(ws, head, directory: str) -> list[str]:
         info, tab, path = item.partition(b"\t")
         if tab and info.split(b" ")[1:2] == [b"blob"]:
             out.append(path.decode("utf-8", "surrogateescape"))
-    return sorted(out)
+    out.sort()
+    try:
+        localstate.write(ws.git_dir, *TRACKED, text=json.dumps({"key": key, "files": out}))
+    except (OSError, RefocusError):
+        pass  # not kept: the next status lists them again
+    return out
 
 
 def worktree_files(ws, directory: str) -> list[str]:

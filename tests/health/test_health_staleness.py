@@ -262,3 +262,32 @@ def test_status_shows_stale_context(layered):
     model = refocus("status", "--json", cwd=layered).json
     assert model["stale_context"] == [f"{CTX}/architecture.md (18 commits behind)", f"{CTX}/glossary.md (8 commits behind)"]
     assert "Stale context:\n  docs/context/architecture.md (18 commits behind)" in refocus("status", cwd=layered).stdout
+
+
+def test_the_context_files_kept_by_head_follow_head_and_never_trust_a_bad_file(layered):
+    """The list of tracked context files is kept by (HEAD, contextDir): a new commit,
+    a reset and a changed contextDir each list again, and a kept file that does not
+    parse, or holds anything but paths, is listed again from git."""
+    repo = layered
+    kept = repo / ".git/refocus/cache/context-files.json"
+
+    def committed() -> list[str]:
+        return sorted(c["path"] for c in refocus("health", "--json", cwd=repo).json["context"] if c["committed"])
+
+    def tracked() -> list[str]:
+        names = git(repo, "ls-tree", "-r", "--name-only", "HEAD", "--", f"{CTX}/").split()
+        return sorted(n for n in names if "/decisions/" not in n)
+
+    assert committed() == tracked() and kept.exists()
+    commit_files(repo, "a new context file", {f"{CTX}/new.md": "# N\n"})
+    assert f"{CTX}/new.md" in committed() == tracked()
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    assert f"{CTX}/new.md" not in committed() == tracked()
+    head = git(repo, "rev-parse", "HEAD").strip()
+    for bad in ('{"key": ', json.dumps({"key": [head, CTX], "files": [1, 2]}),
+                json.dumps({"key": [head, CTX], "files": "docs/context/x.md"})):
+        kept.write_text(bad)
+        assert committed() == tracked(), bad
+    commit_files(repo, "another directory", {"notes/ctx.md": "# C\n"})
+    git(repo, "config", "refocus.contextDir", "notes")
+    assert committed() == ["notes/ctx.md"]

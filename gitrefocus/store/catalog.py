@@ -107,6 +107,32 @@ class Entry:
 Listing = tuple[list[tuple[str, str]], list[tuple[str, str]]]
 
 
+def _unlinked(ws: Workspace, directory: str) -> bool:
+    """``directory``, in the work tree, is a directory reached from its top
+    without a symlink: no brief is listed or read through one (SPEC §13), as
+    none is written through one (:func:`atomic.refuse_symlinks`)."""
+    probe = ws.workdir
+    for part in os.path.relpath(directory, probe).split(os.sep):
+        probe = os.path.join(probe, part)
+        try:
+            if not stat.S_ISDIR(os.lstat(probe).st_mode):
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _quarters(ws: Workspace) -> list[os.DirEntry[str]]:
+    """The archive's quarters: its directories, a symlink to one not among them."""
+    if not _unlinked(ws, ws.archive_dir):
+        return []
+    try:
+        with os.scandir(ws.archive_dir) as it:
+            return [e for e in it if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
 def _brief_listing(ws: Workspace) -> Listing:
     """([(name, path)] of docs/refocus/*.md, and of docs/refocus/archive/*/*.md
     quarter by quarter), as listed: names not yet checked (:func:`_brief_files`)."""
@@ -117,14 +143,10 @@ def _brief_listing(ws: Workspace) -> Listing:
         except (FileNotFoundError, NotADirectoryError):
             return None
 
-    live = md(ws.refocus_dir)
+    live = md(ws.refocus_dir) if _unlinked(ws, ws.refocus_dir) else None
     if live is None:
         return [], []
-    try:
-        quarters = [e.path for e in os.scandir(ws.archive_dir) if e.is_dir()]
-    except (FileNotFoundError, NotADirectoryError):
-        quarters = []
-    return live, [pair for quarter in quarters for pair in md(quarter) or ()]
+    return live, [pair for quarter in _quarters(ws) for pair in md(quarter.path) or ()]
 
 
 def _brief_files(ws: Workspace, known: Collection[str] = (),
@@ -271,14 +293,12 @@ def _brief_names(ws: Workspace) -> tuple[set[str], set[str]]:
         except (FileNotFoundError, NotADirectoryError):
             return set()
 
+    if not _unlinked(ws, ws.refocus_dir):
+        return set(), set()
     live = names(ws.refocus_dir)
     archived: set[str] = set()
-    try:
-        quarters = [e.path for e in os.scandir(ws.archive_dir) if e.is_dir()]
-    except (FileNotFoundError, NotADirectoryError):
-        quarters = []
-    for quarter in quarters:
-        archived |= names(quarter)
+    for quarter in _quarters(ws):
+        archived |= names(quarter.path)
     return live, archived
 
 
@@ -301,11 +321,7 @@ def census_stamp(ws: Workspace) -> tuple[str, float]:
         return True
 
     if add("", ws.refocus_dir) and add("archive", ws.archive_dir):
-        try:
-            quarters = sorted((e.name, e.path) for e in os.scandir(ws.archive_dir) if e.is_dir())
-        except OSError:
-            quarters = []
-        for name, path in quarters:
+        for name, path in sorted((e.name, e.path) for e in _quarters(ws)):
             add(name, path)
     return " ".join(parts), newest
 
@@ -397,16 +413,14 @@ def _direction(ws: Workspace, state: RefocusState | None, has_file: bool) -> str
 def brief_file(ws: Workspace, refocus_id: str) -> tuple[str, bool] | None:
     """(path, archived) of one refocus's brief, live or archived: a stat or
     two, never a listing of docs/refocus/."""
-    path = ws.brief_path(refocus_id)
-    if os.path.exists(path):
-        return path, False
-    try:
-        quarters = sorted(os.listdir(ws.archive_dir))
-    except (FileNotFoundError, NotADirectoryError):
+    if not _unlinked(ws, ws.refocus_dir):
         return None
-    for quarter in quarters:
-        candidate = os.path.join(ws.archive_dir, quarter, f"{refocus_id}.md")
-        if os.path.exists(candidate):
+    path = ws.brief_path(refocus_id)
+    if os.path.lexists(path):
+        return path, False
+    for quarter in sorted(_quarters(ws), key=lambda e: e.name):
+        candidate = os.path.join(quarter.path, f"{refocus_id}.md")
+        if os.path.lexists(candidate):
             return candidate, True
     return None
 

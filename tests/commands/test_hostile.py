@@ -65,6 +65,31 @@ def test_complete_refuses_a_symlinked_context_dir_before_writing(started, tmp_pa
     assert refocus("show", rid, "--json", cwd=dest).json["status"] == "in-progress", "refused before any write"
 
 
+@pytest.mark.parametrize("link", ["docs/refocus", "docs/refocus/archive", "docs/refocus/archive/2026-Q1"])
+def test_no_brief_is_listed_or_shown_through_a_symlinked_directory(spawned, tmp_path, link):
+    """A brief reached through a symlinked docs/refocus, archive or quarter lives
+    outside the repository: list, status and show never read it, as no write goes
+    through one."""
+    src, dest, out = spawned
+    rid, planted = out["id"], "2026-01-02-planted-abcdef"
+    brief = (dest / "docs/refocus" / f"{rid}.md").read_text()
+    outside = tmp_path / "elsewhere"
+    below = outside / os.path.relpath("docs/refocus/archive/2026-Q1", link)
+    below.mkdir(parents=True)
+    (below / f"{planted}.md").write_text(brief.replace(rid, planted))
+    if link == "docs/refocus":  # everything that was there moves out, the refocus's brief too
+        for name in os.listdir(dest / link):
+            os.replace(dest / link / name, outside / name)
+        os.rmdir(dest / link)
+    (dest / link).parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(outside, dest / link)
+    listed = refocus("list", "--all", "--json", cwd=dest).json["entries"]
+    assert [e["id"] for e in listed] == [rid], listed
+    assert planted not in refocus("status", "--json", cwd=dest).stdout
+    r = refocus("show", planted, cwd=dest, check=False)
+    assert r.returncode == 1 and planted not in r.stdout, r
+
+
 # -- 2. YAML bombs ------------------------------------------------------------------------------
 BOMB = "a: &a [x,x,x,x,x,x,x,x,x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(9))

@@ -9,8 +9,8 @@ and the first six hex digits of the UUIDv4 ``child_session_id``, so that
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
-from dataclasses import dataclass
 
 from gitrefocus.errors import RefocusError
 
@@ -85,22 +85,49 @@ def new_session_id() -> str:
     return str(uuid.uuid4())
 
 
-@dataclass(frozen=True, order=True)
+@functools.total_ordering
 class RefocusId:
-    """A validated refocus id. Construction refuses anything malformed."""
+    """A validated refocus id. Construction refuses anything malformed.
 
+    Immutable, hashable and ordered by its text, as a frozen dataclass would
+    be; written out because the post-tool-use hook, run after every tool call,
+    imports this module, and loading dataclasses would be a third of its time."""
+
+    __slots__ = ("value",)
     value: str
 
-    def __post_init__(self) -> None:
-        m = _ID_RE.match(self.value)
+    def __init__(self, value: str) -> None:
+        m = _ID_RE.match(value) if isinstance(value, str) else None
         if not m or len(m.group(2)) > SLUG_MAX:
             raise RefocusError(
-                f"invalid refocus id {self.value!r}: expected YYYY-MM-DD-<slug>-<6hex>."
+                f"invalid refocus id {value!r}: expected YYYY-MM-DD-<slug>-<6hex>."
             )
         try:
             _dt.date.fromisoformat(m.group(1))
         except ValueError:
-            raise RefocusError(f"invalid refocus id {self.value!r}: bad date.") from None
+            raise RefocusError(f"invalid refocus id {value!r}: bad date.") from None
+        object.__setattr__(self, "value", value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        return self.value == other.value if isinstance(other, RefocusId) else NotImplemented
+
+    def __lt__(self, other: object) -> bool:
+        return self.value < other.value if isinstance(other, RefocusId) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return f"RefocusId(value={self.value!r})"
+
+    def __reduce__(self) -> tuple[type[RefocusId], tuple[str]]:
+        return RefocusId, (self.value,)
 
     @classmethod
     def build(cls, date: _dt.date, slug: str, child_session_id: str) -> "RefocusId":

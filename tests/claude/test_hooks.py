@@ -214,3 +214,14 @@ def test_an_unfinished_child_is_reported_whether_or_not_session_end_ran(spawned,
     row, = refocus("status", "--json", cwd=dest).json["incoming"]["in_progress"]
     assert row["id"] == rid and row["quiet"] is True, row
     assert f"{rid}  launched" in (text := refocus("status", cwd=dest).stdout) and "may have exited without complete" in text
+
+
+def test_the_post_tool_use_hook_loads_nothing_it_does_not_use():
+    """Run after every tool call: what it loads is most of its time, so none of the
+    command line (click, rich), libgit2, yaml, or dataclasses and inspect."""
+    code = ("import sys, gitrefocus.claude.dispatch, gitrefocus.claude.hookio, gitrefocus.claude.post_tool_use; "
+            "print(' '.join(m for m in ('click', 'rich', 'pygit2', 'yaml', 'dataclasses', 'inspect', 'typing')"
+            " if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT))).stdout.strip()
+    assert out == "", f"the post-tool-use hook loaded {out}"

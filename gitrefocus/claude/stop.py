@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import replace
 
 from gitrefocus.model import clock
-from gitrefocus.model import loop as lp
 from gitrefocus.store import localstate, loops
 from gitrefocus.store.workspace import find_git_dir
 
@@ -31,8 +29,14 @@ def handle(payload: dict, env=os.environ) -> str | None:
     except Exception as exc:  # noqa: BLE001 - a damaged loop file lets the stop through
         localstate.log_error(git_dir, "hook stop", exc)
         return None
-    loop = state.current if state else None
-    if state is None or loop is None or loop.status != lp.ACTIVE:
+    if state is None:  # no loop in this session: nothing more to load
+        return None
+    from dataclasses import replace
+
+    from gitrefocus.model import loop as lp
+
+    loop = state.current
+    if loop is None or loop.status != lp.ACTIVE:
         return None
     message = payload.get("last_assistant_message")
     active = payload.get("stop_hook_active") is True

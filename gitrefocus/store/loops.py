@@ -12,8 +12,11 @@ import json
 import os
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.model.loop import SessionLoops
 from gitrefocus.store import localstate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitrefocus.model.loop import SessionLoops
 
 DIR = "loops"
 MAX_BYTES = 4 << 20
@@ -24,6 +27,9 @@ def read(git_dir: str, session_id: str) -> SessionLoops | None:
     text = localstate.read(git_dir, DIR, f"{session_id}.json")
     if text is None:
         return None
+    # here: a session without loops loads no model
+    from gitrefocus.model.loop import SessionLoops
+
     if len(text) > MAX_BYTES:
         raise RefocusError(f"the loop state of session {session_id} is larger than {MAX_BYTES} bytes.")
     try:

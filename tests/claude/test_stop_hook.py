@@ -177,7 +177,8 @@ def test_the_hook_module_stays_light():
     from tests.runner import ROOT
 
     code = ("import sys, gitrefocus.claude.stop; "
-            "print(' '.join(m for m in ('click', 'rich', 'pygit2', 'yaml') if m in sys.modules))")
+            "print(' '.join(m for m in ('click', 'rich', 'pygit2', 'yaml', 'dataclasses', 'typing')"
+            " if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env=dict(os.environ, PYTHONPATH=str(ROOT))).stdout.strip()
     assert out == "", f"the Stop hook, run on every stop, loaded {out}"

@@ -7,7 +7,6 @@ Everything said to the model is plain statements (SPEC §7), sized by
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from gitrefocus.claude import hookio
 from gitrefocus.errors import RefocusError
@@ -21,6 +20,8 @@ from gitrefocus.store import catalog, localstate
 from gitrefocus.store.config import BUDGETS
 from gitrefocus.store.transcripts import find_transcript
 from gitrefocus.store.workspace import Workspace
+
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 
 if TYPE_CHECKING:
     from gitrefocus.commands.receive import ReceivedResult

@@ -6,7 +6,10 @@ package imports nothing else, so a plain listing never loads click."""
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
+if TYPE_CHECKING:
+    from typing import Any
+
 
 _APP = ("cli", "main", "COMMANDS", "LazyGroup")
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from gitrefocus.cli import guard, render
+
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 
 if TYPE_CHECKING:
     from gitrefocus.ops.index_md import Row

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from gitrefocus.ops import index_md
 from gitrefocus.ops.index_md import Row
 from gitrefocus.ops.reconcile import settle
 from gitrefocus.store.catalog import Catalog
 from gitrefocus.store.workspace import Workspace
+
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @dataclass(frozen=True)

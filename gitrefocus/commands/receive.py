@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import JSONObject, lifecycle
@@ -15,7 +14,10 @@ from gitrefocus.store.catalog import waiting
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.workspace import Workspace
 
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
+    from typing import Any
+
     from gitrefocus.model.result import Result
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from gitrefocus.model import JSONObject, clock, lifecycle
 from gitrefocus.model.result import Result
@@ -15,6 +14,10 @@ from gitrefocus.ops.reconcile import fresh_catalog
 from gitrefocus.store import catalog
 from gitrefocus.store.catalog import Catalog
 from gitrefocus.store.workspace import Workspace
+
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @dataclass(slots=True)

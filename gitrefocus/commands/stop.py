@@ -11,13 +11,16 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
 from gitrefocus.store import catalog, localstate
 from gitrefocus.store.catalog import Catalog
 from gitrefocus.store.workspace import Workspace
+
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @dataclass(frozen=True)

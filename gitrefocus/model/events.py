@@ -12,9 +12,12 @@ import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, make_dataclass, replace
 from types import MappingProxyType
-from typing import Any, cast
 
 from gitrefocus.model import JSONObject, lifecycle, recorded
+
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA = 1
 
@@ -161,7 +164,7 @@ class RefocusState:
             raise ValueError("not a refocus state (no id or status)")
         get = raw.get
         conflicts = get("conflicts")
-        state = _Unfrozen(
+        state: RefocusState = _Unfrozen(
             raw["id"], raw["status"], get("slug"), get("child_session_id"), get("source_session_id"),
             get("spawn_mode"), get("spawned_at"), get("launched_at"), get("completed_at"), get("source_dir"),
             get("dest_dir"), get("parent_refocus_id"), get("assigned_to"), get("schema", SCHEMA),
@@ -171,7 +174,7 @@ class RefocusState:
             _NO_EXTRA if raw.keys() <= _FIELDS else {k: v for k, v in raw.items() if k not in _FIELDS},
         )
         state.__class__ = cls  # frozen from here on: see _Unfrozen
-        return cast(RefocusState, state)
+        return state
 
     @staticmethod
     def reads(raw: Any) -> bool:
@@ -204,9 +207,9 @@ class RefocusState:
         values[_SESSIONS] = tuple(values[_SESSIONS])
         values[_CONFLICTS] = tuple(Conflict.from_json(c) for c in values[_CONFLICTS]) if values[_CONFLICTS] else ()
         values[_EXTRA] = values[_EXTRA] or _NO_EXTRA
-        state = _Unfrozen(*values)
+        state: RefocusState = _Unfrozen(*values)
         state.__class__ = cls  # frozen from here on: see _Unfrozen
-        return cast(RefocusState, state)
+        return state
 
 
 ROW_FIELDS = tuple(f.name for f in fields(RefocusState))

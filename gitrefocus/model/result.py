@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import JSONObject, recorded
 from gitrefocus.model.brief import RESULT_HEADING
+
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
+if TYPE_CHECKING:
+    from typing import Any
 
 RETURN_STATUSES = ("completed", "failed", "partial", "blocked")
 _MARKDOWN_STATUS = {"completed": "completed", "failed": "blocked", "partial": "blocked", "blocked": "blocked"}

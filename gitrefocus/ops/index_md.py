@@ -9,13 +9,16 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from dataclasses import dataclass
-from typing import Any
 
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.store import atomic
 from gitrefocus.store import catalog as _catalog
 from gitrefocus.store.catalog import INCOMING, Catalog, Entry
 from gitrefocus.store.workspace import Workspace, is_inside, relative_inside
+
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @dataclass(slots=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
@@ -22,7 +21,10 @@ from gitrefocus.model.note_line import NoteRecord
 from gitrefocus.store import atomic, catalog, eventlog, eventmerge, notes, refs
 from gitrefocus.store.workspace import Workspace
 
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
+    from typing import Any
+
     from pygit2 import Oid
 
 

@@ -12,13 +12,16 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
 from gitrefocus.model.ids import RefocusId
 from gitrefocus.store import atomic
 from gitrefocus.store.catalog import Catalog, Entry
+
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_MERMAID_NODES = 60  # INDEX.md: beyond this a picture stops helping (and GitHub caps diagram size)
 

@@ -22,7 +22,6 @@ import sys
 import time
 from collections.abc import Callable, Collection, Generator, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
@@ -30,6 +29,10 @@ from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.store import catalog_cache, git, refs
 from gitrefocus.store.workspace import Workspace, is_inside, relative_inside
+
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
+if TYPE_CHECKING:
+    from typing import Any
 
 INCOMING, OUTGOING, LOCAL = "incoming", "outgoing", "local"
 BULK = 64  # a build rebuilding more rows than this, or with libgit2 not loaded, reads their tips with one git cat-file

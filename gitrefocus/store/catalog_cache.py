@@ -38,14 +38,16 @@ import re
 import sqlite3
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING, Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.ids import RefocusId
 from gitrefocus.model.lifecycle import ACTIVE
 from gitrefocus.store import eventlog, fastjson, localstate
 
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
+    from typing import Any
+
     from pygit2 import Oid, Repository
 
     from gitrefocus.model.events import RefocusState

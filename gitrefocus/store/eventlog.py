@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
@@ -30,6 +29,7 @@ from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.store import refs
 from gitrefocus.store.refs import ref_name, resolve
 
+TYPE_CHECKING = False  # no `typing` at run time: a listing imports this module; cast only where libgit2 is
 if TYPE_CHECKING:
     from pygit2 import Blob, Commit, Oid, Repository, Signature
 
@@ -61,6 +61,8 @@ class Tip:
 def commit_at(repo: Repository, oid: Oid | str) -> Commit:
     """The commit ``oid`` names (pygit2 types a lookup as any object; event
     logs, HEAD and the commits walked from it are commits)."""
+    from typing import cast
+
     return cast("Commit", repo[oid])
 
 
@@ -73,6 +75,8 @@ def event_commit(repo: Repository, oid: Oid | str) -> Commit:
         raise _corrupt(oid, str(exc)) from None
     if not isinstance(obj, pygit2.Commit):
         raise _corrupt(oid, f"it is a {type(obj).__name__.lower() if obj is not None else 'missing object'}, not a commit")
+    from typing import cast
+
     return cast("Commit", obj)
 
 
@@ -133,6 +137,8 @@ def state_at(repo: Repository, oid: Oid | str) -> tuple[RefocusState, Oid | None
         entry = tree["state.json"]
     except KeyError:
         raise KeyError(f"state.json is missing from event commit {oid}") from None
+    from typing import cast
+
     state = RefocusState.from_json(json.loads(cast("Blob", repo[entry.id]).data))
     try:
         snap: Oid | None = tree[SNAPSHOT].id
@@ -196,6 +202,8 @@ def states_match_events(repo: Repository, tip_oid: Oid) -> bool:
 
 # -- writing event commits ---------------------------------------------
 def _signature(event: Event) -> Signature:
+    from typing import cast
+
     pygit2 = refs._pygit2()
     actor = event.actor or {}
     when = int(clock.parse(event.at).timestamp())

@@ -15,7 +15,6 @@ adopted instead, so clones converge on one commit rather than stacking markers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import events as ev
@@ -23,6 +22,8 @@ from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
 from gitrefocus.store import eventlog, refs
 from gitrefocus.store.refs import ADOPTED, AHEAD, CREATED, FAST_FORWARD, MERGED, SAME
+
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 
 if TYPE_CHECKING:
     from pygit2 import Oid, Repository

@@ -10,13 +10,15 @@ any ref makes libgit2 read all of ``packed-refs`` first (0.07 s at 100k refs).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.store import git, refs
 from gitrefocus.store.refs import AHEAD, CREATED, FAST_FORWARD, MERGED, SAME
 
+TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
+    from typing import Any
+
     from pygit2 import Oid, Repository
 
     from gitrefocus.store.workspace import Workspace

@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from gitrefocus.errors import ConflictError, RefocusError
 from gitrefocus.model.ids import (
@@ -27,8 +26,13 @@ from gitrefocus.model.ids import (
 from gitrefocus.model.ids import ref_name as ref_name
 from gitrefocus.store import faults, locks
 
+TYPE_CHECKING = False  # no `typing` at run time: a listing imports this module; cast only where libgit2 is
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from pygit2 import Oid, Repository
+
+    T = TypeVar("T")
 
 TRACKING_PREFIX = "refs/refocus-remotes/"
 QUARANTINE_PREFIX = "refs/refocus-quarantine/"  # corrupt refs moved aside by doctor --repair
@@ -42,8 +46,6 @@ FAILURES_BEFORE_GIVING_UP = 5  # writes that failed with no other writer's lock 
 SAME, AHEAD, CREATED, FAST_FORWARD, MERGED, ADOPTED = (
     "same", "ahead", "created", "fast-forward", "merged", "adopted")
 
-T = TypeVar("T")
-
 
 def _pygit2() -> Any:  # the module
     import pygit2  # ~120 ms: only where a repository is opened
@@ -53,6 +55,8 @@ def _pygit2() -> Any:  # the module
 
 def GitError() -> type[Exception]:  # noqa: N802  (a class, looked up lazily)
     """pygit2's GitError, for ``except`` clauses that must not import pygit2 at load time."""
+    from typing import cast
+
     return cast("type[Exception]", _pygit2().GitError)
 
 
@@ -73,6 +77,8 @@ def temp_ref(purpose: str) -> str:
 
 def resolve(repo: Repository, refname: str) -> Oid | None:
     """Where ``refname`` points (refocus never writes symbolic refs), or None."""
+    from typing import cast
+
     ref = repo.references.get(refname)
     return cast("Oid", ref.target) if ref is not None else None
 
@@ -143,6 +149,8 @@ def retrying(what: str, attempt_fn: Callable[[], T]) -> T:
 
 def iter_refs(repo: Repository, prefix: str = REF_PREFIX) -> Iterator[tuple[str, Oid]]:
     """(name below ``prefix``, target) for every ref under ``prefix``."""
+    from typing import cast
+
     pygit2 = _pygit2()
     for ref in repo.references.iterator(pygit2.enums.ReferenceFilter.ALL):
         name = ref.name

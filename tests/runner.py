@@ -23,6 +23,17 @@ def source_env(env: dict | None = None) -> dict:
     return {k: v for k, v in full_env.items() if v is not None}
 
 
+# what a hook run on every tool call or stop must not spend its time loading
+HEAVY = ("click", "rich", "pygit2", "yaml", "dataclasses", "inspect", "typing")
+
+
+def loaded_by(*modules: str, among: tuple[str, ...] = HEAVY) -> list[str]:
+    """Those of ``among`` a fresh interpreter has loaded once it imported ``modules`` from the source tree."""
+    code = f"import sys, {', '.join(modules)}; print(' '.join(m for m in {among!r} if m in sys.modules))"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env=source_env()).stdout.split()
+
+
 class Result:
     def __init__(self, proc: subprocess.CompletedProcess):
         self.returncode = proc.returncode

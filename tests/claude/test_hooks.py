@@ -12,7 +12,7 @@ import time
 import pytest
 
 from tests.gitrepo import git, make_repo
-from tests.runner import ROOT, refocus
+from tests.runner import ROOT, loaded_by, refocus
 
 
 def hook(event, payload, cwd, env=None, stdin_open=False):
@@ -219,9 +219,5 @@ def test_an_unfinished_child_is_reported_whether_or_not_session_end_ran(spawned,
 def test_the_post_tool_use_hook_loads_nothing_it_does_not_use():
     """Run after every tool call: what it loads is most of its time, so none of the
     command line (click, rich), libgit2, yaml, or dataclasses and inspect."""
-    code = ("import sys, gitrefocus.claude.dispatch, gitrefocus.claude.hookio, gitrefocus.claude.post_tool_use; "
-            "print(' '.join(m for m in ('click', 'rich', 'pygit2', 'yaml', 'dataclasses', 'inspect', 'typing')"
-            " if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env=dict(os.environ, PYTHONPATH=str(ROOT))).stdout.strip()
-    assert out == "", f"the post-tool-use hook loaded {out}"
+    loaded = loaded_by("gitrefocus.claude.dispatch", "gitrefocus.claude.hookio", "gitrefocus.claude.post_tool_use")
+    assert loaded == [], f"the post-tool-use hook loaded {loaded}"

@@ -170,15 +170,7 @@ def test_activate_switches_the_foreground_loop(repo):
 
 
 def test_the_hook_module_stays_light():
-    import os
-    import subprocess
-    import sys
+    from tests.runner import loaded_by
 
-    from tests.runner import ROOT
-
-    code = ("import sys, gitrefocus.claude.stop; "
-            "print(' '.join(m for m in ('click', 'rich', 'pygit2', 'yaml', 'dataclasses', 'typing')"
-            " if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env=dict(os.environ, PYTHONPATH=str(ROOT))).stdout.strip()
-    assert out == "", f"the Stop hook, run on every stop, loaded {out}"
+    loaded = loaded_by("gitrefocus.claude.stop")
+    assert loaded == [], f"the Stop hook, run on every stop, loaded {loaded}"

@@ -31,9 +31,8 @@ def handle(payload: dict, env=os.environ) -> str | None:
         return None
     if state is None:  # no loop in this session: nothing more to load
         return None
-    from dataclasses import replace
-
     from gitrefocus.model import loop as lp
+    from gitrefocus.model.records import replace
 
     loop = state.current
     if loop is None or loop.status != lp.ACTIVE:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import events as ev
 from gitrefocus.model import lifecycle
 from gitrefocus.model.events import Event
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import index_md, linkage, record
 from gitrefocus.store import catalog, localstate
 from gitrefocus.store.eventlog import Tip

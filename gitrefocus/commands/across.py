@@ -7,9 +7,9 @@ read-only: hand edits are not reconciled from here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import across, global_index
 from gitrefocus.ops.global_index import GlobalModel, GlobalRow
 

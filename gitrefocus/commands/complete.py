@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from typing import Any
 
 from gitrefocus.commands.loop import end_for_refocus as end_loops
@@ -14,6 +13,7 @@ from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model import result as res
 from gitrefocus.model.events import Event
+from gitrefocus.model.records import dataclass, replace
 from gitrefocus.model.result import DodItem, Result
 from gitrefocus.model.session import transcript_pointer
 from gitrefocus.ops import index_md, linkage, promote, record

@@ -7,7 +7,6 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from gitrefocus.commands.complete import complete
@@ -18,6 +17,7 @@ from gitrefocus.commands.start import start
 from gitrefocus.commands.status import status
 from gitrefocus.model import lifecycle
 from gitrefocus.model.ids import ref_name
+from gitrefocus.model.records import dataclass
 from gitrefocus.model.result import Result
 from gitrefocus.store import git
 

@@ -33,7 +33,6 @@ import hashlib
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gitrefocus.errors import RefocusError
@@ -42,6 +41,7 @@ from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief
 from gitrefocus.model.events import Event
 from gitrefocus.model.ids import brief_relpath, ref_name
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.model.result import MaterialChange
 from gitrefocus.ops import index_md, linkage, promote, reconcile, record, setup
 from gitrefocus.store import (

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from dataclasses import dataclass
 from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import index_md
 from gitrefocus.store import atomic, catalog
 from gitrefocus.store.workspace import Workspace

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import index_md
 from gitrefocus.ops.reconcile import settle
 from gitrefocus.store.workspace import Workspace

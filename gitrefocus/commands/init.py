@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass
 from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.ids import INDEX_FILE
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import setup
 from gitrefocus.store import atomic, registry
 from gitrefocus.store.workspace import Workspace

@@ -6,11 +6,11 @@ refocus's event log records a ``linked`` event listing them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import events as ev
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import linkage, record
 from gitrefocus.store import catalog, eventlog
 from gitrefocus.store.workspace import Workspace

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.ids import RefocusId
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import linkage
 from gitrefocus.store import catalog
 from gitrefocus.store.workspace import Workspace

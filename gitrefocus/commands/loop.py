@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gitrefocus.errors import RefocusError
@@ -19,6 +18,7 @@ from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model import loop as lp
 from gitrefocus.model.loop import Loop, SessionLoops
+from gitrefocus.model.records import dataclass, field, replace
 from gitrefocus.store import eventlog, localstate, loops
 from gitrefocus.store.workspace import Workspace
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
 from gitrefocus.model.brief import HANDOFF_SECTIONS, Brief
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import record
 from gitrefocus.store import catalog
 from gitrefocus.store.workspace import Workspace

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import JSONObject, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import record
 from gitrefocus.store import catalog
 from gitrefocus.store.catalog import waiting

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.events import Event, RefocusState
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import record
 from gitrefocus.store import catalog, eventlog, refs
 from gitrefocus.store.workspace import Workspace

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from gitrefocus.errors import RefocusError
@@ -14,6 +13,7 @@ from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief, BriefContent, render_body, validate_meta
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.ids import RefocusId, derive_slug, new_session_id, validate_slug
+from gitrefocus.model.records import dataclass
 from gitrefocus.model.session import relaunch_command
 from gitrefocus.ops import guards, index_md, record, setup
 from gitrefocus.store import (

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from gitrefocus.errors import RefocusError
@@ -13,6 +12,7 @@ from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import index_md, record, setup
 from gitrefocus.store import catalog, localstate
 from gitrefocus.store.eventlog import Tip

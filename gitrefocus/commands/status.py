@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 
 from gitrefocus.model import JSONObject, clock, lifecycle
+from gitrefocus.model.records import dataclass, field, replace
 from gitrefocus.model.result import Result
 from gitrefocus.ops import unfinished
 from gitrefocus.ops.index_md import Row, row

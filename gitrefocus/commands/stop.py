@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
+from gitrefocus.model.records import dataclass
 from gitrefocus.store import catalog, localstate
 from gitrefocus.store.catalog import Catalog
 from gitrefocus.store.workspace import Workspace

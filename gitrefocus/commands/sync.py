@@ -18,12 +18,12 @@ import os
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from gitrefocus.errors import ConflictError, RefocusError
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.ops import index_md, record
 from gitrefocus.store import eventlog, eventmerge, locks, notes, refs
 from gitrefocus.store import remote as remote_

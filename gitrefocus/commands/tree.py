@@ -8,9 +8,9 @@ another repository is still drawn. With ``--global`` it reads the registry.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.ops import across, spawn_tree
 from gitrefocus.ops.spawn_tree import Forest
 from gitrefocus.store import catalog

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 
 from gitrefocus.handoff import cues
 from gitrefocus.handoff import spine as sp
 from gitrefocus.handoff.prepare import Plan
 from gitrefocus.handoff.sections import Pointer
+from gitrefocus.model.records import dataclass
 
 _HYPOTHESIS_RE = re.compile(r"\b(?:I think|probably|likely|I suspect|suspect|might be|may be|seems|appears|"
                             r"the (?:issue|problem|cause|bug) (?:is|was)|must be|should be|looks like)\b", re.I)

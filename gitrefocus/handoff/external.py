@@ -21,7 +21,6 @@ import signal
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any
 
 from gitrefocus.handoff import prompts
@@ -34,6 +33,7 @@ from gitrefocus.handoff.sections import (
     parse_answer,
     validate,
 )
+from gitrefocus.model.records import dataclass, field
 
 ANSWER_CAP = 4 << 20        # bytes of an answer read at most
 DEFAULT_TIMEOUT = 600.0     # seconds per call

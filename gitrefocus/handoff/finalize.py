@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 
 from gitrefocus.handoff import cues, scrub
 from gitrefocus.handoff.gitstate import GitState
@@ -25,6 +24,7 @@ from gitrefocus.handoff.sections import (
     Section,
     transcript_ref_lines,
 )
+from gitrefocus.model.records import dataclass, field
 
 MAX_LINES = 400
 UNSOURCED = "[unsourced]"

@@ -7,7 +7,8 @@ UUID), so a long session's graph stays small.
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
+
+from gitrefocus.model.records import dataclass
 
 
 @dataclass

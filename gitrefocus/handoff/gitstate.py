@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from dataclasses import dataclass, field
+
+from gitrefocus.model.records import dataclass, field
 
 RECENT = 30            # commits listed at most (seed: git log -n 30)
 CHANGES_CAP = 200      # working-tree entries kept at most

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import BinaryIO, Iterator
+
+from gitrefocus.model.records import dataclass
 
 PIECE = 1 << 20            # lines longer than this are read in pieces and skeletonized
 STRING_CAP = 64 * 1024     # bytes of any one string kept in a skeleton

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 
 from gitrefocus.handoff import extract, gitstate, transcript_paths
 from gitrefocus.handoff.finalize import Brief, finalize, resolver
 from gitrefocus.handoff.prepare import Plan, prepare
 from gitrefocus.handoff.sections import SECTION_NAMES, Pointer, Section
+from gitrefocus.model.records import dataclass, field
 
 
 @dataclass

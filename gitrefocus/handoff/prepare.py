@@ -24,7 +24,6 @@ import contextlib
 import gc
 import os
 from collections import Counter, OrderedDict
-from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.handoff import forks, jsonl
@@ -52,6 +51,7 @@ from gitrefocus.handoff.records import (
 )
 from gitrefocus.handoff.sidechains import Sidechain, insert_by_time, read_subagent
 from gitrefocus.handoff.transcript_paths import TranscriptSource, is_subagent_file
+from gitrefocus.model.records import dataclass, field
 
 USER_CAP = 6000          # characters of one user message kept
 ASSISTANT_CAP = 3000

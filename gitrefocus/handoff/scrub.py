@@ -34,7 +34,8 @@ import bisect
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+
+from gitrefocus.model.records import dataclass
 
 REDACTED = "[REDACTED:%s]"
 

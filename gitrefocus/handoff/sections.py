@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+
+from gitrefocus.model.records import dataclass, field
 
 # (section value, file name, rendered heading) in the fixed order of the merge contract
 SECTION_SPEC = (

@@ -8,7 +8,7 @@ later summarizing of the spine text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from gitrefocus.model.records import dataclass, field
 
 # message roles
 USER = "user"            # text the user typed

@@ -14,9 +14,9 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.model.session import encode_project_dir as encode_cwd
 from gitrefocus.store.transcripts import config_dir as claude_config_dir
 from gitrefocus.store.transcripts import find_transcript

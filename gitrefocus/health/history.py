@@ -26,9 +26,9 @@ from __future__ import annotations
 import os
 import re
 import threading
-from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.store import git
 
 # Pin what user configuration could change about the output we parse.

@@ -7,11 +7,11 @@ across writes; only the frontmatter and the ``## Result`` section are rewritten.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import frontmatter, lifecycle
 from gitrefocus.model.ids import RefocusId, is_session_id
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.model.session import relaunch_command, transcript_pointer
 
 TYPE_CHECKING = False  # no `typing` at run time: the post-tool-use hook imports this module

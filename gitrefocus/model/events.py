@@ -10,10 +10,17 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, make_dataclass, replace
 from types import MappingProxyType
 
 from gitrefocus.model import JSONObject, lifecycle, recorded
+from gitrefocus.model.records import (
+    asdict,
+    dataclass,
+    field,
+    fields,
+    make_dataclass,
+    replace,
+)
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:

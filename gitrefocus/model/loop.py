@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, replace
 
 from gitrefocus.model import JSONObject
+from gitrefocus.model.records import dataclass, replace
 
 TYPE_CHECKING = False  # the Stop hook imports this module: no `typing` at run time
 if TYPE_CHECKING:

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+
+from gitrefocus.model.records import dataclass, field
 
 _KEY_RE = re.compile(r"^[A-Za-z0-9_-]+\Z")
 _BARE_RE = re.compile(r'^[^\s"\\]+$')

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import JSONObject, recorded
 from gitrefocus.model.brief import RESULT_HEADING
+from gitrefocus.model.records import dataclass, field
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
 from typing import Any
 
 from gitrefocus.errors import RefocusError
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.store import catalog, registry
 from gitrefocus.store.catalog import Catalog
 from gitrefocus.store.workspace import REFOCUS_DIR, Workspace, is_inside

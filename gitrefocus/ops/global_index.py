@@ -9,9 +9,9 @@ destination's when they are level (it holds the brief).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any
 
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import index_md
 from gitrefocus.ops.across import Across
 from gitrefocus.ops.index_md import Row

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from dataclasses import dataclass
 
 from gitrefocus.model import clock, lifecycle
+from gitrefocus.model.records import dataclass
 from gitrefocus.store import atomic
 from gitrefocus.store import catalog as _catalog
 from gitrefocus.store.catalog import INCOMING, Catalog, Entry

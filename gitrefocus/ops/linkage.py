@@ -14,11 +14,10 @@ commits that mention the id are ever parsed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import note_line
 from gitrefocus.model.note_line import NoteRecord
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.ops import record
 from gitrefocus.store import eventlog, git, localstate, notes
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
@@ -18,6 +17,7 @@ from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.note_line import NoteRecord
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.store import atomic, catalog, eventlog, eventmerge, notes, refs
 from gitrefocus.store.workspace import Workspace
 

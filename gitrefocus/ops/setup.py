@@ -12,12 +12,12 @@ import functools
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.ids import INDEX_FILE
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.store import atomic
 from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF

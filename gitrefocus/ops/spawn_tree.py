@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
 from gitrefocus.model.ids import RefocusId
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.store import atomic
 from gitrefocus.store.catalog import Catalog, Entry
 

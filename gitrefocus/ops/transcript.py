@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import TRANSCRIPTS_DIR
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.store import atomic
 from gitrefocus.store.transcripts import find_transcript
 from gitrefocus.store.workspace import Workspace

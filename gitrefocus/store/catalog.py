@@ -21,12 +21,12 @@ import stat
 import sys
 import time
 from collections.abc import Callable, Collection, Generator, Iterator
-from dataclasses import dataclass, field
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.store import catalog_cache, git, refs
 from gitrefocus.store.workspace import Workspace, is_inside, relative_inside
 

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event, RefocusState
+from gitrefocus.model.records import dataclass
 from gitrefocus.store import refs
 from gitrefocus.store.refs import ref_name, resolve
 

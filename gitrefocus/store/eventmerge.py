@@ -14,12 +14,11 @@ adopted instead, so clones converge on one commit rather than stacking markers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.store import eventlog, refs
 from gitrefocus.store.refs import ADOPTED, AHEAD, CREATED, FAST_FORWARD, MERGED, SAME
 

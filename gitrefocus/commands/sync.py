@@ -123,6 +123,7 @@ class Sync:
         self.report = Report(remote)
         self.touched: set[str] = set()  # ids whose live ref changed here
         self.skipped: set[str] = set()  # ids whose remote ref could not be merged (warned)
+        self.ours: dict[str, str] | None = None  # the live refs as merge() listed them, when it moved none
         self._opened: dict[tuple[str | None, str | None], Workspace | None] = {}
 
     def say(self, message: str) -> None:
@@ -142,11 +143,13 @@ class Sync:
     def merge(self) -> dict[str, str]:
         """Merge every tracking ref into the live refs; return the remote's state
         ({id: tip}, as :func:`refs.tips` lists it)."""
-        theirs = refs.tips(self.ws.git_dir, remote_.tracking_prefix(self.remote))
-        ours = refs.tips(self.ws.git_dir)
+        listing_theirs = refs.tips_started(self.ws.git_dir, remote_.tracking_prefix(self.remote))
+        ours = refs.tips(self.ws.git_dir)  # while git lists theirs
+        theirs = listing_theirs()
         # a ref already where the remote has it needs nothing: one enumeration each, no per-ref
         # work, and no libgit2 to load when nothing differs (a no-op sync)
         differ = {rid: oid for rid, oid in theirs.items() if ours.get(rid) != oid}
+        self.ours = None if differ else ours  # nothing to merge: what to push is told from this listing
         total = len(differ)
         if total >= PROGRESS_EVERY:
             self.say(f"merging {total} refocus event logs...")
@@ -187,7 +190,8 @@ class Sync:
         return record.brief_file(self.ws, rid) is not None
 
     def to_push(self, theirs: dict[str, str]) -> list[str]:
-        names = [refs.ref_name(rid) for rid, oid in refs.tips(self.ws.git_dir).items()
+        ours = self.ours if self.ours is not None else refs.tips(self.ws.git_dir)
+        names = [refs.ref_name(rid) for rid, oid in ours.items()
                  if theirs.get(rid) != oid and rid not in self.skipped and RefocusId.is_valid(rid)]
         ours_notes = self.ws.ref_target(NOTES_REF)
         if ours_notes is not None and ours_notes != self.ws.ref_target(remote_.tracking_notes(self.remote)):

@@ -241,15 +241,21 @@ def test_a_sync_with_nothing_to_do_loads_no_libgit2_and_one_with_work_still_merg
              "try:\n    code = main()\nfinally:\n    print('pygit2' in sys.modules, file=sys.stderr)\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
 
+    trace = w["remote"].parent / "trace"
+
     def sync(repo):
-        proc = subprocess.run([sys.executable, "-c", probe, "sync", "--json"], cwd=repo, env=env,
-                              capture_output=True, text=True)
+        trace.unlink(missing_ok=True)
+        proc = subprocess.run([sys.executable, "-c", probe, "sync", "--json"], cwd=repo,
+                              env=dict(env, GIT_TRACE=str(trace)), capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
         return __import__("json").loads(proc.stdout), proc.stderr.strip().splitlines()[-1]
 
     quiet, loaded = sync(b)
     assert (quiet["created"], quiet["merged"], quiet["pushed"], quiet["notes_pushed"]) == ([], [], [], False)
     assert loaded == "False", "a no-op sync loaded libgit2"
+    # nothing merged, so nothing moved: the live refs are listed once, for merging and pushing alike
+    listings = [line for line in trace.read_text().splitlines() if "for-each-ref" in line and "refs/refocus/" in line]
+    assert sum(line.rstrip().endswith(" refs/refocus/") for line in listings) == 1, listings
     refocus("start", x, cwd=b)
     refocus("sync", cwd=b)
     busy, loaded = sync(a)

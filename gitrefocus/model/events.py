@@ -12,15 +12,8 @@ import time
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from gitrefocus.model import JSONObject, lifecycle, recorded
-from gitrefocus.model.records import (
-    asdict,
-    dataclass,
-    field,
-    fields,
-    make_dataclass,
-    replace,
-)
+from gitrefocus.model import JSONObject, lifecycle, recorded, records
+from gitrefocus.model.records import dataclass, field, replace
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
@@ -66,7 +59,7 @@ class Event:
     schema: int = SCHEMA
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True, indent=1) + "\n"
+        return json.dumps(records.asdict(self), ensure_ascii=False, sort_keys=True, indent=1) + "\n"
 
     @classmethod
     def from_json(cls, text: str | bytes) -> "Event":
@@ -219,14 +212,14 @@ class RefocusState:
         return state
 
 
-ROW_FIELDS = tuple(f.name for f in fields(RefocusState))
+ROW_FIELDS = tuple(f.name for f in records.fields(RefocusState))
 _SESSIONS, _CONFLICTS, _EXTRA = (ROW_FIELDS.index(name) for name in ("sessions", "conflicts", "extra"))
 
 # The catalog reads every state of a repository on each listing (10,000s). A
 # frozen dataclass's __init__ pays an object.__setattr__ per field, four times
 # the cost of this plain twin with the same slots; from_json and from_row build
 # the twin and give it the frozen class, allowed because the layouts are identical.
-_Unfrozen: Any = make_dataclass("_Unfrozen", ROW_FIELDS, slots=True)
+_Unfrozen: Any = records.make_dataclass("_Unfrozen", ROW_FIELDS, slots=True)
 
 _NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 _FIELDS = frozenset(STATE_KEYS) | {

@@ -19,8 +19,9 @@ same run. Targets (issue 15), printed as MET / NOT MET:
 - with --sync: a no-op `sync` <= 2x a no-op `git fetch` + `git push`.
 
 The floor, `git refocus --version` (the interpreter and the CLI starting, no
-work), is printed beside them: where the anchor is cheaper than the floor, a
-listing ratio says how fast Python starts, not how the tool scales.
+work), is printed beside them, and so is the interpreter alone (`python -c
+pass`): where the anchor is cheaper than the floor, a listing ratio says how
+fast Python starts, not how the tool scales.
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ def measure(size: int, runs: int, code: str, root: str, sync: bool) -> dict[str,
     r.refocus("list", cwd=src)  # warm the source's cache once, as any earlier command would
     for _ in range(runs):
         add("floor: git refocus --version", r.refocus("--version", cwd=dest)[0])
+        add("interpreter: python -c pass", r.run([sys.executable, "-c", "pass"], dest)[0])
         add("anchor: for-each-ref | cat-file --batch", r.run(["sh", "-c", anchor], dest)[0])
         shutil.rmtree(cache, ignore_errors=True)
         t, kib = r.rss(cli + ["list"], dest)
@@ -178,6 +180,8 @@ def report(results: dict[int, dict[str, list[float]]], runs: int) -> bool:
             print(f"  {name + ' cold':<18} vs anchor:     {verdict(m[name + ' cold'] / anchor, 2.5)}")
             print(f"  {name + ' warm':<18} vs anchor:     {verdict(m[name + ' warm'] / anchor, 1.5)}")
         print(f"  floor (`git refocus --version`, no work): {floor:.2f} s = {floor / anchor:.2f}x the anchor")
+        python = m["interpreter: python -c pass"]
+        print(f"  the interpreter alone (`python -c pass`): {python:.3f} s = {python / anchor:.2f}x the anchor")
         if n >= 100_000:
             rss = m["peak RSS list cold (MiB)"]
             ok = ok and rss <= 300
@@ -185,8 +189,10 @@ def report(results: dict[int, dict[str, list[float]]], runs: int) -> bool:
     for n in sizes:
         if "sync no-op" in results[n]:
             m = {k: med(v) for k, v in results[n].items()}
-            print(f"  sync no-op at {n}: {m['sync no-op']:.2f} s vs fetch + push {m['anchor: no-op git fetch + push']:.2f} s: "
-                  f"{verdict(m['sync no-op'] / m['anchor: no-op git fetch + push'], 2.0)}")
+            fetch_push = m["anchor: no-op git fetch + push"]
+            print(f"  sync no-op at {n}: {m['sync no-op']:.2f} s vs fetch + push {fetch_push:.2f} s: "
+                  f"{verdict(m['sync no-op'] / fetch_push, 2.0)}; the interpreter alone is "
+                  f"{m['interpreter: python -c pass'] / fetch_push:.2f}x")
     return ok
 
 

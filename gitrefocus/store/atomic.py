@@ -69,13 +69,28 @@ def read_bytes(path: str) -> bytes:
         return fh.read()
 
 
-def write_bytes(path: str, data: bytes) -> None:
-    import tempfile  # ~5 ms with shutil and random: only where a file is written
+# the flags tempfile.mkstemp opens with: a file that did not exist, never through a symlink
+_NEW_FILE = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
+
+def _new_beside(directory: str) -> tuple[int, str]:
+    """A new file in ``directory``, open, and its path: what ``tempfile.mkstemp``
+    makes, without importing tempfile (5 ms with shutil and random), which every
+    session start would pay for the one small file it writes."""
+    for _ in range(100):
+        tmp = os.path.join(directory, f".tmp-{os.urandom(6).hex()}")
+        try:
+            return os.open(tmp, _NEW_FILE, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {directory}")
+
+
+def write_bytes(path: str, data: bytes) -> None:
     refuse_symlinks(path)
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    fd, tmp = _new_beside(directory)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

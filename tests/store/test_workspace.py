@@ -192,15 +192,16 @@ def test_a_broken_config_file_gives_the_defaults(tmp_path):
 def test_listings_and_the_session_start_hook_never_load_libgit2_click_typing_or_dataclasses(tmp_path):
     """libgit2 costs a command more to load than a warm listing costs to run: the commands
     the agent and people run most only read, and read without it, the command line's
-    click, typing (whose few run-time uses, casts, are on the writers' side), and the
-    standard dataclasses with inspect (the model's classes are gitrefocus.model.records')."""
+    click, typing (whose few run-time uses, casts, are on the writers' side), the
+    standard dataclasses with inspect (the model's classes are gitrefocus.model.records'),
+    and tempfile (the session start writes a marker, index writes INDEX.md: store.atomic)."""
     src, dest = make_repo(tmp_path / "src"), make_repo(tmp_path / "dest")
     refocus(*spawn_args(dest, slug="probe"), cwd=src)
     refocus("list", cwd=dest)  # the cache is warm, as for any listing after the first
     probe = ("import sys, runpy; sys.argv = ['git-refocus'] + sys.argv[1:]\n"
              "from gitrefocus.entry import main\n"
              "try:\n    code = main()\nfinally:\n"
-             "    print(' '.join(m for m in ('pygit2', 'click', 'typing', 'dataclasses', 'inspect') if m in sys.modules) or '-',"
+             "    print(' '.join(m for m in ('pygit2', 'click', 'typing', 'dataclasses', 'inspect', 'tempfile') if m in sys.modules) or '-',"
              " file=sys.stderr)\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     hook_input = '{"session_id": "%s", "cwd": "%s", "source": "startup"}'

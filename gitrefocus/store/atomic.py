@@ -70,7 +70,8 @@ def read_bytes(path: str) -> bytes:
 
 
 # the flags tempfile.mkstemp opens with: a file that did not exist, never through a symlink
-_NEW_FILE = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+# (and, as every descriptor Python opens, not inherited by the processes it starts)
+_NEW_FILE = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 
 
 def _new_beside(directory: str) -> tuple[int, str]:

@@ -189,7 +189,7 @@ def test_a_broken_config_file_gives_the_defaults(tmp_path):
     assert Workspace.open(str(repo)).setting("recentDays") == 30
 
 
-def test_listings_and_the_session_start_hook_never_load_libgit2_click_typing_or_dataclasses(tmp_path):
+def test_listings_and_the_session_start_hook_load_none_of_the_heavy_modules(tmp_path):
     """libgit2 costs a command more to load than a warm listing costs to run: the commands
     the agent and people run most only read, and read without it, the command line's
     click, typing (whose few run-time uses, casts, are on the writers' side), the

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
     __all__ = ["FrozenInstanceError", "asdict", "dataclass", "field", "fields", "make_dataclass", "replace"]
 else:
+    import _thread
     import keyword
 
     FIELDS = "__record_fields__"  # the class attribute holding a record's fields, in order
@@ -205,8 +206,17 @@ else:
         return operator.attrgetter(*names)
 
     def _make_repr(names):
+        running = set()  # (record, thread) whose repr is being made: a record within itself shows as ...
+
         def __repr__(self):
-            return f"{type(self).__qualname__}({', '.join(f'{n}={getattr(self, n)!r}' for n in names)})"
+            key = (id(self), _thread.get_ident())
+            if key in running:
+                return "..."
+            running.add(key)
+            try:
+                return f"{type(self).__qualname__}({', '.join(f'{n}={getattr(self, n)!r}' for n in names)})"
+            finally:
+                running.discard(key)
 
         return __repr__
 

@@ -183,3 +183,12 @@ def test_fields_may_take_the_names_an_init_uses_itself():
     assert (made.self, made.setattr, made.MISSING, made.object) == (1, 2, 3, 5)
     with pytest.raises(TypeError):
         records.dataclass(type("R", (), {"__annotations__": {"__record_self": "int"}}))
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+def test_a_record_within_itself_is_shown_as_the_standard_library_shows_it(options):
+    std, ours = pair(**options)
+    a, b = std("x", tags=[]), ours("x", tags=[])
+    a.tags.append(a)
+    b.tags.append(b)
+    assert repr(a) == repr(b) and "tags=[...]" in repr(b)

@@ -123,7 +123,6 @@ class Sync:
         self.report = Report(remote)
         self.touched: set[str] = set()  # ids whose live ref changed here
         self.skipped: set[str] = set()  # ids whose remote ref could not be merged (warned)
-        self.ours: dict[str, str] | None = None  # the live refs as merge() listed them, when it moved none
         self._opened: dict[tuple[str | None, str | None], Workspace | None] = {}
 
     def say(self, message: str) -> None:
@@ -140,16 +139,16 @@ class Sync:
         return remote_.push(self.ws, self.remote, names)
 
     # -- merging ------------------------------------------------------------
-    def merge(self) -> dict[str, str]:
+    def merge(self) -> tuple[dict[str, str], dict[str, str] | None]:
         """Merge every tracking ref into the live refs; return the remote's state
-        ({id: tip}, as :func:`refs.tips` lists it)."""
+        ({id: tip}, as :func:`refs.tips` lists it), and ours when nothing was
+        merged (None: ours may have moved)."""
         listing_theirs = refs.tips_started(self.ws.git_dir, remote_.tracking_prefix(self.remote))
         ours = refs.tips(self.ws.git_dir)  # while git lists theirs
         theirs = listing_theirs()
         # a ref already where the remote has it needs nothing: one enumeration each, no per-ref
         # work, and no libgit2 to load when nothing differs (a no-op sync)
         differ = {rid: oid for rid, oid in theirs.items() if ours.get(rid) != oid}
-        self.ours = None if differ else ours  # nothing to merge: what to push is told from this listing
         total = len(differ)
         if total >= PROGRESS_EVERY:
             self.say(f"merging {total} refocus event logs...")
@@ -180,7 +179,7 @@ class Sync:
             kind = refs.SAME
         if kind != refs.SAME and kind != refs.AHEAD:
             self.report.notes = kind
-        return theirs
+        return theirs, None if differ else ours
 
     def _warn(self, message: str) -> None:
         if message not in self.report.warnings:
@@ -189,8 +188,10 @@ class Sync:
     def _has_file(self, rid: str) -> bool:
         return record.brief_file(self.ws, rid) is not None
 
-    def to_push(self, theirs: dict[str, str]) -> list[str]:
-        ours = self.ours if self.ours is not None else refs.tips(self.ws.git_dir)
+    def to_push(self, theirs: dict[str, str], ours: dict[str, str] | None) -> list[str]:
+        """The refs to push: ``ours`` as merge() listed them, or listed again when it moved some."""
+        if ours is None:
+            ours = refs.tips(self.ws.git_dir)
         names = [refs.ref_name(rid) for rid, oid in ours.items()
                  if theirs.get(rid) != oid and rid not in self.skipped and RefocusId.is_valid(rid)]
         ours_notes = self.ws.ref_target(NOTES_REF)
@@ -226,8 +227,8 @@ class Sync:
         for round_ in range(1, MAX_ROUNDS + 1):
             self.report.rounds = round_
             self.fetch()
-            theirs = self.merge()
-            names = self.to_push(theirs)
+            theirs, ours = self.merge()
+            names = self.to_push(theirs, ours)
             if not names:
                 break
             rejected = set(self.push(names))

@@ -34,6 +34,7 @@ class Quote:
     index: int   # position of the message in plan.messages
     role: str
     thinking: bool = False
+    question: str | None = None  # for the user's answer to a multiple-choice question: the question
 
     def md(self) -> str:
         return cues.quote_md(self.text, self.cut_before, self.cut_after)
@@ -86,8 +87,10 @@ class Analysis:
                     self.refusals.append((message, block))
                     if block.text:
                         self._user_sentences(index, message, block, refusal=True)
-                elif block.kind == sp.TEXT and message.role == sp.USER:
+                elif block.kind in sp.WORDS and message.role == sp.USER:
                     self._user_sentences(index, message, block)
+                elif block.kind == sp.ANSWER:
+                    self._answer(index, message, block)
                 elif block.kind == sp.TEXT and message.role == sp.ASSISTANT:
                     self._assistant_sentences(index, message, block)
                 elif block.kind == sp.THINKING:
@@ -127,6 +130,18 @@ class Analysis:
                 m = cue.search(sentence, low, present)
                 if m:
                     found.append(self._quote(block.text, a, b, m, label, index, "user"))
+
+    def _answer(self, index, message, block) -> None:
+        """The user's answer to the assistant's question is a decision of theirs; its words can
+        also correct or constrain, like anything else the user typed."""
+        if not block.text.strip() or cues.looks_like_injection(block.text) or \
+                cues.looks_like_injection(block.note or ""):
+            return
+        q, before, after = cues.window(block.text, 0, len(block.text))
+        label = message.label(block.line)
+        self.decisions.append(Quote(q, before, after, label, index, "user", question=block.note))
+        if len(block.text) > 40:  # a typed answer, not a chosen label: read it as the user's words
+            self._user_sentences(index, message, block)
 
     def _assistant_sentences(self, index, message, block, thinking=False) -> None:
         for a, b, sentence, low, present, label in self._sentences(index, message, block, thinking):

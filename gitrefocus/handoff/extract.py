@@ -91,6 +91,10 @@ def convergence(an: Analysis) -> Section:
         c = an.overruled_by(q)
         (standing if c is None else overruled).append((q, c))
     for q, _ in standing[-MAX_DECISIONS:]:
+        if q.question is not None:
+            d.add(f"- The user chose {q.md()} when asked {cues.quote_md(_plain(q.question, 160))}",
+                  q.pointer("the user's answer"))
+            continue
         who = "the user decided" if q.role == "user" else "concluded"
         d.add(f"- {who.capitalize()}: {q.md()}", q.pointer("conclusion / decision"))
     for q, c in overruled[-2:]:
@@ -120,7 +124,7 @@ def _next_sentence(an: Analysis, index: int, after: Quote) -> Quote | None:
     message = an.plan.messages[index]
     found = False
     for block in message.blocks:
-        if block.kind != sp.TEXT:
+        if block.kind not in sp.WORDS:
             continue
         for a, b, _, _, _, label in an._sentences(index, message, block):
             if found:
@@ -132,7 +136,7 @@ def _next_sentence(an: Analysis, index: int, after: Quote) -> Quote | None:
 def _first_sentence(an: Analysis, index: int) -> Quote | None:
     message = an.plan.messages[index]
     for block in message.blocks:
-        if block.kind != sp.TEXT or not block.text.strip():
+        if block.kind not in sp.WORDS or not block.text.strip():
             continue
         for a, b, sentence, _, _, label in an._sentences(index, message, block):
             end = b
@@ -449,7 +453,7 @@ def _vocabulary(an: Analysis) -> _Draft:
     for index in an.user_turns:
         message = an.plan.messages[index]
         for block in message.blocks:
-            if block.kind != sp.TEXT or cues.looks_like_injection(block.text):
+            if block.kind not in sp.WORDS or cues.looks_like_injection(block.text):
                 continue
             text = FENCE_RE.sub("", block.text) if "```" in block.text else block.text
             # every match of _MEANS_RE holds "mean" (no other letter folds to m, e, a or n under re.I)

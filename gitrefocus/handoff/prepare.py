@@ -14,6 +14,10 @@ size of the transcript. What it does, in the words of SPEC §8 / seed 001:
 * ``toolUseResult`` payloads and tool output are dropped (a tool error or a
   refused tool use leaves a marker, never the output);
 * user text and plaintext thinking are kept; signature-only thinking is counted;
+* the user's words are read wherever a client records them: typed prompts, messages
+  typed while the assistant worked (``queue-operation`` records, ``queued_command``
+  attachments), answers to the assistant's multiple-choice questions (in tool results),
+  and the arguments of custom slash commands;
 * record types that carry no conversation are skipped, lines that are not JSON
   are counted and skipped.
 """
@@ -23,12 +27,13 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.handoff import forks, jsonl
 from gitrefocus.handoff import spine as sp
 from gitrefocus.handoff.records import (
+    ASKED_TOOLS,
     CLIENT,
     COMPACT_SUMMARY,
     CONVERSATION,
@@ -45,6 +50,9 @@ from gitrefocus.handoff.records import (
     joined_text,
     notification_text,
     one_line,
+    prompt_text,
+    question_answers,
+    queued_text,
     record_origin,
     tool_summary,
     user_text,
@@ -65,6 +73,9 @@ MAX_MESSAGES = 150_000
 MAX_SIDECHAINS = 5_000
 TOOL_NAMES_KEPT = 4096    # recent tool_use ids -> tool names
 OPEN_MESSAGES = 64        # recent message ids still open for merging split lines
+QUEUE_CAP = 64            # prompts waiting in the client's queue, at most
+QUEUED_SEEN = 64          # recent queued texts remembered, to keep one copy of each
+QUEUED_REACH = 2000       # lines within which a second record of the same queued text is a copy
 INTERRUPT_TEXT = "[the user interrupted the assistant]"
 # tools that only wait for something: refusing one without a word is an interruption
 WAIT_TOOLS = frozenset({"TaskOutput", "BashOutput", "AgentOutputTool", "Monitor", "Sleep", "Wait"})
@@ -147,6 +158,12 @@ class _Collector:
         self.todos: list[tuple[str, str, int]] = []
         self.leaf_node: int | None = None
         self.leaf_uuid: str | None = None
+        # the client's prompt queue (2.1.x writes enqueue / dequeue / remove / popAll records):
+        # (line, text) of prompts typed while the assistant worked, not yet delivered
+        self.queue: deque[tuple[int, str]] = deque()
+        # normalized text -> line of queued words already in the spine: newer clients record one
+        # message both as queue operations and as a queued_command attachment
+        self.queued_seen: OrderedDict[str, int] = OrderedDict()
 
     # -- reading ----------------------------------------------------------
     def read_main(self) -> None:
@@ -196,6 +213,12 @@ class _Collector:
         if kind not in CONVERSATION:
             if kind in TITLE_KINDS:
                 self._title_record(kind, record)
+            elif kind == "queue-operation":
+                self._queue_operation(record, number)
+            elif kind == "attachment":
+                attachment = get("attachment")
+                if attachment.__class__ is dict and attachment.get("type") == "queued_command":
+                    self._queued_command(record, attachment, number)
             self._skipped(kind, uuid, get("isSidechain"), get("parentUuid") or get("logicalParentUuid"))
             return
         graph = self.graph
@@ -343,6 +366,10 @@ class _Collector:
                     blocks.append(sp.Block(sp.TEXT, self._text(text, USER_CAP), number))
             elif t == "tool_result":
                 role = sp.TOOL if role == sp.USER and not blocks else role
+                answers = self._answers(item, record, number)
+                if answers:
+                    blocks.extend(answers)
+                    continue
                 block = self._tool_result(item, number)
                 if block is not None and block.text == INTERRUPT_TEXT and block.kind == sp.TEXT:
                     role = sp.INTERRUPT
@@ -352,9 +379,102 @@ class _Collector:
                 blocks.append(sp.Block(sp.TEXT, f"[{t} attached]", number))
         if not blocks:
             return None
-        if role == sp.TOOL and any(b.kind == sp.TEXT for b in blocks):
+        if role == sp.TOOL and any(b.kind in (sp.TEXT, sp.ANSWER) for b in blocks):
             role = sp.USER
+        if self.queued_seen and role == sp.USER and self._queued_copy(blocks, number):
+            return None
         return sp.Message(role, number, blocks=blocks)
+
+    def _answers(self, item: dict, record: dict, number: int) -> list[sp.Block]:
+        """The user's answers to an AskUserQuestion call, one block each (the question as note)."""
+        tool_use_id = item.get("tool_use_id")
+        tool = self.tool_names.get(tool_use_id) if isinstance(tool_use_id, str) else None
+        if tool not in ASKED_TOOLS or item.get("is_error") is True:
+            return []
+        content = item.get("content")
+        text = content if isinstance(content, str) else _first_text(content)
+        if text.startswith((REJECTED, REJECTED_ALT)):
+            return []
+        pairs = question_answers(text, record.get("toolUseResult"))
+        self.stats["question_answers"] += len(pairs)
+        return [sp.Block(sp.ANSWER, self._text(answer.strip(), USER_CAP), number, tool=tool,
+                         note=one_line(question, 300)) for question, answer in pairs]
+
+    # -- words typed while the assistant worked ------------------------------
+    def _queue_operation(self, record: dict, number: int) -> None:
+        """The client's prompt queue: ``enqueue`` adds a prompt; ``dequeue`` takes it as the next
+        turn (a user record follows); ``remove`` hands it to the model mid-turn (nothing else
+        records it in 2.1.39-2.1.42); ``popAll`` puts everything back into the input box."""
+        operation = record.get("operation")
+        content = record.get("content")
+        content = content if isinstance(content, str) else None
+        queue = self.queue
+        if operation == "enqueue":
+            if content is not None and len(queue) < QUEUE_CAP:
+                queue.append((number, content))
+        elif operation == "dequeue":
+            if queue:
+                queue.popleft()
+        elif operation == "remove":
+            line, text = queue.popleft() if queue else (number, content)
+            reason = record.get("reason")
+            if text is not None and reason in (None, "absorbed_mid_turn"):
+                self._queued(content if content is not None else text, line, record.get("timestamp"))
+        elif operation == "popAll":
+            queue.clear()
+
+    def _queued_command(self, record: dict, attachment: dict, number: int) -> None:
+        """A ``queued_command`` attachment (2.1.2xx on): a prompt typed while the assistant worked,
+        unless the client queued it itself (a task notification, another origin)."""
+        mode = attachment.get("commandMode")
+        origin = attachment.get("origin")
+        kind = origin.get("kind") if isinstance(origin, dict) else None
+        if mode not in (None, "prompt", "bash") or kind not in (None, "human"):
+            self.stats["skipped_queued_not_user"] += 1
+            return
+        text = prompt_text(attachment.get("prompt"))
+        if mode == "bash":
+            text = "!" + text
+        stamp = record.get("timestamp")
+        self._queued(text, number, stamp if isinstance(stamp, str) else None)
+
+    def _queued(self, text: str, line: int, timestamp) -> None:
+        said = queued_text(text)
+        if said is None:
+            return
+        role, words = said
+        key = " ".join(words.split())[:500]
+        seen = self.queued_seen.get(key)
+        if seen is not None and abs(line - seen) <= QUEUED_REACH:
+            self.stats["queued_copies"] += 1
+            return
+        self.queued_seen[key] = line
+        if len(self.queued_seen) > QUEUED_SEEN:
+            self.queued_seen.popitem(last=False)
+        kind = sp.QUEUED if role == sp.USER else sp.TEXT
+        if role not in (sp.USER, sp.COMMAND):
+            return  # a notification queued as text: never the user's words
+        self._check_size()
+        self.stats["queued_messages"] += 1
+        message = sp.Message(role, line, blocks=[sp.Block(kind, self._text(words, USER_CAP), line)],
+                             timestamp=timestamp if isinstance(timestamp, str) else None, last_line=line)
+        self.messages.append(message)
+
+    def _queued_copy(self, blocks: list[sp.Block], number: int) -> bool:
+        """Whether a typed user record only repeats words already taken from the queue."""
+        words = " ".join(b.text for b in blocks if b.kind == sp.TEXT)
+        seen = self.queued_seen.get(" ".join(words.split())[:500])
+        if seen is not None and 0 <= number - seen <= QUEUED_REACH:
+            self.stats["queued_copies"] += 1
+            return True
+        return False
+
+    def flush_queue(self) -> None:
+        """Prompts still queued when the transcript ends were typed, never delivered: the user's
+        last words all the same."""
+        while self.queue:
+            line, text = self.queue.popleft()
+            self._queued(text, line, None)
 
     def _tool_result(self, item: dict, number: int) -> sp.Block | None:
         content = item.get("content")
@@ -540,6 +660,7 @@ def prepare(source: TranscriptSource, *, direct_bound: int = DIRECT_BOUND,
     collector = _Collector(source)
     with _no_cycle_collection():
         collector.read_main()
+        collector.flush_queue()
         subagents = [c for c in (read_subagent(p, collector.stats) for p in source.subagents) if c]
         messages = collector.finish(subagents)
     stats = collector.stats

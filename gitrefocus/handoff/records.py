@@ -198,6 +198,70 @@ def user_text(text: str):
     return sp.USER, stripped
 
 
+_TYPED_COMMAND_RE = re.compile(r"^(/[\w:.-]+)(?:\s+(.*))?$", re.S)
+
+
+def queued_text(text: str):
+    """(role, text) for what the user typed while the assistant worked (a ``queue-operation``
+    record's ``content``, a ``queued_command`` attachment's ``prompt``), or None. It is raw
+    input: a slash command or ``!`` shell line as typed, not wrapped in tags."""
+    stripped = text.strip()
+    if not stripped:
+        return None
+    if stripped.startswith("<"):
+        return user_text(stripped)  # a notification or a tagged command: the usual markers decide
+    command = _TYPED_COMMAND_RE.match(stripped)
+    if command and "\n" not in command.group(1):
+        name, arg = command.group(1), (command.group(2) or "").strip()
+        if arg and name not in BUILTIN_COMMANDS:
+            return sp.USER, f"{name} {arg}"
+        return sp.COMMAND, one_line(stripped, 300)
+    if stripped.startswith("!"):
+        return sp.COMMAND, "! " + one_line(stripped[1:], 300)
+    return sp.USER, stripped
+
+
+def prompt_text(prompt) -> str:
+    """The text of a ``queued_command`` attachment's prompt: a string, or content blocks."""
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, list):
+        parts = []
+        for item in prompt:
+            if isinstance(item, dict):
+                if isinstance(item.get("text"), str):
+                    parts.append(item["text"])
+                elif item.get("type") in ("image", "document"):
+                    parts.append(f"[{item['type']} attached]")
+        return "\n".join(parts)
+    return ""
+
+
+# "User has answered your questions: "Q"="A", "Q2"="A2". You can now continue ..." (2.0.x-2.1.x)
+_ANSWER_PAIR_RE = re.compile(r'"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"', re.S)
+ASKED_TOOLS = frozenset({"AskUserQuestion"})
+
+
+def question_answers(result_text: str, tool_use_result) -> list[tuple[str, str]]:
+    """(question, answer) pairs of an AskUserQuestion result: from ``toolUseResult.answers`` when
+    the client records them, else from the result's text. The answers are the user's words."""
+    pairs: list[tuple[str, str]] = []
+    answers = tool_use_result.get("answers") if isinstance(tool_use_result, dict) else None
+    if isinstance(answers, dict):
+        for question, answer in list(answers.items())[:20]:
+            if isinstance(question, str) and isinstance(answer, str) and answer.strip():
+                pairs.append((question, answer))
+        if pairs:
+            return pairs
+    if "answered your question" in result_text[:200]:
+        for m in _ANSWER_PAIR_RE.finditer(result_text[:20000]):
+            if m.group(2).strip():
+                pairs.append((m.group(1), m.group(2)))
+            if len(pairs) >= 20:
+                break
+    return pairs
+
+
 # the client's own commands: their arguments are settings, not a request
 BUILTIN_COMMANDS = frozenset(
     "/compact /clear /model /config /help /cost /status /login /logout /resume /rewind /memory /init "

@@ -27,6 +27,8 @@ THINKING = "thinking"
 TOOL_USE = "tool_use"
 TOOL_ERROR = "tool_error"
 REJECTED = "rejected"    # the user refused a tool use (text = their feedback, if any)
+ANSWER = "answer"        # the user's answer to the assistant's multiple-choice question (note = the question)
+QUEUED = "queued"        # words the user typed while the assistant worked (delivered mid-turn)
 
 
 @dataclass(slots=True)
@@ -36,6 +38,7 @@ class Block:
     line: int
     tool: str | None = None
     path: str | None = None
+    note: str | None = None
 
 
 @dataclass(slots=True)
@@ -52,11 +55,11 @@ class Message:
     @property
     def text(self) -> str:
         """All plain text of the message (user or assistant words), joined."""
-        return "\n".join(b.text for b in self.blocks if b.kind == TEXT and b.text)
+        return "\n".join(b.text for b in self.blocks if b.kind in WORDS and b.text)
 
     @property
     def is_user_turn(self) -> bool:
-        return self.role == USER and any(b.kind == TEXT and b.text for b in self.blocks)
+        return self.role == USER and any(b.kind in WORDS and b.text for b in self.blocks)
 
     def label(self, line: int | None = None) -> str:
         n = self.line if line is None else line
@@ -69,12 +72,20 @@ class Message:
         return self.label()
 
 
-_BLOCK_TITLES = {TEXT: None, THINKING: "thinking", TOOL_ERROR: "tool error", REJECTED: "tool rejected by user"}
+# blocks that carry someone's own words (a user's queued message counts as a turn of theirs)
+WORDS = frozenset({TEXT, QUEUED})
+_BLOCK_TITLES = {TEXT: None, THINKING: "thinking", TOOL_ERROR: "tool error", REJECTED: "tool rejected by user",
+                 QUEUED: "typed while the assistant worked"}
 
 
 def _title(message: Message, block: Block) -> str:
     if block.kind == TOOL_USE:
         return f"{message.role} tool_use {block.tool or '?'}"
+    if block.kind == ANSWER:
+        # the question is the assistant's, shown in one line so it never starts a spine line
+        question = " ".join((block.note or "?").split())
+        question = question if len(question) <= 120 else question[:119] + "…"
+        return f"{message.role} answered the assistant's question \"{question}\""
     special = _BLOCK_TITLES.get(block.kind)
     if special is None:
         return message.role

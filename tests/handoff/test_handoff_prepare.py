@@ -96,6 +96,7 @@ def test_non_conversation_records_are_skipped_but_keep_the_chain(tmp_path):
     s.user("hello")
     s.progress()
     s.queue_operation()
+    s.queue_operation("next thing", "popAll")  # put back into the input box: not delivered
     s.system()
     s.assistant(text("hi"))
     s.summary("A title")

@@ -128,9 +128,20 @@ class Session:
                              "snapshot": {"messageId": new_uuid(), "trackedFileBackups": {},
                                           "timestamp": self.stamp()}, "isSnapshotUpdate": False}))
 
-    def queue_operation(self, content: str = "next thing") -> None:
-        self.raw(json.dumps({"type": "queue-operation", "operation": "enqueue", "timestamp": self.stamp(),
-                             "sessionId": self.session_id, "content": content}))
+    def queue_operation(self, content: str | None = "next thing", operation: str = "enqueue", **extra) -> int:
+        """A record of the client's prompt queue (2.1.x): enqueue, dequeue, remove, popAll."""
+        record = {"type": "queue-operation", "operation": operation, "timestamp": self.stamp(),
+                  "sessionId": self.session_id}
+        if content is not None:
+            record["content"] = content
+        return self.raw(json.dumps({**record, **extra}))
+
+    def queued_command(self, prompt, *, mode: str = "prompt", origin: str | None = "human", **extra) -> str:
+        """A ``queued_command`` attachment (2.1.2xx): words typed while the assistant worked."""
+        attachment = {"type": "queued_command", "prompt": prompt, "commandMode": mode}
+        if origin:
+            attachment["origin"] = {"kind": origin}
+        return self.record("attachment", {"attachment": {**attachment, **extra}})
 
     def summary(self, text: str) -> None:
         self.raw(json.dumps({"type": "summary", "summary": text, "leafUuid": self.parent}))

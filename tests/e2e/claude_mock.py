@@ -72,7 +72,24 @@ class Bash:
     description: str = "Run a scripted command"
 
 
-Reply = Union[Text, Bash, str]
+@dataclass(frozen=True)
+class ToolUse:
+    """One tool call: ``name`` (any tool the client offers: Agent, Task, Write, Read, ...) and its input."""
+
+    name: str
+    input: dict
+
+
+@dataclass(frozen=True)
+class Calls:
+    """An assistant turn that makes several tool calls in ONE message (parallel tool use),
+    optionally after some text."""
+
+    uses: tuple[ToolUse, ...]
+    text: str = ""
+
+
+Reply = Union[Text, Bash, Calls, str]
 # A turn is a fixed reply, or a function that picks the reply from the request it answers.
 Turn = Union[Reply, Callable[[dict], Reply]]
 
@@ -153,7 +170,7 @@ class MockAnthropic:
 
     # -- the reply logic, called from handler threads --------------------------------------
 
-    def _next_reply(self, body: dict) -> Text | Bash:
+    def _next_reply(self, body: dict) -> Text | Bash | Calls:
         with self._lock:
             turn = self.script.pop(0) if self.script else None
         if turn is None:
@@ -162,8 +179,8 @@ class MockAnthropic:
         reply = turn(body) if callable(turn) else turn
         if isinstance(reply, str):
             return Text(reply)
-        if not isinstance(reply, (Text, Bash)):
-            raise TypeError(f"a turn must give Text, Bash or str, not {reply!r}")
+        if not isinstance(reply, (Text, Bash, Calls)):
+            raise TypeError(f"a turn must give Text, Bash, Calls or str, not {reply!r}")
         return reply
 
     def _record(self, request: RecordedRequest) -> None:
@@ -231,6 +248,14 @@ def describe(done: subprocess.CompletedProcess[str]) -> str:
 # -- the wire format ----------------------------------------------------------------------
 
 
+def _content_blocks(reply: Text | Bash | Calls, new_id: Callable[[str], str]) -> list[dict]:
+    if isinstance(reply, Calls):
+        blocks = [{"type": "text", "text": reply.text}] if reply.text else []
+        return blocks + [{"type": "tool_use", "id": new_id("toolu"), "name": use.name, "input": use.input}
+                         for use in reply.uses]
+    return [_content_block(reply, new_id("toolu"))]
+
+
 def _content_block(reply: Text | Bash, tool_id: str) -> dict:
     if isinstance(reply, Bash):
         return {
@@ -242,14 +267,14 @@ def _content_block(reply: Text | Bash, tool_id: str) -> dict:
     return {"type": "text", "text": reply.text}
 
 
-def _message(model: str, message_id: str, block: dict) -> dict:
+def _message(model: str, message_id: str, blocks: list[dict]) -> dict:
     return {
         "id": message_id,
         "type": "message",
         "role": "assistant",
         "model": model,
-        "content": [block],
-        "stop_reason": "tool_use" if block["type"] == "tool_use" else "end_turn",
+        "content": blocks,
+        "stop_reason": "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn",
         "stop_sequence": None,
         "usage": {"input_tokens": 10, "output_tokens": 5,
                   "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
@@ -257,28 +282,31 @@ def _message(model: str, message_id: str, block: dict) -> dict:
 
 
 def _sse_events(message: dict) -> list[tuple[str, dict]]:
-    block = message["content"][0]
-    if block["type"] == "tool_use":
-        start = dict(block, input={})
-        partial = json.dumps(block["input"])
-        # Split the JSON like the real API does, to exercise the client's reassembly.
-        middle = len(partial) // 2
-        deltas = [{"type": "input_json_delta", "partial_json": piece}
-                  for piece in (partial[:middle], partial[middle:])]
-    else:
-        start = {"type": "text", "text": ""}
-        deltas = [{"type": "text_delta", "text": block["text"]}]
     head = dict(message, content=[], stop_reason=None, usage=dict(message["usage"], output_tokens=1))
-    return [
-        ("message_start", {"type": "message_start", "message": head}),
-        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": start}),
-        *(("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": d}) for d in deltas),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+    events: list[tuple[str, dict]] = [("message_start", {"type": "message_start", "message": head})]
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "tool_use":
+            start = dict(block, input={})
+            partial = json.dumps(block["input"])
+            # Split the JSON like the real API does, to exercise the client's reassembly.
+            middle = len(partial) // 2
+            deltas = [{"type": "input_json_delta", "partial_json": piece}
+                      for piece in (partial[:middle], partial[middle:])]
+        else:
+            start = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": block["text"]}]
+        events.append(("content_block_start", {"type": "content_block_start", "index": index,
+                                               "content_block": start}))
+        events.extend(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})
+                      for d in deltas)
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events += [
         ("message_delta", {"type": "message_delta",
                            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
                            "usage": {"output_tokens": message["usage"]["output_tokens"]}}),
         ("message_stop", {"type": "message_stop"}),
     ]
+    return events
 
 
 def _handler_for(mock: MockAnthropic) -> type[BaseHTTPRequestHandler]:
@@ -319,7 +347,7 @@ def _handler_for(mock: MockAnthropic) -> type[BaseHTTPRequestHandler]:
         def _answer_messages(self, body: dict) -> None:
             if is_side_request(body):
                 self._record(body, "side")
-                reply: Text | Bash = Text(mock.side_reply)
+                reply: Text | Bash | Calls = Text(mock.side_reply)
             else:
                 self._record(body, "turn")
                 try:
@@ -328,7 +356,7 @@ def _handler_for(mock: MockAnthropic) -> type[BaseHTTPRequestHandler]:
                     mock.errors.append(f"turn raised {error!r}")
                     reply = Text(f"MOCK: turn raised {error!r}")
             message = _message(body.get("model") or "claude-mock", mock._new_id("msg"),
-                               _content_block(reply, mock._new_id("toolu")))
+                               _content_blocks(reply, mock._new_id))
             if body.get("stream"):
                 payload = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n"
                                   for name, data in _sse_events(message))

@@ -6,10 +6,68 @@ import os
 
 import click
 
+from gitrefocus.cli import render
 from gitrefocus.errors import RefocusError
 
+DEFAULT = "brief"
 
-@click.command("handoff")
+
+class _Handoff(click.Group):
+    """``git refocus handoff TRANSCRIPT`` is ``handoff brief TRANSCRIPT``; the agent pipeline's
+    steps (prepare, reduce, finalize) are subcommands."""
+
+    def parse_args(self, ctx, args):
+        if not args or (args[0] not in self.commands and args[0] not in ctx.help_option_names):
+            args = [DEFAULT, *args]
+        return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx, formatter):
+        formatter.write_usage(ctx.command_path, "[brief] [OPTIONS] TRANSCRIPT|SESSION-ID")
+        formatter.write_usage(ctx.command_path, "prepare|reduce|finalize [OPTIONS] ...", "   or: ")
+
+    def format_options(self, ctx, formatter):
+        brief = self.commands[DEFAULT]
+        rows = [r for r in (p.get_help_record(ctx) for p in brief.get_params(ctx) if isinstance(p, click.Option)) if r]
+        with formatter.section("Options (brief)"):
+            formatter.write_dl(rows)
+        self.format_commands(ctx, formatter)
+
+
+@click.group("handoff", cls=_Handoff, invoke_without_command=False)
+def handoff():
+    """Distill a Claude Code transcript into a five-section brief.
+
+    TRANSCRIPT is a session's .jsonl file, or a session id looked up under
+    ~/.claude/projects/<encoded-cwd>/ (or $CLAUDE_CONFIG_DIR/projects/);
+    the session's subagents/ files are read too.
+
+    The brief has five sections in a fixed order: Convergence (where the
+    session landed), Dead-ends (rejected hypotheses and the user's
+    corrections, quoted verbatim), Code-state (from git, read-only),
+    Open-threads & conflicts (with stated-intent-vs-git flags to verify) and
+    Basics (what the user established). Every claim carries a pointer —
+    transcript:L<n> (a line of the transcript file), commit:<hash> or
+    file:<path> — and claims without one are marked [unsourced].
+
+    Without a subcommand, `brief` runs: the built-in extractors (no model),
+    or --extractor claude / --extractor-cmd. The /handoff command of the
+    Claude Code plugin runs the agent pipeline instead: `prepare` writes the
+    plan, the agent spawns five extractor subagents in one message (after
+    the chunk-summarizers and `reduce` for an oversized spine), `finalize`
+    checks their answers against the transcript and git and renders the
+    brief, using the built-in extractor for any section that fails.
+
+    \b
+    Examples:
+      git refocus handoff ~/.claude/projects/-home-me-repo/<session-id>.jsonl
+      git refocus handoff <session-id> --out brief.md
+      git refocus handoff <session-id> --extractor claude
+      git refocus handoff prepare <session-id> --json
+      git refocus handoff finalize --sections ~/.cache/git-refocus/handoff/<dir>/sections
+    """
+
+
+@handoff.command(DEFAULT)
 @click.argument("transcript", metavar="TRANSCRIPT|SESSION-ID")
 @click.option("--out", "out", metavar="FILE",
               help="Write the brief (or, with --json, the JSON) to FILE instead of stdout.")
@@ -29,34 +87,22 @@ from gitrefocus.errors import RefocusError
 @click.option("--spine", "show_spine", is_flag=True,
               help="Print the prepared spine (numbered L<n> lines) instead of the brief, to read a "
                    "transcript:L<n> pointer in context.")
-def handoff(transcript, out, as_json, extractor, extractor_cmd, extractor_timeout, no_cache, show_spine):
-    """Distill a Claude Code transcript into a five-section brief.
-
-    TRANSCRIPT is a session's .jsonl file, or a session id looked up under
-    ~/.claude/projects/<encoded-cwd>/ (or $CLAUDE_CONFIG_DIR/projects/);
-    the session's subagents/ files are read too.
-
-    The brief has five sections in a fixed order: Convergence (where the
-    session landed), Dead-ends (rejected hypotheses and the user's
-    corrections, quoted verbatim), Code-state (from git, read-only),
-    Open-threads & conflicts (with stated-intent-vs-git flags to verify) and
-    Basics (what the user established). Every claim carries a pointer —
-    transcript:L<n> (a line of the transcript file), commit:<hash> or
-    file:<path> — and claims without one are marked [unsourced].
+def brief(transcript, out, as_json, extractor, extractor_cmd, extractor_timeout, no_cache, show_spine):
+    """The brief of one transcript (the default: `handoff TRANSCRIPT`).
 
     Nothing from the transcript is executed. Tool output never reaches the
-    brief. Without --extractor-cmd no model is involved. The result is cached
-    under the git dir, keyed by the transcript's leaf uuid.
+    brief. Without --extractor or --extractor-cmd no model is involved; with
+    one, each model answer is checked like the agent's (schema, pointers that
+    resolve, verbatim quotes, injection hygiene) and a section that fails is
+    replaced by the built-in extractor's, marked. The result is cached under
+    the git dir, keyed by the transcript's leaf uuid.
 
     \b
     Examples:
-      git refocus handoff ~/.claude/projects/-home-me-repo/<session-id>.jsonl
-      git refocus handoff <session-id> --out brief.md
       git refocus handoff <session-id> --json
       git refocus handoff <session-id> --extractor-cmd 'my-model --json'
       git refocus handoff <session-id> --extractor claude
     """
-    from gitrefocus.cli import render
     from gitrefocus.handoff import pipeline
 
     if out and os.path.isdir(out):
@@ -69,25 +115,125 @@ def handoff(transcript, out, as_json, extractor, extractor_cmd, extractor_timeou
     with render.working("reading the transcript...", quiet=as_json):
         result = pipeline.handoff(transcript, extractor_cmd=extractor_cmd, use_cache=not no_cache,
                                   timeout=extractor_timeout, extractor=extractor)
+    _show(result, as_json, out)
+    return 0
+
+
+def _show(result, as_json: bool, out: str | None, extra: dict | None = None) -> None:
     for message in result.warnings:
         render.warn(message)
     if as_json:
+        payload = {**result.to_json(), **(extra or {})}
         if out:
             import json
 
-            from gitrefocus.cli.render import JSON_VERSION
-
-            doc = {"version": JSON_VERSION, "kind": "handoff", **result.to_json()}
+            doc = {"version": render.JSON_VERSION, "kind": "handoff", **payload}
             _emit(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", out)
         else:
-            render.emit_json("handoff", result.to_json())
-        return 0
+            render.emit_json("handoff", payload)
+        return
     _emit(result.brief.text, out)
+
+
+@handoff.command("prepare")
+@click.argument("transcript", metavar="[TRANSCRIPT|SESSION-ID]", required=False)
+@click.option("--warm", is_flag=True,
+              help="Warm mode: the running session writes the five section objects itself "
+                   "(prompts/warm.txt says how); no spine is written for subagents.")
+@click.option("--dir", "directory", metavar="DIR",
+              help="Write the plan into DIR (new or empty) instead of ~/.cache/git-refocus/handoff/<session>-*/.")
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
+def prepare(transcript, warm, directory, as_json):
+    """Write the plan for the agent's extractor subagents.
+
+    The plan directory holds plan.json, the scrubbed spine (or, for an
+    oversized one, its chunks and the chunk-summarizer prompts), the read-only
+    git facts, the five extractor prompts (the seed's text, with its SECURITY
+    block and schemas) and an empty sections/ directory for their answers.
+    Without TRANSCRIPT, the session named by $CLAUDE_CODE_SESSION_ID.
+
+    \b
+    Next: spawn the five extractors in ONE message (each started with its
+    `launch` prompt from plan.json), then
+      git refocus handoff finalize --sections <plan dir>/sections
+    A chunked plan first needs its chunk-summarizers (also in one message)
+    and `git refocus handoff reduce <plan dir>`.
+    """
+    from gitrefocus.handoff import agent
+
+    with render.working("reading the transcript...", quiet=as_json):
+        doc = agent.prepare_plan(transcript, cwd=os.getcwd(), warm=warm, directory=directory)
+    if as_json:
+        render.emit_json("handoff-plan", {k: v for k, v in doc.items() if k not in ("version", "kind")})
+        return 0
+    directory = doc["directory"]
+    render.echo(f"plan:      {os.path.join(directory, 'plan.json')} ({doc['mode']})")
+    if doc["mode"] == "warm":
+        render.echo(f"prompt:    {doc['warm_prompt']}  (read it, then write the five section files)")
+        render.echo(f"turns:     {doc['turns']}")
+    elif doc["mode"] == "chunked":
+        render.echo(f"chunks:    {len(doc['chunks'])}: spawn one chunk-summarizer per chunk in ONE message "
+                    f"(prompts/chunk-NNN.txt), then `git refocus handoff reduce {directory}`")
+    else:
+        render.echo(f"spine:     {doc['spine']}")
+    if doc["mode"] != "warm":
+        render.echo(f"prompts:   {os.path.join(directory, 'prompts')}/<section>.txt")
+    render.echo(f"sections:  {doc['sections_dir']}")
+    render.echo(f"finally:   git refocus handoff finalize --sections {doc['sections_dir']}")
+    return 0
+
+
+@handoff.command("reduce")
+@click.argument("plan_dir", metavar="PLAN-DIR")
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
+def reduce(plan_dir, as_json):
+    """Assemble a chunked plan's reduced spine from the chunk summaries.
+
+    Each summary is read from chunks/chunk-NNN.json, in order; a chunk whose
+    summary is missing or invalid keeps its raw text under a warning header.
+    The five extractors then read reduced-spine.txt.
+    """
+    from gitrefocus.handoff import agent
+
+    spine, failed = agent.reduce_plan(plan_dir)
+    if failed:
+        render.warn(f"{len(failed)} chunk summar(ies) missing or invalid (chunk {', '.join(map(str, failed))}); "
+                    "their raw text was used.")
+    if as_json:
+        render.emit_json("handoff-reduce", {"spine": spine, "failed_chunks": failed})
+    else:
+        render.echo(f"reduced spine: {spine}")
+    return 0
+
+
+@handoff.command("finalize")
+@click.option("--sections", "sections_dir", required=True, metavar="DIR",
+              help="The plan's sections directory (or the plan directory) holding <section>.json answers.")
+@click.option("--out", "out", metavar="FILE", help="Write the brief (or, with --json, the JSON) to FILE.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the checked section objects, what the checks found and `for_spawn` (the bullets "
+                   "/refocus passes to spawn) as JSON.")
+def finalize(sections_dir, out, as_json):
+    """Check the extractors' answers and render the brief.
+
+    Each <section>.json is validated (schema, pointers that resolve in the
+    transcript and git, verbatim quotes found in the transcript, no
+    instructions outside quotation marks). A missing or invalid answer shows
+    the seed's placeholder and the built-in extractor's section; an answer
+    whose pointers do not resolve is marked as not trusted and replaced the
+    same way. Nothing in an answer is executed.
+    """
+    from gitrefocus.handoff import agent
+
+    if out and os.path.isdir(out):
+        raise RefocusError(f"--out {out!r} is a directory; name a file.")
+    with render.working("checking the sections...", quiet=as_json):
+        result, doc = agent.finalize_plan(sections_dir, cwd=os.getcwd())
+    _show(result, as_json, out, {"mode": doc.get("mode"), "for_spawn": agent.for_spawn(result)})
     return 0
 
 
 def _emit(text: str, out: str | None) -> None:
-    from gitrefocus.cli import render
     from gitrefocus.store import atomic
 
     if not out:

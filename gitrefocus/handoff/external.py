@@ -4,9 +4,10 @@ The command is the user's own (like ``core.editor``), run through ``sh -c``
 once per section, all five at once. It gets the prompt on stdin and answers
 with the section's JSON object on stdout (or writes ``<SECTIONS_DIR>/<section>.json``,
 as the seed's prompt asks). Nothing from the transcript ever reaches the
-command line: the spine is a file named in the prompt. Each answer goes through
-the validation contract; a section that fails is reported and left to the
-built-in extractor.
+command line: the spine is a file named in the prompt (the plan directory is the
+one ``handoff prepare`` writes for the agent, made in a temporary directory). Each
+answer goes through the same checks as the agent's (``checks.judge``); a section
+that fails is reported and left to the built-in extractor.
 
 An oversized spine is first mapped through the seed's chunk-summarizer prompt
 (all chunks at once); a chunk whose summary fails is kept as raw text under a
@@ -21,18 +22,11 @@ import signal
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
-from gitrefocus.handoff import prompts
+from gitrefocus.handoff import plandir
+from gitrefocus.handoff.gitstate import GitState
 from gitrefocus.handoff.prepare import Plan
-from gitrefocus.handoff.sections import (
-    FILES,
-    SECTION_NAMES,
-    Section,
-    SectionRejected,
-    parse_answer,
-    validate,
-)
+from gitrefocus.handoff.sections import SECTION_NAMES, SectionRejected
 from gitrefocus.model.records import dataclass, field
 
 ANSWER_CAP = 4 << 20        # bytes of an answer read at most
@@ -42,8 +36,8 @@ MAX_PARALLEL_CHUNKS = 8
 
 @dataclass
 class ExternalRun:
-    sections: dict[str, Section] = field(default_factory=dict)
-    failures: dict[str, str] = field(default_factory=dict)   # section -> why it was not used
+    answers: dict[str, list[str]] = field(default_factory=dict)  # section -> what the command left
+    problems: dict[str, str] = field(default_factory=dict)       # section -> why the call gave nothing
     chunk_failures: list[int] = field(default_factory=list)
 
 
@@ -92,36 +86,32 @@ def _why(call: _Call, what: str) -> str:
     return f"{what} exited with status {call.returncode}{detail}"
 
 
-def run(plan: Plan, cmd: str, *, repo_root: str, resolve, timeout: float = DEFAULT_TIMEOUT) -> ExternalRun:
-    """Run the five extractors (after the chunk map step, if needed) through ``cmd``."""
+def run(plan: Plan, git: GitState, cmd: str, *, repo_root: str, timeout: float = DEFAULT_TIMEOUT) -> ExternalRun:
+    """Run the five extractors (after the chunk map step, if needed) through ``cmd``, from a plan
+    directory like the one ``handoff prepare`` writes for the agent; the answers are checked by
+    the caller (``pipeline.checked_brief``), like the agent's."""
     result = ExternalRun()
     with tempfile.TemporaryDirectory(prefix="refocus-handoff-") as work:
-        sections_dir = os.path.join(work, "sections")
-        os.mkdir(sections_dir)
-        spine = os.path.join(work, "spine.txt")
-        if plan.mode == "chunked":
-            _write(spine, _reduced_spine(plan, cmd, work, repo_root, timeout, result))
-        else:
-            _write(spine, plan.spine_text())
+        doc = plandir.write(plan, git, work, repo_root=repo_root)
+        if doc["mode"] == "chunked":
+            _map_chunks(doc, cmd, work, timeout)
+            _, result.chunk_failures = plandir.reduce(doc)
         base_env = _env(work)
-        variables: dict[str, Any] = dict(spine=spine, source_files=list(plan.source.files),
-                         session_uuid=plan.session_id or "", leaf_uuid=plan.leaf_uuid or "",
-                         repo_root=repo_root, sections_dir=sections_dir)
 
         def one(section: str):
-            prompt = prompts.extractor_prompt(section, **variables)
+            with open(doc["prompts"][section], encoding="utf-8") as fh:
+                prompt = fh.read()
             env = dict(base_env, REFOCUS_HANDOFF_KIND="extractor", REFOCUS_HANDOFF_SECTION=section,
-                       REFOCUS_HANDOFF_SPINE=spine, REFOCUS_HANDOFF_SECTIONS_DIR=sections_dir)
-            call = _run(cmd, prompt, cwd=work, env=env, timeout=timeout)
-            return section, call
+                       REFOCUS_HANDOFF_SPINE=doc["spine"], REFOCUS_HANDOFF_SECTIONS_DIR=doc["sections_dir"])
+            return section, _run(cmd, prompt, cwd=work, env=env, timeout=timeout)
 
         with ThreadPoolExecutor(max_workers=len(SECTION_NAMES)) as pool:
             calls = list(pool.map(one, SECTION_NAMES))
         for section, call in calls:
-            try:
-                result.sections[section] = _accept(section, call, sections_dir, resolve)
-            except SectionRejected as exc:
-                result.failures[section] = str(exc)
+            answers, problem = _answers(section, call, doc["sections_dir"])
+            result.answers[section] = answers
+            if problem:
+                result.problems[section] = problem
     return result
 
 
@@ -163,89 +153,47 @@ def unwrap(stdout: str) -> str:
     return stdout
 
 
-def _accept(section: str, call: _Call, sections_dir: str, resolve) -> Section:
-    if call.timed_out or (call.returncode not in (0, None) and not call.stdout.strip()):
-        raise SectionRejected(_why(call, "the extractor command"))
-    answers = [unwrap(call.stdout)] if call.stdout.strip() else []
-    for name in (FILES[section], FILES[section].replace("_", "-")):
-        path = os.path.join(sections_dir, name)
-        if os.path.isfile(path) and not os.path.islink(path):
-            with open(path, "rb") as fh:
-                answers.append(fh.read(ANSWER_CAP).decode("utf-8", "replace"))
-    if not answers:
-        raise SectionRejected(_why(call, "the extractor command") if call.returncode else "empty answer")
-    problem = "empty answer"
-    for answer in answers:
+def _answers(section: str, call: _Call, sections_dir: str) -> tuple[list[str], str | None]:
+    """What one call left: its reply and the section file it may have written; and, when it left
+    nothing usable, why."""
+    if call.timed_out:
+        return [], _why(call, "the extractor command")
+    answers = []
+    if call.stdout.strip():
         try:
-            found = validate(parse_answer(answer), section, resolve=resolve)
-            found.origin = "extractor-cmd"
-            return found
+            answers.append(unwrap(call.stdout))
         except SectionRejected as exc:
-            problem = str(exc)
-    raise SectionRejected(problem)
+            return [], str(exc)
+    answers += plandir.answers(sections_dir, section)
+    if not answers:
+        return [], _why(call, "the extractor command") if call.returncode else "empty answer"
+    return answers, None
 
 
-def _reduced_spine(plan: Plan, cmd: str, work: str, repo_root: str, timeout: float,
-                   result: ExternalRun) -> str:
-    """The seed's map step: summarize every chunk at once, then concatenate in order."""
+def _map_chunks(doc: dict, cmd: str, work: str, timeout: float) -> None:
+    """The seed's map step: every chunk summarized at once; each answer lands in its summary file."""
     base_env = _env(work)
-    files = []
-    for index, (start, end) in enumerate(plan.chunks):
-        path = os.path.join(work, f"chunk-{index:03d}.txt")
-        _write(path, plan.spine_text(start, end))
-        files.append(path)
 
-    def one(index: int):
-        prompt = prompts.chunk_prompt(chunk_file=files[index], chunk_index=index,
-                                      session_uuid=plan.session_id or "", repo_root=repo_root,
-                                      source_files=list(plan.source.files))
-        env = dict(base_env, REFOCUS_HANDOFF_KIND="chunk", REFOCUS_HANDOFF_CHUNK=files[index],
-                   REFOCUS_HANDOFF_CHUNK_INDEX=str(index))
-        return index, _chunk_summary(_run(cmd, prompt, cwd=work, env=env, timeout=timeout), index)
+    def one(chunk: dict):
+        with open(chunk["prompt"], encoding="utf-8") as fh:
+            prompt = fh.read()
+        env = dict(base_env, REFOCUS_HANDOFF_KIND="chunk", REFOCUS_HANDOFF_CHUNK=chunk["file"],
+                   REFOCUS_HANDOFF_CHUNK_INDEX=str(chunk["index"]))
+        call = _run(cmd, prompt, cwd=work, env=env, timeout=timeout)
+        if call.timed_out or not call.stdout.strip() or os.path.lexists(chunk["summary"]):
+            return
+        try:
+            answer = unwrap(call.stdout)
+        except SectionRejected:
+            return
+        with open(chunk["summary"], "x", encoding="utf-8") as fh:
+            fh.write(answer)
 
-    with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL_CHUNKS, len(files))) as pool:
-        summaries = dict(pool.map(one, range(len(files))))
-    parts = []
-    for index in sorted(summaries):
-        summary = summaries[index]
-        if summary is None:
-            result.chunk_failures.append(index)
-            with open(files[index], encoding="utf-8") as fh:
-                summary = f"[chunk {index} summarization failed — raw text follows]\n{fh.read()}"
-        parts.append(f"<!-- chunk {index} -->\n{summary.strip()}\n")
-    return "\n".join(parts)
-
-
-def _chunk_summary(call: _Call, index: int) -> str | None:
-    if call.timed_out or not call.stdout.strip():
-        return None
-    try:
-        obj = parse_answer(unwrap(call.stdout))
-    except SectionRejected:
-        return None
-    if not isinstance(obj, dict) or obj.get("chunk_index") != index:
-        return None
-    summary = obj.get("summary")
-    if not isinstance(summary, str) or not summary.strip():
-        return None
-    pointers = obj.get("key_pointers")
-    if isinstance(pointers, list) and pointers:
-        refs = [f"{p.get('type')}:{p.get('ref')} — {p.get('note', '')}" for p in pointers[:50]
-                if isinstance(p, dict) and isinstance(p.get("ref"), str)]
-        if refs:
-            summary += "\n\nKey pointers:\n" + "\n".join(f"- {r}" for r in refs)
-    return summary
+    with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL_CHUNKS, len(doc["chunks"]))) as pool:
+        list(pool.map(one, doc["chunks"]))
 
 
 def _env(work: str) -> dict:
     env = dict(os.environ)
     env["REFOCUS_HANDOFF_WORKDIR"] = work
     return env
-
-
-def _write(path: str, text: str) -> None:
-    """Write what the command will read: scrubbed, as everything shown from a transcript is."""
-    from gitrefocus.handoff.scrub import scrub_transcript
-
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(scrub_transcript(text)[0])

@@ -316,6 +316,17 @@ def _conflicts(an: Analysis) -> _Draft:
     return out
 
 
+def intent_flags(an: Analysis, git: GitState) -> Section | None:
+    """The stated-intent-vs-git block on its own (the warm mode adds it to the agent's own
+    Open-threads), or None when there is nothing to flag."""
+    flags = _intent_flags(an, git)
+    if not flags.lines:
+        return None
+    d = _Draft()
+    _section_block(d, "### Stated-intent vs git (heuristic — verify)", flags)
+    return d.section("open_threads", "")
+
+
 def _intent_flags(an: Analysis, git: GitState) -> _Draft:
     out = _Draft()
     if not git.ok:
@@ -469,8 +480,8 @@ def _vocabulary(an: Analysis) -> _Draft:
     return out
 
 
-def builtin_sections(plan: Plan, git: GitState) -> dict[str, Section]:
-    an = Analysis(plan)
+def builtin_sections(plan: Plan, git: GitState, an: Analysis | None = None) -> dict[str, Section]:
+    an = an or Analysis(plan)
     return {
         "convergence": convergence(an),
         "dead_ends": dead_ends(an),

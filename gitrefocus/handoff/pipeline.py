@@ -77,24 +77,67 @@ def handoff(source: str, *, cwd: str | None = None, extractor_cmd: str | None = 
 
 def _extract_and_finalize(plan: Plan, git: gitstate.GitState, cwd: str, extractor_cmd: str | None,
                           timeout: float | None) -> Handoff:
-    sections = extract.builtin_sections(plan, git)
-    fallbacks: dict[str, str] = {}
-    warnings: list[str] = []
-    if extractor_cmd:
-        from gitrefocus.handoff import external
+    if not extractor_cmd:
+        return _result(plan, git, finalize(extract.builtin_sections(plan, git), plan, git), [])
+    from gitrefocus.handoff import external
 
-        kwargs = {"timeout": timeout} if timeout else {}
-        run = external.run(plan, extractor_cmd, repo_root=git.root or cwd, resolve=resolver(plan, git), **kwargs)
-        for name in SECTION_NAMES:
-            if name in run.sections:
-                sections[name] = run.sections[name]
-            else:
-                fallbacks[name] = run.failures.get(name, "no answer")
-        if run.chunk_failures:
-            warnings.append(f"{len(run.chunk_failures)} chunk summar(ies) failed; their raw text was used.")
-    brief = finalize(sections, plan, git, fallbacks=fallbacks)
-    for name, why in fallbacks.items():
-        warnings.append(f"extractor command failed for {name} ({why}); used the built-in extractor.")
+    kwargs = {"timeout": timeout} if timeout else {}
+    run = external.run(plan, git, extractor_cmd, repo_root=git.root or cwd, **kwargs)
+    warnings = []
+    if run.chunk_failures:
+        warnings.append(f"{len(run.chunk_failures)} chunk summar(ies) failed; their raw text was used.")
+    brief = checked_brief(plan, git, run.answers, problems=run.problems, origin="extractor-cmd")
+    return _result(plan, git, brief, warnings)
+
+
+def checked_brief(plan: Plan, git: gitstate.GitState, answers: dict[str, list[str]], *,
+                  problems: dict[str, str] | None = None, origin: str = "extractor", warm: bool = False) -> Brief:
+    """The brief from a model's answers (raw text, per section): each checked against the
+    transcript and git (``checks.judge``); a section that fails validation, or is not trusted,
+    is replaced by the built-in extractor's, marked. The warm mode's Open-threads also gets
+    the stated-intent-vs-git flags, as the built-in extractor computes them."""
+    from gitrefocus.handoff.analysis import Analysis
+    from gitrefocus.handoff.checks import TranscriptIndex, judge, normalized
+
+    an = Analysis(plan)
+    builtin = extract.builtin_sections(plan, git, an)
+    index = TranscriptIndex(plan.messages)
+    resolve = resolver(plan, git, index)
+    git_words = normalized(" ".join(c.subject for c in git.commits))
+    sections: dict[str, Section] = {}
+    fallbacks: dict[str, str] = {}
+    untrusted: dict[str, str] = {}
+    notes: dict[str, list[str]] = {}
+    for name in SECTION_NAMES:
+        given = answers.get(name) or []
+        verdict = judge(name, given, index, resolve, git_words, origin)
+        if verdict.rejected is not None or verdict.section is None:
+            why = (problems or {}).get(name) if not given else None
+            fallbacks[name] = why or verdict.rejected or "no answer"
+            sections[name] = builtin[name]
+        elif verdict.untrusted is not None:
+            untrusted[name] = verdict.untrusted
+            sections[name] = builtin[name]
+        else:
+            sections[name] = verdict.section
+        if verdict.notes:
+            notes[name] = verdict.notes
+    if warm and "open_threads" not in fallbacks and "open_threads" not in untrusted:
+        flags = extract.intent_flags(an, git)
+        own = sections["open_threads"]
+        if flags is not None and "Stated-intent vs git" not in own.content:
+            sections["open_threads"] = Section("open_threads", own.content.rstrip() + "\n" + flags.content,
+                                               own.pointers + [p for p in flags.pointers if p not in own.pointers],
+                                               own.origin)
+    return finalize(sections, plan, git, fallbacks=fallbacks, untrusted=untrusted, checks=notes, resolve=resolve,
+                    mode="warm" if warm else None)
+
+
+def _result(plan: Plan, git: gitstate.GitState, brief: Brief, warnings: list[str]) -> Handoff:
+    for name, why in brief.fallbacks.items():
+        warnings.append(f"the extractor's {name} was rejected ({why}); used the built-in extractor.")
+    for name, why in brief.untrusted.items():
+        warnings.append(f"the extractor's {name} was not trusted ({why}); used the built-in extractor.")
     stats = plan.stats
     if stats.get("invalid_json_lines"):
         warnings.append(f"skipped {stats['invalid_json_lines']} transcript line(s) that are not JSON.")
@@ -132,7 +175,8 @@ def _from_cache(src, cwd: str, git_dir: str, extractor_cmd: str | None) -> Hando
             for s in data.get("sections", []) if s.get("section") in SECTION_NAMES
         }
         brief = Brief(data["brief"], sections, dict(data.get("failed") or {}), dict(data.get("fallbacks") or {}),
-                      list(data.get("redactions") or []), int(data.get("lines_cut") or 0))
+                      list(data.get("redactions") or []), int(data.get("lines_cut") or 0),
+                      dict(data.get("untrusted") or {}), dict(data.get("checks") or {}))
         return Handoff(brief, data.get("session_id"), data.get("leaf_uuid"), list(data.get("source_files") or []),
                        dict(data.get("plan") or {}), data.get("repo_root"), from_cache=True,
                        cache_path=os.path.join(git_dir, "refocus", "cache", "handoff", cache.entry_name(leaf)))

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from gitrefocus.handoff import external, gitstate, prompts, transcript_paths
 from gitrefocus.handoff import prepare as prep
-from gitrefocus.handoff.finalize import ALL_UNSOURCED, UNSOURCED, finalize, resolver
+from gitrefocus.handoff.finalize import UNSOURCED, finalize
 from gitrefocus.handoff.sections import (
+    PLACEHOLDER,
     SECTION_NAMES,
     SectionRejected,
     parse_answer,
@@ -66,10 +67,15 @@ def test_claims_without_pointers_are_marked_unsourced(story):
     assert content.split("\n")[1].endswith(UNSOURCED)
 
 
-def test_a_section_whose_claims_are_all_unsourced_is_flagged(story):
-    doc = run(story, "basics=no-pointers").json
-    assert ALL_UNSOURCED in sections(doc)["basics"]["content"]
-    assert ALL_UNSOURCED in doc["brief"]
+def test_a_section_whose_claims_are_all_unsourced_is_not_trusted(story):
+    out = run(story, "basics=no-pointers")
+    doc = out.json
+    assert doc["untrusted"] == {"basics": "none of its claims carries a pointer"}
+    basics = sections(doc)["basics"]
+    assert basics["origin"] == "builtin" and "MODEL basics" not in doc["brief"]
+    assert "_(the extractor's section was not trusted: none of its claims carries a pointer; the built-in " \
+           "extractor's section follows)_" in doc["brief"]
+    assert "the extractor's basics was not trusted" in out.stderr
 
 
 @pytest.mark.parametrize("mode", ["garbage", "wrong-section", "fail", "hang"])
@@ -80,7 +86,9 @@ def test_a_bad_answer_falls_back_to_the_builtin_extractor(story, mode):
     assert got["dead_ends"]["origin"] == "builtin" and "dead_ends" in doc["fallbacks"]
     assert "### User corrections (verbatim)" in got["dead_ends"]["content"]
     assert got["convergence"]["origin"] == "extractor-cmd"
-    assert "extractor command failed for dead_ends" in out.stderr
+    assert "the extractor's dead_ends was rejected" in out.stderr
+    dead = doc["brief"].split("## Dead-ends\n", 1)[1]
+    assert dead.startswith(PLACEHOLDER + "\n_(the extractor's answer was rejected: "), "the placeholder, then why"
     if mode == "hang":
         assert "timed out" in doc["fallbacks"]["dead_ends"]
 
@@ -92,11 +100,12 @@ def test_repair_pass_and_file_answers(story):
     assert got["basics"]["origin"] == "extractor-cmd"
 
 
-def test_unresolvable_pointers_are_dropped(story):
+def test_a_section_whose_pointers_do_not_resolve_is_marked_not_trusted(story):
     doc = run(story, "open_threads=bad-pointers").json
     got = sections(doc)["open_threads"]
-    assert got["pointers"] == []
-    assert got["content"].rstrip().endswith(ALL_UNSOURCED)
+    assert got["origin"] == "builtin" and "MODEL open_threads" not in got["content"]
+    assert doc["untrusted"] == {"open_threads": "none of its 1 pointer(s) resolve"}
+    assert doc["checks"]["open_threads"] == ["1 pointer(s) did not resolve"]
 
 
 def test_instruction_like_text_outside_quotes_is_removed(story):
@@ -111,14 +120,15 @@ def test_failed_command_never_blocks_the_brief(story):
     doc = out.json
     assert set(doc["fallbacks"]) == set(SECTION_NAMES)
     assert all(s["origin"] == "builtin" for s in doc["sections"])
-    assert out.stderr.count("extractor command failed") == 5
+    assert out.stderr.count("was rejected (the extractor command exited with status 3") == 5
+    assert doc["brief"].count(PLACEHOLDER) == 5
 
 
 def test_missing_command_is_reported_per_section(story):
     out = refocus("handoff", story.path, "--no-cache", "--extractor-cmd", "/nonexistent/model-cmd",
                   cwd=story.repo)
     assert out.returncode == 0 and "## Convergence" in out.stdout
-    assert "extractor command failed" in out.stderr
+    assert "the extractor command exited with status 127" in out.stderr
 
 
 def test_chunked_spine_goes_through_the_map_step(tmp_path, monkeypatch):
@@ -133,8 +143,8 @@ def test_chunked_spine_goes_through_the_map_step(tmp_path, monkeypatch):
     log = tmp_path / "log.jsonl"
     monkeypatch.setenv("FAKE_MODEL_LOG", str(log))
     monkeypatch.setenv("FAKE_MODEL_CHUNK_FAIL", "1")
-    result = external.run(plan, FAKE, repo_root=str(tmp_path), resolve=resolver(plan, git))
-    assert set(result.sections) == set(SECTION_NAMES)
+    result = external.run(plan, git, FAKE, repo_root=str(tmp_path))
+    assert all(result.answers[name] for name in SECTION_NAMES) and not result.problems
     assert result.chunk_failures == [1]
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     chunk_calls = [c for c in calls if c["kind"] == "chunk"]

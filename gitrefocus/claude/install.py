@@ -24,7 +24,8 @@ PLUGIN = "refocus"
 MARKETPLACE = "git-refocus"  # the name in plugin/.claude-plugin/marketplace.json
 PLUGIN_ID = f"{PLUGIN}@{MARKETPLACE}"
 # the plugin's files that a .claude directory gets, at the same relative paths
-COPIED = ("commands/refocus.md", "commands/refocus-complete.md", "skills/refocus-drift/SKILL.md")
+COPIED = ("commands/refocus.md", "commands/refocus-complete.md", "commands/handoff.md",
+          "skills/refocus-drift/SKILL.md")
 CLI_TIMEOUT = 120
 
 

@@ -138,8 +138,8 @@ def _show(result, as_json: bool, out: str | None, extra: dict | None = None) -> 
 @handoff.command("prepare")
 @click.argument("transcript", metavar="[TRANSCRIPT|SESSION-ID]", required=False)
 @click.option("--warm", is_flag=True,
-              help="Warm mode: the running session writes the five section objects itself "
-                   "(prompts/warm.txt says how); no spine is written for subagents.")
+              help="Warm mode: the running session writes the five section objects itself; prints how "
+                   "(prompts/warm.txt). No spine is written for subagents.")
 @click.option("--dir", "directory", metavar="DIR",
               help="Write the plan into DIR (new or empty) instead of ~/.cache/git-refocus/handoff/<session>-*/.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
@@ -169,7 +169,6 @@ def prepare(transcript, warm, directory, as_json):
     directory = doc["directory"]
     render.echo(f"plan:      {os.path.join(directory, 'plan.json')} ({doc['mode']})")
     if doc["mode"] == "warm":
-        render.echo(f"prompt:    {doc['warm_prompt']}  (read it, then write the five section files)")
         render.echo(f"turns:     {doc['turns']}")
     elif doc["mode"] == "chunked":
         render.echo(f"chunks:    {len(doc['chunks'])}: spawn one chunk-summarizer per chunk in ONE message "
@@ -180,6 +179,11 @@ def prepare(transcript, warm, directory, as_json):
         render.echo(f"prompts:   {os.path.join(directory, 'prompts')}/<section>.txt")
     render.echo(f"sections:  {doc['sections_dir']}")
     render.echo(f"finally:   git refocus handoff finalize --sections {doc['sections_dir']}")
+    if doc["mode"] == "warm":  # what to write, shown here so the agent needs no second read
+        from gitrefocus.handoff.plandir import read_text
+
+        render.echo("")
+        render.raw(read_text(doc["warm_prompt"]) or "")
     return 0
 
 

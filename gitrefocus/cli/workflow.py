@@ -16,6 +16,11 @@ from gitrefocus.cli import render
 @click.option("--out-of-scope", multiple=True, metavar="TEXT", help="Something the child must not do; repeat.")
 @click.option("--context", multiple=True, metavar="FACT", help="An inherited-context bullet (5-15 is the aim); repeat.")
 @click.option("--deliverable", multiple=True, metavar="TEXT", help="An open question or desired deliverable; repeat.")
+@click.option("--alternative", "alternatives", multiple=True, metavar="TEXT",
+              help="A hypothesis or option already considered and rejected, and why (alternatives_considered; "
+                   "the child is told not to re-propose it); repeat.")
+@click.option("--pushback", multiple=True, metavar="TEXT",
+              help="A correction or objection the user made, verbatim where possible (reviewer_pushback); repeat.")
 @click.option("--related", multiple=True, metavar="REF", help="An external reference (URL, path#anchor); repeat.")
 @click.option("--related-id", "related_ids", multiple=True, metavar="ID", help="A sibling refocus id; repeat.")
 @click.option("--file", "files", multiple=True, metavar="PATH", help="A relevant file in DEST (confirmed); repeat.")
@@ -25,8 +30,8 @@ from gitrefocus.cli import render
 @click.option("--oneshot", is_flag=True, help="Print the non-interactive `claude -p` relaunch form.")
 @click.option("--commit", is_flag=True, help="Commit the files this command wrote (scoped commit).")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, related, related_ids, files,
-          parent, assign, from_transcript, oneshot, commit, as_json):
+def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, alternatives, pushback, related,
+          related_ids, files, parent, assign, from_transcript, oneshot, commit, as_json):
     """Source side: write a brief for a child session in DEST.
 
     DEST must be an existing directory inside a git work tree. The brief goes
@@ -42,7 +47,8 @@ def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, rel
     from gitrefocus.commands.spawn import spawn as run
 
     model = run(dest=dest, slug=slug, reason=reason, done_when=list(done_when), out_of_scope=list(out_of_scope),
-                context=list(context), deliverables=list(deliverable), related=list(related),
+                context=list(context), deliverables=list(deliverable), alternatives=list(alternatives),
+                pushback=list(pushback), related=list(related),
                 related_ids=list(related_ids), files=list(files), parent=parent, assign=assign,
                 from_transcript=from_transcript, oneshot=oneshot, commit=commit)
     render.warnings(model.warnings)

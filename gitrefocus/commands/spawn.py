@@ -184,7 +184,7 @@ def _finish(source: Workspace, dest_ws: Workspace, rid: str, brief_path: str, do
 def spawn(
     *, dest: str, reason: str, done_when: Sequence[str], slug: str | None = None,
     out_of_scope: Sequence[str] = (), context: Sequence[str] = (), deliverables: Sequence[str] = (),
-    related: Sequence[str] = (), related_ids: Sequence[str] = (), files: Sequence[str] = (),
+    alternatives: Sequence[str] = (), pushback: Sequence[str] = (), related: Sequence[str] = (), related_ids: Sequence[str] = (), files: Sequence[str] = (),
     parent: str | None = None, assign: str | None = None, from_transcript: str | None = None,
     oneshot: bool = False, commit: bool = False, cwd: str = ".", env: Mapping[str, str] = os.environ,
 ) -> SpawnOutcome:
@@ -201,7 +201,7 @@ def spawn(
     if not done_when:
         raise RefocusError("spawn needs at least one --done-when criterion; the child uses them as its definition of done.")
     _text_args(done_when=done_when, out_of_scope=out_of_scope, context=context,
-               deliverable=deliverables, related=related, file=files)
+               deliverable=deliverables, alternative=alternatives, pushback=pushback, related=related, file=files)
     slug = validate_slug(slug) if slug is not None else derive_slug(os.path.basename(dest_dir) + " " + reason)
 
     warnings: list[str] = []
@@ -238,6 +238,7 @@ def spawn(
         "slug": slug, "parent_refocus_id": parent_id, "related_refocus_ids": list(related_ids),
         "done_when": list(done_when), "out_of_scope": list(out_of_scope), "related": list(related),
         "assigned_to": assign, "relevant_files": list(files),
+        "alternatives_considered": list(alternatives), "reviewer_pushback": list(pushback),
     }, "spawn")
     doc = Brief(meta=meta, body=render_body(meta, BriefContent(reason, context, list(deliverables))))
     snapshot = doc.render().encode("utf-8")

@@ -225,10 +225,14 @@ def render_body(meta: dict[str, Any], content: BriefContent) -> str:
         else f"`{source_dir}` (no source session id was recorded)"
     )
     deliverables = content.deliverables or [f"Meet every done_when criterion: {c}" for c in meta["done_when"]]
+    # what the source already ruled out reaches the child with the rest of its context
+    context = list(content.context) + [f"Already considered and rejected (do not re-propose): {a}"
+                                       for a in meta.get("alternatives_considered") or []] \
+        + [f"The user pushed back: {p}" for p in meta.get("reviewer_pushback") or []]
     return (
         f"\n# Brief: {meta['slug']}\n\n"
         f"## {WHY}\n{content.reason.strip()}\n\n"
-        f"## {CONTEXT}\n{_bullets(content.context, '- (none recorded)')}\n\n"
+        f"## {CONTEXT}\n{_bullets(context, '- (none recorded)')}\n\n"
         f"## {DELIVERABLES}\n{_bullets(deliverables, '- (none recorded)')}\n\n"
         f"## {HARD_RULE_TITLE}\n{HARD_RULE}\n\n"
         f"## {POINTER_BACK}\n"

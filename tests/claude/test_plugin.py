@@ -51,7 +51,7 @@ def test_commands_and_skill_have_distinct_names_and_say_what_they_do():
         meta = frontmatter(PLUGIN / rel)
         names[meta["name"]] = meta["description"]
     # a skill named like a command shadows it: /refocus would load the skill instead
-    assert sorted(names) == ["refocus", "refocus-complete", "refocus-drift"]
+    assert sorted(names) == ["handoff", "refocus", "refocus-complete", "refocus-drift"]
     skill = names["refocus-drift"]
     assert "ANOTHER repository" in skill and "not for quick lookups" in skill
     body = (PLUGIN / "commands/refocus.md").read_text()
@@ -62,6 +62,11 @@ def test_commands_and_skill_have_distinct_names_and_say_what_they_do():
     for needed in ("--from-json", "material changes", "N/A", "Save the full transcript into the repository? [y/N]",
                    "--save-transcript", "blocked"):
         assert needed in done, f"/refocus-complete does not mention {needed}"
+    handoff = (PLUGIN / "commands/handoff.md").read_text()
+    for needed in ("git refocus handoff prepare", "--json", "chunked", "git refocus handoff reduce",
+                   "in ONE message", "Agent", "Task", "run_in_background", "launch",
+                   "git refocus handoff finalize --sections", "prepare --warm", "Write"):
+        assert needed in handoff, f"/handoff does not mention {needed}"
     rubric = (PLUGIN / "skills/refocus-drift/SKILL.md").read_text()
     for needed in ("Subtree mismatch", "Independent resumption", "--related-id", "Children never fork",
                    "quick lookup", "full transcript"):
@@ -184,3 +189,24 @@ def test_cleared_child_session_continues_the_newest_other_transcript(tmp_path):
     assert previous_session({"source": "fork", "transcript_path": new}) == "cleared"
     assert previous_session({"source": "startup", "transcript_path": new}) is None
     assert previous_session({"source": "clear", "transcript_path": str(tmp_path / "none" / "x.jsonl")}) is None
+
+
+def test_handoff_runs_under_its_own_allowed_tools():
+    """Every command /handoff has the agent run is a plain `git refocus` call (the default permission
+    mode refuses variables, redirections and heredocs under Bash(git refocus:*)), and the plan
+    directory it reads and writes is the one its rules name."""
+    import re
+
+    from gitrefocus.handoff import plandir
+
+    meta = frontmatter(PLUGIN / "commands/handoff.md")
+    allowed = [t.strip() for t in meta["allowed-tools"].split(",")]
+    assert "Bash(git refocus:*)" in allowed and "Agent" in allowed and "Task" in allowed
+    where = "~/" + os.path.relpath(plandir.cache_root(), os.path.expanduser("~")) + "/**"
+    assert f"Read({where})" in allowed and f"Edit({where})" in allowed, allowed
+    body = (PLUGIN / "commands/handoff.md").read_text()
+    commands = re.findall(r"`(git refocus [^`]*)`", body)
+    assert len(commands) >= 4
+    for command in commands:
+        assert not re.search(r"\$|[<>|]|\\", command.replace("<ARGUMENT>", "").replace("<directory>", "")
+                             .replace("<sections_dir>", "")), f"/handoff asks for a refused construct: {command}"

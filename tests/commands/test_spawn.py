@@ -162,3 +162,22 @@ def test_commit_flag_commits_only_what_the_command_wrote(repos):
     assert files[0] == f"refocus({out['id']}):" and "unrelated.txt" not in files
     assert f"docs/refocus/{out['id']}.md" in files and ".gitignore" in files
     assert "A  unrelated.txt" in git(dest, "status", "--short"), "the user's staged change stays staged"
+
+
+def test_alternatives_and_pushback_reach_the_frontmatter_and_the_childs_context(repos):
+    """What the source ruled out travels with the brief: in the frontmatter (alternatives_considered,
+    reviewer_pushback) and in the Inherited context the child is handed."""
+    src, dest = repos
+    out = refocus(*spawn_args(dest, "tls"), "--alternative", "Pinning OpenSSL 1.1 — the distro ships 3.x only",
+                  "--pushback", '"No, keep the certificates in certs/, not in the repo root"', "--json", cwd=src).json
+    brief = (dest / "docs/refocus" / f"{out['id']}.md").read_text()
+    import yaml
+
+    meta = yaml.safe_load(brief.split("---\n")[1])
+    assert meta["alternatives_considered"] == ["Pinning OpenSSL 1.1 — the distro ships 3.x only"], meta
+    assert meta["reviewer_pushback"] == ['"No, keep the certificates in certs/, not in the repo root"']
+    context = brief.split("## Inherited context\n", 1)[1].split("\n## ", 1)[0]
+    assert "- Already considered and rejected (do not re-propose): Pinning OpenSSL 1.1" in context
+    assert '- The user pushed back: "No, keep the certificates in certs/' in context
+    empty = refocus(*spawn_args(dest, "x"), "--alternative", " ", cwd=src, check=False)
+    assert empty.returncode == 1 and "--alternative cannot be empty" in empty.stderr

@@ -81,7 +81,7 @@ def finalize_plan(given: str, *, cwd: str) -> tuple[Handoff, dict]:
 def for_spawn(handoff: Handoff) -> dict:
     """What ``/refocus`` hands to ``spawn`` from a checked brief: the rejected hypotheses as
     alternatives considered, the user's corrections as reviewer pushback (each a bullet of the
-    brief, pointers kept), and the landing point as context."""
+    brief, pointers kept as plain text), and the landing point as context."""
     sections = handoff.brief.sections
     alternatives: list[str] = []
     pushback: list[str] = []
@@ -104,5 +104,7 @@ def for_spawn(handoff: Handoff) -> dict:
         stripped = line.strip()
         if stripped.startswith(("-", "*")) and "[unsourced]" not in stripped:
             context.append(stripped.lstrip("-* ").strip())
-    return {"alternatives_considered": alternatives[:10], "reviewer_pushback": pushback[:10],
-            "context": context[:5]}
+    # plain text: they become shell arguments, where a backtick would be a command substitution
+    plain = lambda items: [item.replace("`", "") for item in items]  # noqa: E731
+    return {"alternatives_considered": plain(alternatives[:10]), "reviewer_pushback": plain(pushback[:10]),
+            "context": plain(context[:5])}

@@ -21,14 +21,18 @@ pytestmark = pytest.mark.claude
 SECTION_RE = re.compile(r'"section":"(\w+)"')
 
 
+FIRST_PROMPT = 2  # the transcript line of the session's first user message (line 1 is a file snapshot)
+
+
 def _answer(body: dict) -> Text:
     prompt = " ".join(b.get("text", "") for b in last_user_content(body) if b.get("type") == "text")
     found = SECTION_RE.search(prompt)
     section = found.group(1) if found else "?"
     if section == "dead_ends":
         return Text("I could not read the spine, sorry.")  # fails validation: built-in fallback
-    return Text(json.dumps({"section": section, "pointers": [{"type": "transcript", "ref": "L1", "note": "start"}],
-                            "content": f"- MODEL-CLAUDE says the {section} is settled (`transcript:L1`)"}))
+    ref = f"L{FIRST_PROMPT}"
+    return Text(json.dumps({"section": section, "pointers": [{"type": "transcript", "ref": ref, "note": "start"}],
+                            "content": f"- MODEL-CLAUDE says the {section} is settled (`transcript:{ref}`)"}))
 
 
 def test_extractor_claude_runs_the_installed_binary(tmp_path, claude_bin, claude_home, claude_tmpdir):
@@ -39,6 +43,7 @@ def test_extractor_claude_runs_the_installed_binary(tmp_path, claude_bin, claude
     s.user("No, the tokenizer is fine; the lexer drops them.")
     s.assistant(text("You're right. The root cause is the lexer."))
     path = s.write(tmp_path / f"{s.session_id}.jsonl")
+    assert '"type":"user"' in s.lines[FIRST_PROMPT - 1].decode()
     with MockAnthropic() as mock:
         mock.add(*[_answer] * 5)
         env = claude_env(claude_home, mock.url, claude_tmpdir)
@@ -54,6 +59,8 @@ def test_extractor_claude_runs_the_installed_binary(tmp_path, claude_bin, claude
     assert got["dead_ends"]["origin"] == "builtin"
     assert "No, the tokenizer is fine; the lexer drops them." in got["dead_ends"]["content"]
     assert "dead_ends" in doc["fallbacks"]
+    assert doc["brief"].split("## Dead-ends\n", 1)[1].startswith("_(extraction failed — not available)_"), \
+        "the rejected section shows its placeholder, then the built-in one"
 
 
 def test_extractor_claude_without_the_binary_says_what_to_do(tmp_path):

@@ -1,0 +1,576 @@
+"""The handoff's quality on real public sessions: cue families and graded briefs, per split.
+
+    .venv/bin/python -m tests.handoff.corpus              # both tables, held-out and tuning
+    .venv/bin/python -m tests.handoff.corpus --wrong      # ... and every miss and false hit (tuning only)
+    .venv/bin/python -m tests.handoff.corpus --show SPLIT # ... or also the held-out ones, once it is reported
+
+The corpus (tests/data/handoff_corpus/, see its README) holds no transcript text: only
+pointers into public repositories — repository, commit, path, line, the text field of the
+record, a character span and a hash of the text — and the labels. The text is read from a
+local mirror of each repository (``$GIT_REFOCUS_CORPUS_MIRRORS/<owner>+<name>/repo``, by default
+``/work/.mirror``), a bare clone the ``git`` CLI can ``show`` from; without it the script says
+which repository is missing and how to get it, and prints nothing else.
+
+The split was decided by session before anything was tuned: a session is held out when the
+first byte of sha256(<first two parts of its path>) is even (the two parts name the checkpoint,
+so related sessions of one checkpoint fall on the same side). The held-out part was labelled
+before any score on it was looked at; tuning used the other part only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "handoff_corpus"
+DEFAULT_MIRRORS = "/work/.mirror"
+SPLITS = ("held-out", "tuning")
+# which sentences each family's cue is applied to in the extractors (analysis.py)
+FAMILY_ROLES = {"correction": ("user",), "constraint": ("user",), "decision": ("user", "assistant"),
+                "intent": ("user", "assistant"), "dead-end": ("assistant",), "open-thread": ("assistant",)}
+SECTIONS = ("asked", "concluded", "dead_ends", "open", "constraints")
+SECTION_TITLES = {"asked": "what the user asked", "concluded": "concluded & decided", "dead_ends": "dead ends",
+                  "open": "open threads", "constraints": "constraints & corrections"}
+
+
+class MirrorMissing(Exception):
+    pass
+
+
+# -- reading the text a pointer names ------------------------------------------------------
+@dataclass
+class Source:
+    """One transcript of the corpus, read from its repository's mirror."""
+
+    repo: str
+    commit: str
+    path: str
+    sha256: str
+    split: str
+    graded: bool = False
+    _lines: list[bytes] | None = None
+
+    def mirror(self, mirrors: str) -> str:
+        return os.path.join(mirrors, self.repo.replace("/", "+"), "repo")
+
+    def load(self, mirrors: str) -> bytes:
+        where = self.mirror(mirrors)
+        if not os.path.isdir(where):
+            raise MirrorMissing(f"no mirror of {self.repo} at {where}")
+        done = subprocess.run(["git", "-C", where, "show", f"{self.commit}:{self.path}"], capture_output=True)
+        if done.returncode != 0:
+            raise MirrorMissing(f"the mirror of {self.repo} at {where} lacks {self.commit}:{self.path} "
+                                f"({done.stderr.decode(errors='replace').strip()[:200]})")
+        data = done.stdout
+        if hashlib.sha256(data).hexdigest() != self.sha256:
+            raise MirrorMissing(f"{self.repo} {self.commit}:{self.path} is not the file the corpus was labelled on "
+                                "(sha256 differs)")
+        self._lines = data.split(b"\n")
+        return data
+
+    def record(self, line: int) -> dict:
+        assert self._lines is not None, "load() first"
+        return json.loads(self._lines[line - 1])
+
+
+_REMINDER_RE = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+_NOT_SAID = ("<local-command", "<bash-", "<task-notification>", "[Request interrupted", "Caveat:",
+             "<user-prompt-submit-hook>", "<command-message>")
+_REFUSED = "The user doesn't want to proceed with this tool use."
+_REFUSED_SAID = "the user said:\n"
+_ANSWER_RE = re.compile(r'"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"', re.S)
+
+
+def said(record: dict, asked: set[str]) -> list[tuple[str, str, str]]:
+    """(field, role, text) of the words a record holds: the user's (typed, queued, slash-command
+    arguments, answers to the assistant's questions) or the assistant's (text blocks). This reader
+    is the corpus's own, independent of the extractors under test. ``asked`` collects the ids of
+    AskUserQuestion calls seen so far."""
+    kind = record.get("type")
+    if record.get("isSidechain") or record.get("isMeta") or record.get("isCompactSummary"):
+        return []
+    if kind == "queue-operation":
+        content = record.get("content")
+        if record.get("operation") == "enqueue" and isinstance(content, str) and not content.startswith(("/", "<")):
+            return [("q", "user", content)]
+        return []
+    message = record.get("message")
+    if not isinstance(message, dict):
+        return []
+    content = message.get("content")
+    out: list[tuple[str, str, str]] = []
+    if kind == "assistant":
+        if message.get("model") == "<synthetic>":
+            return []
+        for i, block in enumerate(content if isinstance(content, list) else []):
+            if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") == "AskUserQuestion":
+                asked.add(str(block.get("id")))
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+                out.append((f"c{i}", "assistant", block["text"]))
+        return out
+    if kind != "user":
+        return []
+    items = [("c", content)] if isinstance(content, str) else \
+        [(f"c{i}", b.get("text")) for i, b in enumerate(content) if isinstance(b, dict) and b.get("type") == "text"] \
+        if isinstance(content, list) else []
+    for name, value in items:
+        if not isinstance(value, str):
+            continue
+        value = _REMINDER_RE.sub("", value)
+        stripped = value.strip()
+        if stripped.startswith("<command-name>") or stripped.startswith("<command-message>"):
+            args = _ARGS_RE.search(value)
+            if args and args.group(1).strip():
+                out.append((name + "a", "user", args.group(1)))
+            continue
+        if stripped and not stripped.startswith(_NOT_SAID):
+            out.append((name, "user", value))
+    for i, block in enumerate(content if isinstance(content, list) else []):
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        text = block.get("content") if isinstance(block.get("content"), str) else ""
+        if not text and isinstance(block.get("content"), list):
+            text = "".join(c.get("text", "") for c in block["content"] if isinstance(c, dict))
+        said_at = text.find(_REFUSED_SAID)
+        if text.startswith(_REFUSED) and said_at >= 0:
+            out.append((f"f{i}", "user", text[said_at + len(_REFUSED_SAID):]))
+        elif str(block.get("tool_use_id")) in asked:
+            for j, m in enumerate(_ANSWER_RE.finditer(text)):
+                out.append((f"r{i}.{j}", "user", m.group(2)))
+    return out
+
+
+def field_text(record: dict, name: str) -> str | None:
+    """The text of one field of a record, as :func:`said` names it."""
+    for fname, _, text in said(record, _AnyAsked()):
+        if fname == name:
+            return text
+    return None
+
+
+class _AnyAsked(set):
+    def __contains__(self, item) -> bool:  # reading one record alone: any tool result may be an answer
+        return True
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    from gitrefocus.handoff import cues
+
+    fenced = [(m.start(), m.end()) for m in re.finditer(r"```.*?(?:```|$)", text, re.S)]
+    return [(a, b) for a, b in cues.sentence_spans(text)
+            if not any(fa <= a < fb for fa, fb in fenced) and text[a:a + 4] != "    " and b - a >= 12]
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+# -- the corpus files ------------------------------------------------------------------------------
+def _tsv(name: str, data: Path) -> list[dict]:
+    path = data / name
+    if not path.exists():
+        return []
+    lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+    head = lines[0].split("\t")
+    return [dict(zip(head, ln.split("\t"))) for ln in lines[1:]]
+
+
+def sources(data: Path = DATA) -> dict[str, Source]:
+    return {r["path"]: Source(r["repo"], r["commit"], r["path"], r["sha256"], r["split"], r.get("graded") == "yes")
+            for r in _tsv("sessions.tsv", data)}
+
+
+def split_of(path: str) -> str:
+    """The rule the split was decided by, before anything was tuned."""
+    key = "/".join(path.split("/")[:2])
+    return "held-out" if hashlib.sha256(key.encode()).digest()[0] % 2 == 0 else "tuning"
+
+
+@dataclass
+class Pointer:
+    line: int
+    field: str
+    start: int
+    end: int
+    sha: str
+
+    @classmethod
+    def parse(cls, text: str) -> "Pointer":
+        # L<line>:<field>:<start>-<end>:<sha256 prefix of the text>
+        m = re.fullmatch(r"L(\d+):([\w.]+):(\d+)-(\d+):([0-9a-f]{16})", text)
+        if not m:
+            raise ValueError(f"not a corpus pointer: {text!r}")
+        return cls(int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4)), m.group(5))
+
+    def __str__(self) -> str:
+        return f"L{self.line}:{self.field}:{self.start}-{self.end}:{self.sha}"
+
+    def text(self, source: Source) -> str:
+        whole = field_text(source.record(self.line), self.field)
+        if whole is None:
+            raise MirrorMissing(f"{source.path} L{self.line} has no field {self.field}")
+        piece = whole[self.start:self.end]
+        if digest(piece) != self.sha:
+            raise MirrorMissing(f"{source.path} {self}: the text there is not what was labelled")
+        return piece
+
+
+# -- cue families -------------------------------------------------------------------------------
+@dataclass
+class Score:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else float("nan")
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else float("nan")
+
+    def add(self, other: "Score") -> None:
+        self.tp, self.fp, self.fn = self.tp + other.tp, self.fp + other.fp, self.fn + other.fn
+
+
+def cue_scores(split: str, mirrors: str, data: Path = DATA) -> tuple[dict[str, Score], int, list[str]]:
+    from tests.handoff.quality import FAMILIES
+
+    srcs = sources(data)
+    scores = {family: Score() for family in FAMILY_ROLES}
+    wrong: list[str] = []
+    count = 0
+    for row in _tsv("sentences.tsv", data):
+        source = srcs[row["path"]]
+        if source.split != split:
+            continue
+        if source._lines is None:
+            source.load(mirrors)
+        sentence = Pointer.parse(row["pointer"]).text(source)
+        labels = set(filter(None, row["labels"].split(",")))
+        count += 1
+        for family, roles in FAMILY_ROLES.items():
+            if row["role"] not in roles:
+                continue
+            fired = FAMILIES[family](sentence)
+            wanted = family in labels
+            s = scores[family]
+            s.tp += fired and wanted
+            s.fp += fired and not wanted
+            s.fn += wanted and not fired
+            if fired != wanted:
+                wrong.append(f"{family} {'missed' if wanted else 'false'} [{row['role']}] {sentence[:160]!r} "
+                             f"({source.path} L{Pointer.parse(row['pointer']).line})")
+    return scores, count, wrong
+
+
+# -- graded briefs --------------------------------------------------------------------------------
+@dataclass
+class Item:
+    """One claim of a built-in brief: the section it is graded in, its transcript lines, its quote."""
+
+    section: str
+    lines: list[int]
+    quote: str
+    text: str
+
+
+_POINTER_RE = re.compile(r"`transcript:L(\d+)(?:-L?\d+)?`")
+_QUOTE_RE = re.compile(r'"([^"\n]{4,})"')
+
+
+def brief_items(sections: dict) -> list[Item]:
+    """The built-in brief's claims, each filed under the graded section it speaks to."""
+    items: list[Item] = []
+    for name, section in sections.items():
+        heading = ""
+        for line in section.content.split("\n"):
+            stripped = line.strip()
+            if stripped.startswith("#"):
+                heading = stripped.lower()
+                continue
+            lines = [int(n) for n in _POINTER_RE.findall(stripped)]
+            if not lines:
+                continue
+            found = _QUOTE_RE.search(stripped)
+            quote = found.group(1) if found else ""
+            graded = _graded(name, heading, stripped)
+            if graded:
+                items.append(Item(graded, lines, quote, stripped))
+    return items
+
+
+def _graded(name: str, heading: str, line: str) -> str | None:
+    body = line.lstrip("-*> ").strip()
+    if name == "convergence":
+        if body.startswith("Final request"):
+            return "asked"
+        if body.startswith("Superseded"):
+            return "dead_ends"
+        if body.startswith("The session ended on a user message"):
+            return "open"
+        return "concluded"
+    if name == "dead_ends":
+        return "constraints" if "correction" in heading else "dead_ends"
+    if name == "open_threads":
+        return "open" if ("open threads" in heading or "conflicts" in heading) else None
+    if name == "basics":
+        if body.startswith("**What this is"):
+            return "asked"
+        return "constraints" if "constraints" in heading else None
+    return None
+
+
+@dataclass
+class Gold:
+    section: str
+    item: str
+    pointers: list[Pointer]
+    required: bool
+    note: str
+    hit: bool = False
+
+
+def _matches(item: Item, gold: Gold, source: Source) -> bool:
+    for p in gold.pointers:
+        if p.line not in item.lines:
+            continue
+        if p.field == "*" or not item.quote:
+            return True
+        whole = field_text(source.record(p.line), p.field) or ""
+        quote = item.quote.strip("…").strip()
+        at = whole.find(quote[:60]) if quote else -1
+        if at < 0:
+            at = whole.find(quote[-60:])
+        if at >= 0 and at < p.end and at + len(quote) > p.start:
+            return True
+    return False
+
+
+@dataclass
+class Graded:
+    """Per section: emitted claims that are right or wrong (precision), required items found or
+    missed (recall). An emitted claim is right when it matches any gold item of its section,
+    required or merely acceptable."""
+
+    correct: int = 0
+    false: int = 0
+    found: int = 0
+    missed: int = 0
+
+    @property
+    def precision(self) -> float:
+        return self.correct / (self.correct + self.false) if self.correct + self.false else float("nan")
+
+    @property
+    def recall(self) -> float:
+        return self.found / (self.found + self.missed) if self.found + self.missed else float("nan")
+
+    def add(self, other: "Graded") -> None:
+        self.correct += other.correct
+        self.false += other.false
+        self.found += other.found
+        self.missed += other.missed
+
+
+def briefs_of(split: str, mirrors: str, data: Path = DATA):
+    """(source, gold items, built-in sections) of each graded session of ``split``."""
+    from gitrefocus.handoff import extract, prepare, transcript_paths
+    from gitrefocus.handoff.gitstate import GitState
+
+    srcs = sources(data)
+    golds: dict[str, list[Gold]] = {}
+    for row in _tsv("briefs.tsv", data):
+        pointers = [_line_pointer(p) if p.endswith(":*") else Pointer.parse(p) for p in row["pointers"].split("|")]
+        golds.setdefault(row["path"], []).append(Gold(row["section"], row["item"], pointers,
+                                                      row["kind"] == "required", row["note"]))
+    for path, items in sorted(golds.items()):
+        source = srcs[path]
+        if source.split != split:
+            continue
+        data_bytes = source.load(mirrors)
+        with tempfile.TemporaryDirectory() as tmp:
+            transcript = Path(tmp) / "session.jsonl"
+            transcript.write_bytes(data_bytes)
+            plan = prepare.prepare(transcript_paths.resolve(str(transcript)))
+            sections = extract.builtin_sections(plan, GitState(problem="no repository: graded on the transcript"))
+        yield source, items, sections
+
+
+def brief_scores(split: str, mirrors: str, data: Path = DATA) -> tuple[dict[str, Graded], int, list[str]]:
+    scores = {s: Graded() for s in SECTIONS}
+    wrong: list[str] = []
+    graded = 0
+    for source, golds, sections in briefs_of(split, mirrors, data):
+        graded += 1
+        for item in brief_items(sections):
+            hits = [g for g in golds if g.section == item.section and _matches(item, g, source)]
+            for g in hits:
+                g.hit = True
+            if hits:
+                scores[item.section].correct += 1
+            else:
+                scores[item.section].false += 1
+                wrong.append(f"{item.section} false: {item.text[:200]} ({source.path})")
+        for g in golds:
+            if not g.required:
+                continue
+            if g.hit:
+                scores[g.section].found += 1
+            else:
+                scores[g.section].missed += 1
+                wrong.append(f"{g.section} missed: {g.item} — {g.note} ({source.path} "
+                             f"L{'|L'.join(str(p.line) for p in g.pointers)})")
+    return scores, graded, wrong
+
+
+def _line_pointer(text: str) -> Pointer:
+    m = re.fullmatch(r"L(\d+):\*", text)
+    if not m:
+        raise ValueError(f"not a corpus pointer: {text!r}")
+    return Pointer(int(m.group(1)), "*", 0, 0, "")
+
+
+# -- drawing the sentences (run once; the result is committed with its labels) ---------------------
+def sample(source: Source, mirrors: str, per_user: int = 10, per_assistant: int = 12) -> list[dict]:
+    """Sentences to label from one session: a seeded random draw (seed: the session's path) of its
+    user sentences and of its assistant sentences, every place either is recorded, code left out."""
+    data = source.load(mirrors)
+    asked: set[str] = set()
+    seen: set[tuple[str, str]] = set()
+    found: dict[str, list[dict]] = {"user": [], "assistant": []}
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        for name, role, text in said(record, asked):
+            for a, b in sentence_spans(text):
+                sentence = text[a:b]
+                if (role, sentence) in seen:
+                    continue  # a resume replays records: one copy of each sentence
+                seen.add((role, sentence))
+                found[role].append({"path": source.path, "role": role,
+                                    "pointer": str(Pointer(number, name, a, b, digest(sentence))),
+                                    "text": sentence})
+    rng = random.Random(digest(source.path))
+    picked = rng.sample(found["user"], min(per_user, len(found["user"]))) + \
+        rng.sample(found["assistant"], min(per_assistant, len(found["assistant"])))
+    return sorted(picked, key=lambda r: Pointer.parse(r["pointer"]).line)
+
+
+def sample_boundary(source: Source, mirrors: str, taken: set[str], cap: int = 12) -> list[dict]:
+    """The second draw, after the first was labelled and found thin in corrections, dead ends and
+    open threads: sentences at turn boundaries — the user's messages, the first assistant text
+    after each, and the session's last assistant text — not drawn before; a seeded random
+    ``cap`` of them (seed: the path, reversed). Chosen by position, never by wording."""
+    data = source.load(mirrors)
+    asked: set[str] = set()
+    messages: list[tuple[int, str, str, str]] = []
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            messages += [(number, name, role, text) for name, role, text in said(record, asked)]
+    boundary = set()
+    previous = None
+    for i, (_, _, role, _) in enumerate(messages):
+        if role == "user" or (role == "assistant" and previous == "user"):
+            boundary.add(i)
+        previous = role
+    last = max((i for i, m in enumerate(messages) if m[2] == "assistant"), default=None)
+    if last is not None:
+        boundary.add(last)
+    found, seen = [], set()
+    for i in sorted(boundary):
+        number, name, role, text = messages[i]
+        for a, b in sentence_spans(text):
+            pointer = str(Pointer(number, name, a, b, digest(text[a:b])))
+            if pointer in taken or (role, text[a:b]) in seen:
+                continue
+            seen.add((role, text[a:b]))
+            found.append({"path": source.path, "role": role, "pointer": pointer, "text": text[a:b]})
+    rng = random.Random(digest(source.path[::-1]))
+    picked = rng.sample(found, min(cap, len(found)))
+    return sorted(picked, key=lambda r: Pointer.parse(r["pointer"]).line)
+
+
+# -- output -------------------------------------------------------------------------------------
+def _fmt(x: float) -> str:
+    return " n/a" if x != x else f"{x:.2f}"
+
+
+def table(title: str, rows: dict, names: dict[str, str] | None = None) -> str:
+    graded = isinstance(next(iter(rows.values())), Graded)
+    counts = ("right", "wrong", "found", "missed") if graded else ("tp", "fp", "fn")
+    out = [f"| {title} | precision | recall | {' | '.join(counts)} |", "|---" * (3 + len(counts)) + "|"]
+    total = Graded() if graded else Score()
+    for key, s in rows.items():
+        total.add(s)
+        out.append(f"| {(names or {}).get(key, key)} | {_fmt(s.precision)} | {_fmt(s.recall)} | "
+                   + " | ".join(str(v) for v in _counts(s)) + " |")
+    out.append(f"| all | {_fmt(total.precision)} | {_fmt(total.recall)} | " + " | ".join(str(v) for v in _counts(total))
+               + " |")
+    return "\n".join(out)
+
+
+def _counts(s) -> tuple[int, ...]:
+    return (s.correct, s.false, s.found, s.missed) if isinstance(s, Graded) else (s.tp, s.fp, s.fn)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Cue-family and graded-brief scores on the real-session corpus.")
+    parser.add_argument("--data", default=str(DATA), help="the corpus directory (default: tests/data/handoff_corpus)")
+    parser.add_argument("--mirrors", default=os.environ.get("GIT_REFOCUS_CORPUS_MIRRORS", DEFAULT_MIRRORS),
+                        help="where the repository mirrors are (<owner>+<name>/repo)")
+    parser.add_argument("--split", choices=SPLITS, action="append", help="only this split (repeatable)")
+    parser.add_argument("--wrong", action="store_true", help="list every miss and false hit of the tuning split")
+    parser.add_argument("--show", choices=SPLITS, action="append", default=[],
+                        help="list the misses and false hits of this split too")
+    args = parser.parse_args(argv)
+    data = Path(args.data)
+    srcs = sources(data)
+    if not srcs:
+        print(f"no corpus in {data}", file=sys.stderr)
+        return 1
+    repos = sorted({s.repo for s in srcs.values()})
+    try:
+        for source in srcs.values():
+            source.load(args.mirrors)
+    except MirrorMissing as exc:
+        print(f"cannot print the tables: {exc}.\nThe corpus holds pointers only; the text lives in the public "
+              f"repositories {', '.join(repos)}. Mirror each as <mirrors>/<owner>+<name>/repo (a clone with the "
+              f"commits named in {data / 'sessions.tsv'}) and pass --mirrors or set GIT_REFOCUS_CORPUS_MIRRORS.",
+              file=sys.stderr)
+        return 2
+    for split in args.split or SPLITS:
+        sessions = [s for s in srcs.values() if s.split == split]
+        cues, count, cue_wrong = cue_scores(split, args.mirrors, data)
+        briefs, graded, brief_wrong = brief_scores(split, args.mirrors, data)
+        print(f"## {split}: {len(sessions)} sessions, {count} labelled sentences, {graded} graded briefs\n")
+        print(table("cue family", cues) + "\n")
+        print(table("brief section", briefs, SECTION_TITLES) + "\n")
+        if (split == "tuning" and args.wrong) or split in args.show:
+            for line in cue_wrong + brief_wrong:
+                print("  ", line)
+            print()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -18,73 +18,118 @@ _BOUNDARY_RE = re.compile(r"[.!?\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 _SPACE_RUN_RE = re.compile(r"\s+")
 _BREAK_RUN_RE = re.compile(r"[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")
 
+# Cue phrases, tuned on the tuning half of the real-session corpus (tests/data/handoff_corpus; the
+# held-out half was never used to tune them) and on the hand-written tests/data/cue_corpus.tsv.
+# Each family recognises forms, never topics: who says what about whose work.
+
 # the user overruling the assistant (seed 001 Dead-ends, source 1). Precision first: a plain
 # "Stop now.", a new bug report ("the export doesn't work on Windows") or a sentence that merely
-# compares ("X rather than Y") is not a correction; see tests/data/cue_corpus.tsv.
+# compares ("X rather than Y") is not a correction.
 CORRECTION_RE = re.compile(
     r"^\W*(?:no(?:pe|pe,)?\b(?![- ](?:worries|problem|rush|need|thanks|longer|one|more|matter|idea|changes?\b))"
     r"|nah\b|wrong\b|not that\b|that'?s not\b|that is not\b)"
     r"|\bthat'?s (?:wrong|incorrect|not (?:it|right|what|how|the))"
     r"|\bnot what I (?:asked|meant|want|said)"
-    r"|\b(?:we|I|you) (?:already|just) tried\b|\balready tried\b"
+    r"|\b(?:we|I|you) (?:already|just) tried\b(?! to)|\balready tried\b(?! to)"
     r"|\bthe (?:real |actual )?(?:issue|problem|bug|cause) is actually\b"
     r"|^\W*actually\b"
-    r"|\bI (?:said|told you|asked for|already said)\b"
+    r"|\bI (?:said|told you|asked for|already said)\b|\bmy point (?:is|was)\b"
     r"|\byou(?:'re| are) (?:wrong|mistaken|confusing)"
+    r"|\b(?:(?:is|are|was|were|that'?s|it'?s) not|isn'?t|aren'?t) (?:correct|right|true|what)\b"
     r"|\b(?:that|this|it|your (?:fix|change|patch|approach|code|solution|version)|the (?:fix|change|patch))"
     r"(?: still)? (?:doesn'?t|didn'?t|does not|did not|won'?t|will not) (?:work|help|fix)"
     r"|\bstill (?:doesn'?t|does not|didn'?t|isn'?t|is not) (?:work|fixed|right|working)"
-    r"|\b(?:please )?don'?t (?:do|use|add|change|touch|create|remove|delete|rename|make|write|run|bother)\b"
+    r"|\b(?:it|this|that)(?:'s| is) still (?:\w+ing|there|broken|failing|wrong)\b"
+    r"|\b(?:it'?s|it is|we'?re|we are|you'?re|you are) not (?:adding|saving|doing|showing|writing|using|passing|"
+    r"calling|reading|running|working|handling|setting|sending)\b"
+    r"|(?<!that )(?<!which )(?<!who )\b(?:please )?don'?t (?:do|use|add|change|touch|create|remove|delete|rename|make|write|"
+    r"run|bother)\b"
     r"|\bdo not (?:do|use|add|change|touch|create|remove|delete|rename|make|write|run)\b"
     r"|\bplease (?:don'?t|do not|stop)\b|\bstop (?:doing|using|adding|changing|touching|editing)\b"
     r"|\b(?:revert|undo) (?:that|this|it|the|your)\b"
     r"|^\W*(?:please )?(?:just )?(?:use|keep|go with|switch to|try|do|make|write|call|put)\b[^.!?]*"
-    r"\b(?:instead of|rather than|not)\b"
+    r"(?:\binstead of|\brather than|, not)\b"
+    r"|\b(?:can'?t|couldn'?t|shouldn'?t|why (?:don'?t|not|aren'?t|are|do|did|is)) we\b[^.!?]*\b(?:instead|just|not)\b"
+    r"|\bnot (?:as|in|on|for|with) (?:a|an|the) \w+,? but\b"
+    r"|\bI would (?:replace|change)\b"
+    r"|\bwe (?:do|did) (?:have|use|need)\b|\bwe (?:don'?t|do not) have an?\b"
+    r"|\bit was (?:there|working|fine|right) before\b"
     r"|\binstead\W*$|\bwrong (?:file|place|approach|repo|branch|function|module)\b",
     re.I,
 )
 # a standing rule the user set (Basics, Constraints)
 CONSTRAINT_RE = re.compile(
-    r"\b(?:must(?:n'?t| not)?|never|always|do not|don'?t|no new|only (?:use|touch|change)|"
+    r"\b(?:must(?:n'?t| not)?|never|always|no new|only (?:use|touch|change)|"
     r"make sure|required|requirement|avoid|without (?:adding|using|changing|touching)|"
-    r"keep (?:it|the|this|them)\b|has to|have to|needs? to be|should never|is not allowed|not allowed)\b",
+    r"keep (?:it|the|this|them)\b|has to|have to|needs? to be|should never|is not allowed|not allowed|"
+    r"(?:on|off|enabled|disabled) by default|should (?:not|be|only|always|stay|remain)|(?-i:NOT) have|"
+    r"(?:I|we) (?:don'?t|do not) (?:want|need)|(?:I|we) (?:want|need) (?:it |this |that |them )?(?:to be|only)|"
+    r"(?:I|we) want to (?:use|keep|have)|I (?:just |only )?want to \w+ (?:the user|users|only|about)|"
+    r"only (?:the )?first (?:time|run)|let people|opt[- ]out)\b"
+    r"|^\W*(?:please )?(?:do not|don'?t)\b|(?:\.|,|;|and|but|please)\s+(?:do not|don'?t) (?!see|know|think|get|have|"
+    r"understand)\w+",
     re.I,
 )
-# the assistant dropping a hypothesis (Dead-ends, source 2). "rather than" alone only compares.
+# the assistant dropping a hypothesis or conceding a correction (Dead-ends, source 2). "rather
+# than" alone only compares.
 ABANDON_RE = re.compile(
-    r"\b(?:actually(?=,)|wait(?=[,.!])|that'?s not it|that isn'?t it|let me try a different approach|"
+    r"\b(?:actually(?=,)|wait(?=[,.!])(?![^.!?]*\?)|that'?s not it|that isn'?t it|let me try a different approach|"
     r"(?:a |another )different approach|scratch that|I was wrong|on second thought|"
     r"(?:that|this|it) (?:didn'?t|doesn'?t|did not|does not) (?:work|help|fix)|my mistake|"
-    r"I apologi[sz]e|you'?re (?:right|correct)|you are (?:right|correct)|turns out|"
+    r"I apologi[sz]e|you'?re (?:right|correct)|you are (?:right|correct)|good (?:point|catch|call)|turns out|"
     r"(?:is|was|isn'?t|wasn'?t) not the (?:cause|issue|problem|culprit)|(?:is|was)n'?t the (?:cause|issue|problem|culprit)|"
-    r"ruled? (?:it |that |this )?out|red herring|dead end|won'?t work|"
-    r"wrong (?:assumption|hypothesis|approach)|abandon(?:ing)? (?:this|that|the)|giving up on)\b",
+    r"is actually (?:fine|correct|ok|right)|ruled? (?:it |that |this )?out|red herring|dead end|won'?t work|"
+    r"wrong (?:assumption|hypothesis|approach)|abandon(?:ing)? (?:this|that|the)|giving up on|I made (?:that|it) up)\b",
     re.I,
 )
-# a conclusion or decision (Convergence)
+# a conclusion, a decision or a confirmed outcome (Convergence)
 DECISION_RE = re.compile(
-    r"\b(?:(?:the )?root cause(?: is| was|:)|the (?:real |actual )?(?:issue|problem|bug|cause|culprit) (?:is|was)|"
-    r"the fix (?:is|was)|fixed (?:by|it)|(?:I|we) (?:decided|chose|settled)|decision:|"
-    r"(?:we'?ll|we will|let'?s) (?:go with|use|keep|stick with)|going with|the answer is|"
-    r"(?:I'?ll|I will|I'?m going to) (?:use|go with|switch to|stick with)|switching to|"
-    r"in conclusion|this (?:means|explains)|that explains|confirmed|works now|now passes?|all tests pass)\b",
+    r"\b(?:(?:the )?root cause(?: is| was|: *\w)|(?<!when )(?<!where )(?<!how )(?<!why )the (?:real |actual )?"
+    r"(?:issue|problem|bug|cause|culprit) (?:is|was)\b(?! *:)|"
+    r"the fix (?:is|was|ensures|has been)|fixed (?:by|it)|(?:I|we) (?:decided|chose|settled)|decision:|"
+    r"(?:we'?ll|we will|let'?s) (?:go with|use|keep|stick with)|(?:I'?m|we'?re|I am|we are) going with|the answer is|"
+    r"(?:I'?ll|I will|I'?m going to) (?:use|go with|switch to|stick with|put)|switching to|"
+    r"in conclusion|this (?:means|explains)|that explains|confirmed|works now|(?:is|are) working now|now passes?|"
+    r"(?:tests?|build|lint|linting|suite|strategies|checks) (?:all )?(?:pass(?:es|ed|ing)?|succeeded|(?:is|are) clean)|"
+    r"all (?:\w+ )?(?:tests )?(?:pass(?:es|ing)?|green)|lint is clean|"
+    r"(?:is|are) now (?!going)|now (?:uses|calls|sends|shows|reads|includes|takes|returns|creates|has|only|correctly|"
+    r"properly|defined|clean)|(?:has|have) been (?:applied|fixed|addressed|resolved|deleted|removed|updated|added|merged|"
+    r"pushed|committed)|(?:is|are) (?:complete|done|clean|resolved|addressed)(?: and pushed)?|"
+    r"(?:already|now) (?:fixed|addressed|resolved|imported|handled|covered)|this fixes|no (?:\w+ )?(?:issue|problem)s?\b"
+    r"(?: remains?)?|there it is|(?:that'?s|this is) where)\b"
+    r"|^\W*(?:yes|yeah|yep|ok(?:ay)?|sure)\b,?\s+(?:let'?s|go|do|please|add|use|implement|fix|force|\w+ it\b)"
+    r"|\blet'?s (?:implement|do|go with|note|take) (?:option|options|both)\b",
     re.I,
 )
 _CHANGE_VERBS = (r"(?:add|extract|implement|write|fix|create|refactor|update|remove|delete|rename|move|"
                  r"change|commit|document|wire|split|replace|migrate|port|build|test|clean(?: up)?|handle|"
-                 r"introduce|drop|make|finish|complete|restore|revert)")
-# a stated intention (Open-threads, M5)
+                 r"introduce|drop|make|finish|complete|restore|revert|modify|address|stage|consolidate|include|"
+                 r"resolve|merge|push|rebase|apply|override|convert|simplify|tackle|sort out|record|"
+                 r"append|import|generate|put|populate|set up|adjust|amend|inline)")
+# what follows a change verb when it is not a change to the work: a todo list, a plan, a report
+_NOT_WORK = (r"(?! (?:the |your |a |an )?(?:todo list|plan\b|(?:final |implementation )?plan|down\b)|"
+             r" (?:committed|complete|succeeded|results?|passes|failed)\b|\W*:)")
+# a stated intention to change the work (Open-threads, M5): "I'll add", "let me fix", "next we
+# should", "can you update", an imperative plan step ("Add X", "- Remove Y")
 INTENT_RE = re.compile(
     r"(?:\b(?:I'?ll|I will|we'?ll|we will|(?:I'?m|we'?re|I am|we are) going to|plan to|we should|"
-    r"I should|next,? (?:I'?ll|we'?ll|I will|we will|we|I)|still need to|needs? to)\s+(?:\w+\s+)?"
-    + _CHANGE_VERBS + r"(?:e?d)?\b|\b(?-i:TODO)\b)",
+    r"I should|next,? (?:I'?ll|we'?ll|I will|we will|we|I)|still need to|(?<!that )(?<!which )needs? to|let me|let'?s|"
+    r"(?:can|could|would) (?:you|we)(?: also| please)?|I (?:would )?(?:want|suggest|like) (?:to|we|you to)|"
+    r"consider|please)\s+(?:\w+\s+)?"
+    + _CHANGE_VERBS + r"(?:e?d|ing)?\b" + _NOT_WORK +
+    r"|^(?![#|])\W*(?:\*\*[^*:]{0,80}\*\*\W*)?(?:(?:yes|yeah|ok(?:ay)?|now|then|first|also|and)\W+)*"
+    + _CHANGE_VERBS + r"\b(?!\w)" + _NOT_WORK +
+    r"|\b(?-i:TODO)\b)",
     re.I,
 )
 # unfinished business near the end (Open-threads)
 OPEN_RE = re.compile(
-    r"\b(?:(?-i:TODO|FIXME)|next steps?|remaining|still (?:need|needs|fails?|failing|broken|open)|not yet|"
-    r"left to do|follow[- ]up|blocked|blocker|unable to|couldn'?t|could not|open question|unresolved|"
-    r"haven'?t (?:yet )?(?:been )?|have not|not (?:done|finished|implemented)|pending)\b",
+    r"\b(?:(?-i:TODO|FIXME)|next steps?|still (?:need|needs|fails?|failing|broken|open|pending)|not yet|"
+    r"left to do|left for|follow[- ]up|blocked|blocker|unable to|couldn'?t|could not|open questions?|unresolved|"
+    r"remain (?:unresolved|open|to be)|haven'?t (?:yet )?(?:been )?|have not|not (?:done|finished|implemented)|pending|"
+    r"(?:were|was|is|are|have|has) not (?:been )?(?:run|tested|committed|pushed|verified|fixed|addressed|merged)|"
+    r"needs? (?:to be )?(?:fix(?:ed)?|investigation|committing|committed|review)|"
+    r"(?:doesn'?t|does not|didn'?t|did not|won'?t) (?:compile|build|pass)|should either)\b",
     re.I,
 )
 # text that tries to instruct whoever reads it (seed 001 SECURITY)
@@ -341,23 +386,40 @@ def _leading_literals(alternative: str) -> tuple[str, ...] | None:
 
 CORRECTION = Cue(CORRECTION_RE, ("no", "nah", "wrong", "stop", "tried", "actually", "i said", "told you",
                                  "asked for", "mistaken", "confusing", "work", "help", "fix", "don", "revert",
-                                 "undo", "instead", "rather", "not", "incorrect", "already said", "still"))
+                                 "undo", "instead", "rather", "not", "incorrect", "already said", "still",
+                                 "my point", "correct", "right", "true", "what", "n't", "but", "would", "prefer",
+                                 "we do", "we did", "before"))
 CONSTRAINT = Cue(CONSTRAINT_RE, ("must", "never", "always", "do not", "don", "no new", "only", "make sure",
                                  "required", "requirement", "avoid", "without", "keep", "has to", "have to",
-                                 "need", "not allowed"))
+                                 "need", "not allowed", "by default", "should", "not have", "want", "first time",
+                                 "first run", "let people", "opt"))
 ABANDON = Cue(ABANDON_RE, ("actually", "wait", "not it", "isn't it", "isnt it", "different approach", "scratch",
                            "was wrong", "second thought", "work", "help", "fix", "mistake", "apologi", "right",
                            "correct", "turns out", "the cause", "the issue", "the problem", "the culprit", "rule",
-                           "red herring", "dead end", "won", "wrong", "abandon", "giving up"))
+                           "red herring", "dead end", "won", "wrong", "abandon", "giving up", "good point",
+                           "good catch", "good call", "is actually", "made that up", "made it up"))
 DECISION = Cue(DECISION_RE, ("root cause", "issue", "problem", "bug", "cause", "culprit", "the fix", "fixed",
                              "decided", "chose", "settled", "decision", "go with", "use", "keep", "stick with",
                              "going with", "the answer", "conclusion", "means", "explains", "confirmed",
-                             "works now", "now pass", "tests pass", "switch", "i'll", "i will", "going to"))
+                             "works now", "now pass", "tests pass", "switch", "i'll", "i will", "going to", "pass",
+                             "succeeded", "clean", "green", "working now", "now", "been", "complete", "done",
+                             "resolved", "addressed", "this fixes", "there it is", "where", "yes", "yeah", "yep",
+                             "ok", "sure", "let", "put"))
 INTENT = Cue(INTENT_RE, ("ill", "i'll", "i will", "we'll", "well", "we will", "going to", "plan to", "should",
-                         "next", "need", "todo"))
-OPEN = Cue(OPEN_RE, ("todo", "fixme", "next step", "remaining", "still", "not yet", "left to do", "follow",
+                         "next", "need", "todo", "let", "can", "could", "would", "want", "suggest", "like",
+                         "consider", "please", "add", "extract", "implement", "write", "fix", "create", "refactor",
+                         "update", "remove", "delete", "rename", "move", "change", "commit", "document", "wire",
+                         "split", "replace", "migrate", "port", "build", "test", "clean", "handle", "introduce",
+                         "drop", "make", "finish", "complete", "restore", "revert", "modify", "address", "stage",
+                         "consolidate", "include", "resolve", "merge", "push", "rebase", "apply", "override",
+                         "convert", "simplify", "tackle", "sort out", "record", "use", "append", "import",
+                         "generate", "put", "populate", "set up", "adjust", "amend", "inline"))
+OPEN = Cue(OPEN_RE, ("todo", "fixme", "next step", "still", "not yet", "left to do", "left for", "follow",
                      "blocked", "blocker", "unable", "couldn", "could not", "open question", "unresolved",
-                     "haven", "have not", "not done", "not finished", "not implemented", "pending"))
+                     "remain", "haven", "have not", "not done", "not finished", "not implemented", "pending",
+                     "not run", "not been", "not tested", "not committed", "not pushed", "not verified",
+                     "not fixed", "not addressed", "not merged", "need", "compile", "build", "pass",
+                     "should either"))
 INJECTION = Cue(INJECTION_RE, ("ignore", "disregard", "forget", "instruction", "directive", "system prompt",
                                "you are now", "developer mode", "jailbreak", "<", "curl", "wget", "rm -rf"))
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gitrefocus.handoff import cues
-from gitrefocus.handoff.analysis import _ACK_RE
 from gitrefocus.handoff.scrub import scrub_transcript
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -73,7 +72,7 @@ def scrubber() -> tuple[Score, list[str], list[str]]:
 
 FAMILIES = {
     "correction": lambda s: cues.CORRECTION.search(s) is not None,
-    "dead-end": lambda s: cues.ABANDON.search(s) is not None and not _ACK_RE.match(s),
+    "dead-end": lambda s: cues.ABANDON.search(s) is not None,
     "decision": lambda s: cues.DECISION.search(s) is not None,
     "intent": lambda s: cues.INTENT.search(s) is not None,
     "open-thread": lambda s: cues.OPEN.search(s) is not None,

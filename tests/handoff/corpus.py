@@ -326,7 +326,9 @@ def _graded(name: str, heading: str, line: str) -> str | None:
     if name == "open_threads":
         return "open" if ("open threads" in heading or "conflicts" in heading) else None
     if name == "basics":
-        if body.startswith("**What this is"):
+        if body.startswith("What this is"):  # "**What this is:**", its asterisks stripped above
+            return "asked"
+        if "what the user asked" in heading:
             return "asked"
         return "constraints" if "constraints" in heading else None
     return None

@@ -20,6 +20,21 @@ from gitrefocus.model.records import dataclass
 _HYPOTHESIS_RE = re.compile(r"\b(?:I think|probably|likely|I suspect|suspect|might be|may be|seems|appears|"
                             r"the (?:issue|problem|cause|bug) (?:is|was)|must be|should be|looks like)\b", re.I)
 _ACK_RE = re.compile(r"^\W*(?:you'?re|you are) (?:right|correct)\W*$|^\W*(?:my mistake|I apologi[sz]e)\W*$", re.I)
+# the assistant conceding what the user just said: the user's words overruled a claim of its
+CONCEDE_RE = re.compile(r"\b(?:you'?re (?:absolutely |completely |totally )?(?:right|correct)|you are (?:absolutely )?"
+                        r"(?:right|correct)|good (?:point|catch|call|question)|my mistake|I apologi[sz]e|"
+                        r"I was wrong|I stand corrected|fair point)\b", re.I)
+# cues too weak to mark a dead end in thinking, where the model muses "actually, ..." all along
+_WEAK_ABANDON = frozenset({"actually", "wait"})
+# a bare approval of what the assistant proposed ("yes", "ok, do it", "sounds good")
+APPROVAL_RE = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|ok(?:ay)?|sure|go ahead|go for it|do it|please do|sounds good|lgtm|perfect|great|"
+    r"continue|proceed|correct|right|agreed|approved?|let'?s do (?:it|that|this))"
+    r"(?:[\s,.!]+(?:please|do it|go ahead|thanks|thank you|let'?s do (?:it|that|this)|that works|go|proceed|"
+    r"continue|sounds good|yes))*\W*$", re.I)
+# what an assistant says before acting, not a claim: "let me check", "now let me run the tests"
+_ANNOUNCE_RE = re.compile(r"^\W*(?:(?:now|first|next|ok(?:ay)?|great|good|perfect|done)\W+)*(?:let me|let's|I'll|I will|"
+                          r"I'm going to|I need to|going to)\b", re.I)
 FENCE_RE = re.compile(r"```.*?(?:```|$)", re.S)
 
 
@@ -66,7 +81,11 @@ class Analysis:
         self.rewinds: list[sp.Message] = []
         self.failed_sidechains: list[sp.Message] = []
         self.user_turns: list[int] = []
+        # (index of the user turn conceded to, the assistant's concession)
+        self.concessions: list[tuple[int, Quote]] = []
+        self._awaiting_reply = False
         self._scan()
+        self._conceded_corrections()
 
     def _scan(self) -> None:
         # open threads are read only near the end (extract.open_threads): look for them there
@@ -82,6 +101,7 @@ class Analysis:
                 self.failed_sidechains.append(message)
             if message.is_user_turn:
                 self.user_turns.append(index)
+                self._awaiting_reply = True
             for block in message.blocks:
                 if block.kind == sp.REJECTED:
                     self.refusals.append((message, block))
@@ -144,10 +164,22 @@ class Analysis:
             self._user_sentences(index, message, block)
 
     def _assistant_sentences(self, index, message, block, thinking=False) -> None:
+        turn = self.user_turns[-1] if self.user_turns else -1
+        first_reply = self._awaiting_reply
+        if not thinking:
+            self._awaiting_reply = False  # the assistant's first text after the turn answers it
         for a, b, sentence, low, present, label in self._sentences(index, message, block, thinking):
             m = cues.ABANDON.search(sentence, low, present)
-            if m and _ACK_RE.match(sentence):
-                m = None  # "You're right." alone acknowledges a correction; it states no hypothesis
+            conceded = CONCEDE_RE.search(sentence) if m else None
+            if conceded:
+                # a concession is not a hypothesis of its own: the claim it gives up is the one the
+                # user's turn overruled (when it answers that turn)
+                if first_reply and not any(t == turn for t, _ in self.concessions):
+                    self.concessions.append((turn, self._quote(block.text, a, b, conceded, label, index,
+                                                               "assistant", thinking)))
+                m = None
+            elif m and thinking and m.group(0).casefold() in _WEAK_ABANDON:
+                m = None  # "actually, ..." in thinking is the model musing, not dropping a hypothesis
             if m:
                 self.abandons.append(self._quote(block.text, a, b, m, label, index, "assistant", thinking))
             if thinking:
@@ -160,6 +192,28 @@ class Analysis:
                 if m:
                     found.append(self._quote(block.text, a, b, m, label, index, "assistant"))
 
+    def _conceded_corrections(self) -> None:
+        """A user turn the assistant conceded to ("you're right", "good point") corrected it, cue
+        or no cue: its first sentence joins the corrections (in order)."""
+        have = {c.index for c in self.corrections}
+        added = False
+        for turn, _ in self.concessions:
+            if turn in have or self.last_assistant_text(turn) is None:
+                continue
+            message = self.plan.messages[turn]
+            for block in message.blocks:
+                if block.kind not in sp.WORDS:
+                    continue
+                first = next(self._sentences(turn, message, block), None)
+                if first:
+                    a, b, _, _, _, label = first
+                    self.corrections.append(self._quote(block.text, a, b, None, label, turn, "user"))
+                    have.add(turn)
+                    added = True
+                break
+        if added:
+            self.corrections.sort(key=lambda q: q.index)
+
     # -- shared lookups -----------------------------------------------------
     def last_assistant_text(self, before: int | None = None) -> tuple[int, sp.Message] | None:
         end = len(self.plan.messages) if before is None else before
@@ -169,23 +223,34 @@ class Analysis:
                 return i, m
         return None
 
-    def hypothesis_before(self, index: int) -> Quote | None:
-        """The assistant claim a user correction at ``index`` overruled."""
+    def hypothesis_before(self, index: int, correction: Quote | None = None) -> Quote | None:
+        """The assistant claim a user correction at ``index`` overruled: in the assistant's last
+        text before it, the sentence sharing the most words with the correction (two at least),
+        else the first that states a hypothesis, else its first claim (not an announcement of
+        what it will do, a lead-in ending in a colon or a question); None when there is none."""
         found = self.last_assistant_text(index)
         if found is None:
             return None
         i, message = found
-        block = next(b for b in message.blocks if b.kind == sp.TEXT and b.text.strip())
-        chosen = None
-        for a, b, sentence, _, _, label in self._sentences(i, message, block):
-            m = _HYPOTHESIS_RE.search(sentence)
-            if m:
-                chosen = self._quote(block.text, a, b, m, label, i, "assistant")
-            elif chosen is None:
-                chosen = self._quote(block.text, a, b, None, label, i, "assistant")
-            if m:
-                break
-        return chosen
+        words = correction.words if correction is not None else set()
+        best, best_shared, hypothesis, first = None, 1, None, None
+        for block in message.blocks:
+            if block.kind != sp.TEXT or not block.text.strip():
+                continue
+            for a, b, sentence, _, _, label in self._sentences(i, message, block):
+                shared = len(words & cues.significant_words(sentence)) if words else 0
+                if shared > best_shared:
+                    best, best_shared = (block.text, a, b, None, label), shared
+                m = _HYPOTHESIS_RE.search(sentence) if hypothesis is None else None
+                if m:
+                    hypothesis = (block.text, a, b, m, label)
+                if first is None and not _ANNOUNCE_RE.match(sentence) and not sentence.rstrip().endswith((":", "?")):
+                    first = (block.text, a, b, None, label)
+        chosen = best or hypothesis or first
+        if chosen is None:
+            return None
+        text, a, b, m, label = chosen
+        return self._quote(text, a, b, m, label, i, "assistant")
 
     def user_turns_before(self, index: int) -> int:
         """Index of the last user turn before ``index`` (-1 if none)."""
@@ -199,8 +264,10 @@ class Analysis:
         return None
 
     def overruled_by(self, decision: Quote) -> Quote | None:
-        """The user correction that overruled ``decision``: one in the user's very next turn,
-        or a later one about the same things, with no later conclusion restating it."""
+        """The user correction that overruled ``decision``: one that follows it and targets it —
+        in the user's very next turn, aimed at the claim (the sentence of the assistant's last
+        text the correction is about, :meth:`hypothesis_before`) or sharing a word with it; or a
+        later one about the same things — with no later conclusion restating it."""
         if decision.role == "user":
             return None
         nxt = self.next_user_turn(decision.index)
@@ -208,11 +275,45 @@ class Analysis:
         for c in self.corrections:
             if c.index <= decision.index:
                 continue
-            if c.index == nxt or len(words & c.words) >= 2:
+            shared = len(words & c.words)
+            targeted = shared >= 2
+            if not targeted and c.index == nxt:
+                targeted = shared >= 1
+                last = self.last_assistant_text(c.index)
+                if not targeted and last is not None and last[0] == decision.index:
+                    target = self.hypothesis_before(c.index, c)
+                    targeted = target is not None and target.label == decision.label and \
+                        (target.text in decision.text or decision.text in target.text)
+            if targeted:
                 restated = any(d.index > c.index and len(words & d.words) >= 2
                                for d in self.decisions)
                 return None if restated else c
         return None
+
+    def approved(self, index: int) -> Quote | None:
+        """For a user turn that only approves ("yes", "go ahead"): what it approved — the
+        question or proposal that ends the assistant's last text before it."""
+        message = self.plan.messages[index]
+        if not APPROVAL_RE.match(message.text.strip()):
+            return None
+        found = self.last_assistant_text(index)
+        if found is None:
+            return None
+        i, prior = found
+        proposal, question = None, None
+        for block in prior.blocks:
+            if block.kind != sp.TEXT:
+                continue
+            for a, b, sentence, low, present, label in self._sentences(i, prior, block):
+                if sentence.rstrip().endswith("?"):
+                    question = (block.text, a, b, label)
+                elif cues.INTENT.search(sentence, low, present) and not _ANNOUNCE_RE.match(sentence):
+                    proposal = (block.text, a, b, label)
+        chosen = question or proposal
+        if chosen is None:
+            return None
+        text, a, b, label = chosen
+        return self._quote(text, a, b, None, label, i, "assistant")
 
     def tool_error_before(self, index: int, reach: int = 4) -> tuple[str, int] | None:
         """(label, message index) of a tool error shortly before ``index``, no user turn between."""

@@ -10,6 +10,7 @@ text that tries to instruct its reader is never quoted, only pointed at.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from collections import Counter
@@ -17,7 +18,7 @@ from typing import cast
 
 from gitrefocus.handoff import cues
 from gitrefocus.handoff import spine as sp
-from gitrefocus.handoff.analysis import FENCE_RE, Analysis, Quote
+from gitrefocus.handoff.analysis import _ANNOUNCE_RE, APPROVAL_RE, FENCE_RE, Analysis, Quote
 from gitrefocus.handoff.gitstate import GitState, relative_path
 from gitrefocus.handoff.prepare import Plan
 from gitrefocus.handoff.sections import Pointer, Section
@@ -25,7 +26,8 @@ from gitrefocus.handoff.sections import Pointer, Section
 MAX_CORRECTIONS = 12
 MAX_HYPOTHESES = 10
 MAX_CONSTRAINTS = 10
-MAX_DECISIONS = 4
+MAX_DECISIONS = 6
+MAX_REQUESTS = 10
 MAX_FLAGS = 8
 MAX_CHANGES = 25
 _OMITTED = "[instruction-like text omitted]"
@@ -77,38 +79,110 @@ def _spread(items: list, cap: int) -> list:
 
 
 # -- 1. Convergence --------------------------------------------------------
+# an outcome a later failure report can reverse, and such a report
+_OUTCOME_RE = re.compile(r"\b(?:pass(?:es|ed|ing)?|works?|working|fixed|succeed(?:s|ed)?|clean|green|resolved)\b", re.I)
+_FAILURE_RE = re.compile(r"\b(?:fail(?:s|ed|ing|ures?)?|broken|(?:does|do|did)(?:n'?t| not) work|not working|"
+                         r"still (?:see|get|getting|seeing|happens|there)|same (?:error|problem|issue))\b", re.I)
+
+
+def _request(an: Analysis, index: int) -> tuple[str, list[Pointer]] | None:
+    """A user turn as a request: its first sentences, or — for a bare approval — what it
+    approved."""
+    q = _first_sentence(an, index)
+    if q is None:
+        return None
+    proposal = an.approved(index)
+    if proposal is not None:
+        return (f"approved {q.md()} {{ptr0}} — the assistant's proposal: {proposal.md()} {{ptr1}}",
+                [q.pointer("the user's approval"), proposal.pointer("what the user approved")])
+    return f"{q.md()} {{ptr0}}", [q.pointer("the user's request")]
+
+
+def _reversed(an: Analysis, q: Quote, decisions: list[Quote], failures: list[int]) -> Quote | None:
+    """The user's next failure report (``failures``: the user turns reporting one) that reverses
+    an outcome ``q`` claimed ("tests pass", "works now"), when no later conclusion of the same
+    kind follows the report."""
+    if q.role != "assistant" or not _OUTCOME_RE.search(q.text):
+        return None
+    at = bisect.bisect_right(failures, q.index)
+    if at == len(failures):
+        return None
+    i = failures[at]
+    if any(d.index > i and d.words & q.words and _OUTCOME_RE.search(d.text) for d in decisions):
+        return None
+    return _first_sentence(an, i)
+
+
+_STANDS, _RESTATED, _REVERSED = "stands", "restated", "reversed"
+
+
+def _standing(an: Analysis, decisions: list[Quote], n: int,
+              failures: list[int]) -> tuple[str, Quote | None, str]:
+    """Whether decision ``n`` still stands: (_STANDS, None, ""); (_REVERSED, the correction or
+    failure report that reversed it, how); or (_RESTATED, None, "") when a later statement of
+    the same speaker says as much."""
+    q = decisions[n]
+    c = an.overruled_by(q)
+    if c is not None:
+        return _REVERSED, c, "the user overruled it"
+    c = _reversed(an, q, decisions, failures)
+    if c is not None:
+        return _REVERSED, c, "the user then reported a failure"
+    if q.words and any(later.words and q.words <= later.words and later.role == q.role
+                       for later in decisions[n + 1:]):
+        return _RESTATED, None, ""
+    return _STANDS, None, ""
+
+
 def convergence(an: Analysis) -> Section:
     d = _Draft()
     messages = an.plan.messages
     if an.user_turns:
-        i = an.user_turns[-1]
-        q = _first_sentence(an, i)
-        if q:
-            d.add(f"- Final request: {q.md()}", q.pointer("the user's last request"))
-    standing: list[tuple[Quote, Quote | None]] = []
-    overruled: list[tuple[Quote, Quote | None]] = []
-    for q in an.decisions:
-        c = an.overruled_by(q)
-        (standing if c is None else overruled).append((q, c))
-    for q, _ in standing[-MAX_DECISIONS:]:
+        request = _request(an, an.user_turns[-1])
+        if request:
+            text, pointers = request
+            d.add(f"- Final request: {text}", *pointers)
+    decisions = [q for q in an.decisions if not (q.role == "user" and q.question is None and
+                                                 APPROVAL_RE.match(q.text))]
+    failures = [i for i in an.user_turns if _FAILURE_RE.search(messages[i].text)]
+    # the latest conclusions that stand (and the latest reversed), then the first that stands:
+    # judged from the end, as far as needed (each judgement reads the rest of the session)
+    tail: list[Quote] = []
+    overruled: list[tuple[Quote, Quote, str]] = []
+    judged: dict[int, str] = {}
+    for n in range(len(decisions) - 1, -1, -1):
+        if len(tail) >= MAX_DECISIONS - 1 and len(overruled) >= 2:
+            break
+        verdict, c, why = _standing(an, decisions, n, failures)
+        judged[n] = verdict
+        if verdict == _STANDS and len(tail) < MAX_DECISIONS - 1:
+            tail.insert(0, decisions[n])
+        elif c is not None and len(overruled) < 2:
+            overruled.insert(0, (decisions[n], c, why))
+    first = None
+    for n in range(min(len(decisions), 200)):
+        if (judged[n] if n in judged else _standing(an, decisions, n, failures)[0]) == _STANDS:
+            first = decisions[n]
+            break
+    standing = tail if first is None or first in tail else [first, *tail]
+    for q in standing:
         if q.question is not None:
             d.add(f"- The user chose {q.md()} when asked {cues.quote_md(_plain(q.question, 160))}",
                   q.pointer("the user's answer"))
             continue
         who = "the user decided" if q.role == "user" else "concluded"
         d.add(f"- {who.capitalize()}: {q.md()}", q.pointer("conclusion / decision"))
-    for q, c in overruled[-2:]:
-        assert c is not None  # ok: only overruled conclusions are listed here
-        d.add(f"- Superseded, not concluded: {q.md()} {{ptr0}} — the user overruled it {{ptr1}}",
+    for q, c, why in overruled:
+        d.add(f"- Superseded, not concluded: {q.md()} {{ptr0}} — {why} {{ptr1}}",
               q.pointer("superseded conclusion"), c.pointer("the user's correction"))
     found = an.last_assistant_text()
-    if found:
+    if found and not found[1].text.rstrip().endswith("?"):  # a closing question is an open thread
         i, message = found
-        q = _first_sentence(an, i)
-        if q:
-            more = _next_sentence(an, i, q) if q.text.rstrip().endswith(":") else None
-            tail = f" {more.md()}" if more else ""
-            d.add(f"- Last word from the assistant: {q.md()}{tail}", q.pointer("where the session landed"))
+        last = _first_sentence(an, i)
+        if last:
+            more = _next_sentence(an, i, last) if last.text.rstrip().endswith(":") else None
+            after = f" {more.md()}" if more else ""
+            d.add(f"- Last word from the assistant: {last.md()}{after}", last.pointer("where the session landed"))
     if messages and messages[-1].is_user_turn:
         m = messages[-1]
         d.add("- The session ended on a user message that was not answered",
@@ -122,14 +196,17 @@ def convergence(an: Analysis) -> Section:
 def _next_sentence(an: Analysis, index: int, after: Quote) -> Quote | None:
     """The sentence after ``after`` in the same message (a lead-in ending in a colon says little)."""
     message = an.plan.messages[index]
-    found = False
     for block in message.blocks:
         if block.kind not in sp.WORDS:
             continue
+        at = block.text.find(after.text)
+        if at < 0:
+            continue
+        end = at + len(after.text)
         for a, b, _, _, _, label in an._sentences(index, message, block):
-            if found:
+            if a >= end:
                 return an._quote(block.text, a, b, None, label, index, message.role)
-            found = block.text[a:b].startswith(after.text) or after.text.startswith(block.text[a:b])
+        return None
     return None
 
 
@@ -155,7 +232,7 @@ def dead_ends(an: Analysis) -> Section:
     seen_hyp: set[str] = set()
     corrections = _spread(an.corrections, MAX_CORRECTIONS)
     for q in corrections:
-        h = an.hypothesis_before(q.index)
+        h = an.hypothesis_before(q.index, q)
         if h and h.label not in seen_hyp and len(seen_hyp) < MAX_HYPOTHESES:
             seen_hyp.add(h.label)
             hyp.add(f"- {h.md()} {{ptr0}} — overruled by the user {{ptr1}}", h.pointer("assistant position"),
@@ -167,6 +244,8 @@ def dead_ends(an: Analysis) -> Section:
         error = an.tool_error_before(q.index)
         source = " (from plaintext thinking)" if q.thinking else ""
         attempt = an.attempt_before(error[1], an.user_turns_before(error[1])) if error else None
+        if attempt is not None and _ANNOUNCE_RE.match(attempt.text):
+            attempt = None  # "let me run the tests" announces an action; it claims nothing
         if error and attempt and attempt.label != q.label and attempt.label not in seen_hyp:
             seen_hyp.add(attempt.label)
             hyp.add(f"- {attempt.md()} {{ptr0}} — disproved by evidence: a tool error {{ptr1}}; the assistant "
@@ -263,21 +342,21 @@ def open_threads(an: Analysis, git: GitState) -> Section:
         if status != "completed":
             threads.add(f"- Todo [{_plain(status, 20)}]: \"{_plain(content, 160)}\"",
                         Pointer("transcript", f"L{line}", "last todo list"))
+    for step, line in plan.plan_steps[:8]:
+        threads.add(f"- Plan step not carried out (nothing was edited after the plan): \"{_plain(step, 160)}\"",
+                    Pointer("transcript", f"L{line}", "the session's last plan"))
     if plan.messages and plan.messages[-1].is_user_turn:
         m = plan.messages[-1]
         threads.add("- The last user message was never answered",
                     Pointer("transcript", m.label(m.blocks[0].line), "unanswered"))
     found = an.last_assistant_text()
-    if found and found[1].text.rstrip().endswith("?") and not (plan.messages and plan.messages[-1].is_user_turn):
-        i, m = found
-        blocks = [b for b in m.blocks if b.kind == sp.TEXT]
-        text = blocks[-1].text
-        spans = cues.sentence_spans(text)
-        a, b = spans[-1]
-        question, before, after = cues.window(text, a, b)
+    asked = _last_question(found[1]) if found and not (plan.messages and plan.messages[-1].is_user_turn) else None
+    if found and asked:
+        block, a, b = asked
+        question, before, after = cues.window(block.text, a, b)
         if not cues.looks_like_injection(question):
             threads.add(f"- The assistant's last question went unanswered: {cues.quote_md(question, before, after)}",
-                        Pointer("transcript", m.label(blocks[-1].line), "open question"))
+                        Pointer("transcript", found[1].label(block.line), "open question"))
     _section_block(d, "### Open threads", threads)
     _section_block(d, "### Conflicts", _conflicts(an))
     _section_block(d, "### Stated-intent vs git (heuristic — verify)", _intent_flags(an, git))
@@ -288,6 +367,31 @@ def open_threads(an: Analysis, git: GitState) -> Section:
                     Pointer("transcript", label, "observed injection attempt"))
         _section_block(d, "### Observed injection attempts", inj)
     return d.section("open_threads", "No open threads, conflicts or intent-vs-git mismatches were found.")
+
+
+# a question put to the user, wherever it stands in the closing message
+_OFFER_RE = re.compile(r"\b(?:want me to|should I|shall I|would you like|do you want|let me know|which (?:one|option)|"
+                       r"or should|prefer)\b", re.I)
+
+
+def _last_question(message: sp.Message) -> tuple[sp.Block, int, int] | None:
+    """The question the session's closing assistant text puts to the user: its last sentence
+    ending in a question mark, when the text ends with it or the question offers or asks for a
+    choice ("Want me to commit?")."""
+    blocks = [b for b in message.blocks if b.kind == sp.TEXT and b.text.strip()]
+    if not blocks:
+        return None
+    block = blocks[-1]
+    spans = cues.sentence_spans(block.text)
+    for n in range(len(spans) - 1, -1, -1):
+        a, b = spans[n]
+        sentence = block.text[a:b].rstrip()
+        if not sentence.endswith("?"):
+            continue
+        if n == len(spans) - 1 or _OFFER_RE.search(sentence):
+            return block, a, b
+        return None
+    return None
 
 
 def _section_block(d: _Draft, heading: str, body: _Draft) -> None:
@@ -419,6 +523,13 @@ def basics(an: Analysis) -> Section:
     if plan.title and not cues.looks_like_injection(plan.title):
         d.add(f"Client's session title: \"{_plain(plan.title)}\"", Pointer("transcript", an.first_label(),
                                                                             "session start"))
+    asked = _Draft()
+    for index in _spread(an.user_turns[1:-1], MAX_REQUESTS):  # the last is Convergence's final request
+        request = _request(an, index)
+        if request:
+            text, pointers = request
+            asked.add(f"- {text[0].upper()}{text[1:]}" if text.startswith("approved") else f"- {text}", *pointers)
+    _section_block(d, "### What the user asked since", asked)
     vocab = _vocabulary(an)
     if vocab.lines:
         _section_block(d, "### Vocabulary", vocab)

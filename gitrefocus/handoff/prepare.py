@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import re
 from collections import Counter, OrderedDict, deque
 
 from gitrefocus.errors import RefocusError
@@ -76,6 +77,10 @@ OPEN_MESSAGES = 64        # recent message ids still open for merging split line
 QUEUE_CAP = 64            # prompts waiting in the client's queue, at most
 QUEUED_SEEN = 64          # recent queued texts remembered, to keep one copy of each
 QUEUED_REACH = 2000       # lines within which a second record of the same queued text is a copy
+MAX_TASKS = 200           # a task list (TaskCreate / TaskUpdate) longer than this keeps its first ones
+_TASK_ID_RE = re.compile(r"Task #(\w+)")
+# a plan's steps: its numbered items and its third- and fourth-level headings
+_PLAN_STEP_RE = re.compile(r"^ {0,3}(?:\d+[.)]|#{3,4})\s+(\S.*)$", re.M)
 INTERRUPT_TEXT = "[the user interrupted the assistant]"
 # tools that only wait for something: refusing one without a word is an interruption
 WAIT_TOOLS = frozenset({"TaskOutput", "BashOutput", "AgentOutputTool", "Monitor", "Sleep", "Wait"})
@@ -98,9 +103,12 @@ class Plan:
     title: str | None
     version: str | None
     files_written: list[tuple[str, int]]   # (path, spine line) of Edit/Write tool uses
-    todos: list[tuple[str, str, int]]      # (status, content, line) of the last TodoWrite
+    todos: list[tuple[str, str, int]]      # (status, content, line) of the last todo list
     stats: Counter
     chunks: list[tuple[int, int]] = field(default_factory=list)
+    # the steps of the session's last plan (ExitPlanMode), when nothing was edited after it and
+    # the user did not refuse it: (step, line)
+    plan_steps: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def mode(self) -> str:
@@ -156,6 +164,13 @@ class _Collector:
         self.last_ts: str | None = None
         self.files_written: list[tuple[str, int]] = []
         self.todos: list[tuple[str, str, int]] = []
+        # newer clients keep the todo list as tasks: id -> [status, subject, line]; and the
+        # TaskCreate calls whose result (which names the new id) has not come yet
+        self.tasks: OrderedDict[str, list] = OrderedDict()
+        self.task_calls: OrderedDict[str, tuple[str, int]] = OrderedDict()
+        # the last plan: (tool use id, line, steps), and whether the user refused it
+        self.plan: tuple[str | None, int, list[str]] | None = None
+        self.plan_refused = False
         self.leaf_node: int | None = None
         self.leaf_uuid: str | None = None
         # the client's prompt queue (2.1.x writes enqueue / dequeue / remove / popAll records):
@@ -482,6 +497,11 @@ class _Collector:
         self.stats["tool_output_chars_stripped"] += len(text)
         tool_use_id = item.get("tool_use_id")
         tool = self.tool_names.get(tool_use_id) if isinstance(tool_use_id, str) else None
+        if tool == "TaskCreate" and isinstance(tool_use_id, str) and tool_use_id in self.task_calls:
+            self._task_created(tool_use_id, text, number)
+        elif tool == "ExitPlanMode" and self.plan and self.plan[0] == tool_use_id and \
+                text.startswith((REJECTED, REJECTED_ALT)):
+            self.plan_refused = True
         if text.startswith((REJECTED, REJECTED_ALT)):
             said = text.find(USER_SAID)
             feedback = text[said + len(USER_SAID):].strip() if said >= 0 else ""
@@ -577,10 +597,59 @@ class _Collector:
             summary = "; ".join(f"[{s}] {c}" for s, c, _ in self.todos)
         else:
             summary = tool_summary(name, data, path)
+            if name in ("TaskCreate", "TaskUpdate", "ExitPlanMode"):
+                self._task_or_plan(name, data, tool_id, number)
         if path and name in WRITE_TOOLS and len(self.files_written) < 5000:
             self.files_written.append((path, number))
         limit = TOOL_SUMMARY_CAP if self.text_budget > 0 else OVER_BUDGET_CAP
         return sp.Block(sp.TOOL_USE, one_line(summary, limit), number, tool=name, path=path)
+
+    def _task_or_plan(self, name: str, data: dict, tool_id, number: int) -> None:
+        if name == "ExitPlanMode":
+            plan = data.get("plan")
+            steps = [one_line(m.group(1), 160) for m in _PLAN_STEP_RE.finditer(plan[:20000])][:12] \
+                if isinstance(plan, str) else []
+            self.plan = (tool_id if isinstance(tool_id, str) else None, number, steps)
+            self.plan_refused = False
+        elif name == "TaskCreate":
+            subject = data.get("subject")
+            if isinstance(tool_id, str) and isinstance(subject, str) and subject.strip():
+                self.task_calls[tool_id] = (subject, number)
+                if len(self.task_calls) > QUEUE_CAP:
+                    self.task_calls.popitem(last=False)
+        else:
+            task = self.tasks.get(str(data.get("taskId")))
+            if task is None:
+                return
+            status, subject = data.get("status"), data.get("subject")
+            if status == "deleted":
+                del self.tasks[str(data.get("taskId"))]
+            elif isinstance(status, str):
+                task[0] = status
+            if isinstance(subject, str) and subject.strip():
+                task[1] = subject
+            task[2] = number
+            self._tasks_as_todos()
+
+    def _task_created(self, tool_use_id: str, text: str, number: int) -> None:
+        subject, line = self.task_calls.pop(tool_use_id)
+        found = _TASK_ID_RE.search(text[:200])
+        if found and len(self.tasks) < MAX_TASKS:
+            self.tasks[found.group(1)] = ["pending", subject, line]
+            self._tasks_as_todos()
+
+    def _tasks_as_todos(self) -> None:
+        self.todos = [(status, one_line(subject, 160), line) for status, subject, line in
+                      list(self.tasks.values())[:30]]
+
+    def open_plan_steps(self) -> list[tuple[str, int]]:
+        """The last plan's steps, when nothing was edited after it and it was not refused."""
+        if self.plan is None or self.plan_refused:
+            return []
+        _, line, steps = self.plan
+        if any(at > line for _, at in self.files_written):
+            return []
+        return [(step, line) for step in steps]
 
     # -- sidechains ---------------------------------------------------------
     def _sidechain(self, record: dict, uuid: str | None, number: int) -> None:
@@ -679,6 +748,7 @@ def prepare(source: TranscriptSource, *, direct_bound: int = DIRECT_BOUND,
         git_branch=collector.git_branch, first_timestamp=collector.first_ts,
         last_timestamp=collector.last_ts, title=collector.session_title(), version=collector.version,
         files_written=collector.files_written, todos=collector.todos, stats=stats,
+        plan_steps=collector.open_plan_steps(),
     )
     stats["spine_messages"] = len(messages)
     sizes = [sp.rendered_size(m) for m in messages]

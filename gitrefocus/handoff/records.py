@@ -19,6 +19,9 @@ REJECTED_ALT = "The user doesn't want to take this action right now."
 USER_SAID = "the user said:\n"
 INTERRUPTED = "[Request interrupted by user"
 REMINDER_RE = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+# what an IDE extension adds to a prompt (the file open in the editor, the selection): the
+# client's words, not the user's
+IDE_RE = re.compile(r"<(ide_[a-z_]+)>.*?</\1>", re.S)
 _COMMAND_NAME_RE = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 _COMMAND_ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 _BASH_INPUT_RE = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
@@ -171,6 +174,8 @@ def user_text(text: str):
     """(role, text) for a user text block, or None when it is client chatter."""
     if "<system-reminder>" in text:
         text = REMINDER_RE.sub("", text)
+    if "<ide_" in text:
+        text = IDE_RE.sub("", text)
     stripped = text.strip()
     if not stripped:
         return None

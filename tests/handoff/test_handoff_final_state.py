@@ -1,0 +1,179 @@
+"""The built-in extractors on the shapes real sessions take: a conclusion stands only if nothing
+later reverses it, a correction overrules the claim it follows and targets, what the user asked
+is every request (an approval names what it approved), and open threads come from the session's
+final state — the last todo or task list, a plan nothing was done after, the closing question."""
+
+from __future__ import annotations
+
+import json
+
+from gitrefocus.handoff import extract, gitstate, transcript_paths
+from gitrefocus.handoff import prepare as prep
+from tests.handoff.transcript import Session, text, thinking, tool_use
+
+
+def sections(tmp_path, s: Session):
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    return plan, extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
+
+
+def line_of(s: Session, uid: str) -> int:
+    return s.line_of(uid)
+
+
+def test_a_conclusion_a_later_failure_report_reverses_is_not_concluded(tmp_path):
+    s = Session()
+    s.user("Fix the flaky parser test.")
+    s.assistant(text("The fix is to sort the keys before comparing."))
+    claimed = s.assistant(text("All tests pass now."))[0]
+    report = s.user("it still fails on CI with the same error")
+    s.assistant(text("Looking at the CI log."))
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert 'Concluded: "All tests pass now."' not in convergence
+    assert (f'Superseded, not concluded: "All tests pass now." (`transcript:L{line_of(s, claimed)}`) — the user '
+            f'then reported a failure (`transcript:L{line_of(s, report)}`)') in convergence
+    assert 'Concluded: "The fix is to sort the keys before comparing."' in convergence
+
+
+def test_a_repeated_outcome_is_reported_once_at_its_latest(tmp_path):
+    s = Session()
+    s.user("Rename the helper.")
+    first = s.assistant(text("Tests pass."))[0]
+    s.user("now also rename its test")
+    last = s.assistant(text("All tests pass."))[0]
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert f"`transcript:L{line_of(s, first)}`" not in convergence
+    assert f'Concluded: "All tests pass." (`transcript:L{line_of(s, last)}`)' in convergence
+
+
+def test_a_correction_overrules_the_claim_it_targets_not_its_neighbours(tmp_path):
+    s = Session()
+    s.user("Why does the banner not show?")
+    reply = s.assistant(text("The lint passes, so the nolint removals are safe. It may be that your terminal "
+                             "filters the banner from the visible output."))[0]
+    correction = s.user("No, the banner was visible before this session started.")
+    s.assistant(text("Let me check the start hook."))
+    _, out = sections(tmp_path, s)
+    dead = out["dead_ends"].content
+    assert (f'- "It may be that your terminal filters the banner from the visible output." '
+            f'(`transcript:L{line_of(s, reply)}`) — overruled by the user (`transcript:L{line_of(s, correction)}`)'
+            ) in dead
+    convergence = out["convergence"].content
+    assert "Superseded" not in convergence, "the lint claim was not what the user corrected"
+    assert 'Concluded: "The lint passes, so the nolint removals are safe."' in convergence
+
+
+def test_a_concession_makes_the_users_turn_a_correction_of_the_claim_before_it(tmp_path):
+    s = Session()
+    s.user("Add the logs folder to the gitignore.")
+    claim = s.assistant(text("The logs entry is already in the gitignore file."))[0]
+    pushback = s.user("the enable command writes its own gitignore file and the logs entry is missing there")
+    s.assistant(thinking("Good point from the user!"), text("Good point. I'll add it to the enable command."))
+    _, out = sections(tmp_path, s)
+    dead = out["dead_ends"].content
+    assert (f'- "The logs entry is already in the gitignore file." (`transcript:L{line_of(s, claim)}`) — '
+            f'overruled by the user (`transcript:L{line_of(s, pushback)}`)') in dead
+    assert "Good point" not in dead, "the concession is not a hypothesis of its own"
+    assert "> \"the enable command writes its own gitignore file" in dead
+
+
+def test_musing_in_thinking_is_not_a_dead_end(tmp_path):
+    s = Session()
+    s.user("Tidy the imports.")
+    s.assistant(thinking("Actually, looking at this more carefully, the order is alphabetical."),
+                text("Done: the imports are sorted."))
+    _, out = sections(tmp_path, s)
+    assert "Actually" not in out["dead_ends"].content
+
+
+def test_what_the_user_asked_lists_every_request_and_what_an_approval_approved(tmp_path):
+    s = Session()
+    s.user("<ide_opened_file>The user opened the file /src/a.go in the IDE.</ide_opened_file>")
+    s.user("print the branch only when there is one")
+    s.assistant(text("Done."))
+    middle = s.user("is there any way to not repeat the whole message?")
+    proposal = s.assistant(text("I can build the line separately. Want me to make that change?"))[0]
+    approval = s.user("yes please")
+    _, out = sections(tmp_path, s)
+    basics, convergence = out["basics"].content, out["convergence"].content
+    assert '**What this is:** "print the branch only when there is one"' in basics
+    assert "ide_opened_file" not in basics + convergence, "what the IDE adds is not the user's words"
+    assert f'- "is there any way to not repeat the whole message?" (`transcript:L{line_of(s, middle)}`)' in basics
+    assert (f'Final request: approved "yes please" (`transcript:L{line_of(s, approval)}`) — the assistant\'s '
+            f'proposal: "Want me to make that change?" (`transcript:L{line_of(s, proposal)}`)') in convergence
+    assert 'The user decided: "yes please"' not in convergence
+
+
+def test_open_threads_from_the_last_task_list(tmp_path):
+    """Newer clients keep the todo list as tasks (TaskCreate, TaskUpdate); the last state counts."""
+    s = Session()
+    s.user("Implement the export.")
+    ids = []
+    for n, subject in enumerate(["Write the exporter", "Add a test", "Drop the old flag"], 1):
+        tid = f"toolu_task{n}"
+        s.assistant(tool_use("TaskCreate", {"subject": subject, "description": subject, "activeForm": subject}, tid))
+        s.tool_result(tid, f"Task #{n} created successfully: {subject}", extra={"task": {"id": str(n)}})
+        ids.append(tid)
+    for n, status in ((1, "completed"), (2, "in_progress"), (3, "deleted")):
+        tid = f"toolu_upd{n}"
+        s.assistant(tool_use("TaskUpdate", {"taskId": str(n), "status": status}, tid))
+        s.tool_result(tid, "Updated task", extra={"success": True})
+    s.assistant(text("The exporter is written."))
+    plan, out = sections(tmp_path, s)
+    assert [(status, subject) for status, subject, _ in plan.todos] == [("completed", "Write the exporter"),
+                                                                        ("in_progress", "Add a test")]
+    threads = out["open_threads"].content
+    assert 'Todo [in_progress]: "Add a test"' in threads
+    assert "Write the exporter" not in threads and "Drop the old flag" not in threads
+
+
+def test_a_plan_nothing_was_done_after_is_open_and_a_refused_one_is_not(tmp_path):
+    plan_text = "# Plan\n\n### 1. Parse the header\n\n### 2. Validate the rows\n\nNotes."
+    s = Session()
+    s.user("Plan the importer.")
+    s.assistant(tool_use("ExitPlanMode", {"plan": plan_text}, "toolu_plan"))
+    s.tool_result("toolu_plan", "User has approved your plan.")
+    s.assistant(text("Starting with the header."))
+    _, out = sections(tmp_path, s)
+    threads = out["open_threads"].content
+    assert 'Plan step not carried out (nothing was edited after the plan): "1. Parse the header"' in threads
+    assert '"2. Validate the rows"' in threads
+
+    s.edit("/home/dev/project/importer.go")
+    _, out = sections(tmp_path / "edited", s)
+    assert "Plan step" not in out["open_threads"].content, "edits after the plan: its steps may be done"
+
+    r = Session()
+    r.user("Plan the importer.")
+    r.assistant(tool_use("ExitPlanMode", {"plan": plan_text}, "toolu_plan"))
+    r.tool_result("toolu_plan", "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+                  is_error=True)
+    _, out = sections(tmp_path / "refused", r)
+    assert "Plan step" not in out["open_threads"].content
+
+
+def test_the_closing_question_is_open_wherever_it_stands(tmp_path):
+    s = Session()
+    s.user("Fix the typo in the README.")
+    closing = s.assistant(text("Fixed the typo. Want me to commit this? The diff is one line."))[0]
+    _, out = sections(tmp_path, s)
+    assert (f'The assistant\'s last question went unanswered: "Want me to commit this?" '
+            f'(`transcript:L{line_of(s, closing)}`)') in out["open_threads"].content
+    r = Session()
+    r.user("Explain the cache.")
+    r.assistant(text("Why a cache? Because reads repeat. It keeps the last 64 entries."))
+    _, out = sections(tmp_path / "rhetorical", r)
+    assert "last question" not in out["open_threads"].content, "a rhetorical question mid-text asks nothing"
+
+
+def test_ide_tags_are_not_the_users_words(tmp_path):
+    s = Session()
+    s.user([{"type": "text", "text": "<ide_selection>The user selected lines 3-4: x := 1</ide_selection>"},
+            {"type": "text", "text": "why is this variable unused?"}])
+    s.assistant(text("It is shadowed."))
+    plan, _ = sections(tmp_path, s)
+    said = [m.text for m in plan.messages if m.is_user_turn]
+    assert said == ["why is this variable unused?"]
+    assert json.dumps(said).count("ide_") == 0

@@ -52,25 +52,36 @@ class TranscriptIndex:
 
     def __init__(self, messages: list[sp.Message]):
         self.lines: dict[str, list[int]] = {}     # source ("" = main file) -> sorted lines the spine holds
-        texts: list[str] = []
+        self._messages = messages
         self._starts: list[int] = []
         self._labels: list[tuple[str, int]] = []
-        pos = 0
+        self._words: str | None = None
         for message in messages:
             for block in message.blocks:
                 self.lines.setdefault(message.source, []).append(block.line)
-                if not block.text:
-                    continue
-                words = _norm(block.text if block.kind != sp.ANSWER else f"{block.note or ''} {block.text}")
-                self._starts.append(pos)
-                self._labels.append((message.source, block.line))
-                texts.append(words)
-                pos += len(words) + 1
             if message.last_line > message.line:
                 self.lines.setdefault(message.source, []).append(message.last_line)
         for lines in self.lines.values():
             lines.sort()
-        self._text = "\n".join(texts)
+
+    @property
+    def _text(self) -> str:
+        """Every block's words, normalized, one block a line: built on the first quote looked
+        up (resolving pointers, all the built-in brief needs, does without it)."""
+        if self._words is None:
+            texts: list[str] = []
+            pos = 0
+            for message in self._messages:
+                for block in message.blocks:
+                    if not block.text:
+                        continue
+                    words = _norm(block.text if block.kind != sp.ANSWER else f"{block.note or ''} {block.text}")
+                    self._starts.append(pos)
+                    self._labels.append((message.source, block.line))
+                    texts.append(words)
+                    pos += len(words) + 1
+            self._words = "\n".join(texts)
+        return self._words
 
     def holds(self, source: str, first: int, last: int) -> bool:
         """Whether the spine holds a line of ``source`` within [first, last]."""

@@ -94,7 +94,7 @@ DECISION_RE = re.compile(
     r"all (?:\w+ )?(?:tests )?(?:pass(?:es|ing)?|green)|lint is clean|"
     r"(?:is|are) now (?!going)|now (?:uses|calls|sends|shows|reads|includes|takes|returns|creates|has|only|correctly|"
     r"properly|defined|clean)|(?:has|have) been (?:applied|fixed|addressed|resolved|deleted|removed|updated|added|merged|"
-    r"pushed|committed)|(?:is|are) (?:complete|done|clean|resolved|addressed)(?: and pushed)?|"
+    r"pushed|committed)|(?<!not )(?<!be )committed(?: as\b| to\b|:)|(?:is|are) (?:complete|done|clean|resolved|addressed)(?: and pushed)?|"
     r"(?:already|now) (?:fixed|addressed|resolved|imported|handled|covered)|this fixes|no (?:\w+ )?(?:issue|problem)s?\b"
     r"(?: remains?)?|there it is|(?:that'?s|this is) where)\b"
     r"|^\W*(?:yes|yeah|yep|ok(?:ay)?|sure)\b,?\s+(?:let'?s|go|do|please|add|use|implement|fix|force|\w+ it\b)"
@@ -111,20 +111,24 @@ _NOT_WORK = (r"(?! (?:the |your |a |an )?(?:todo list|plan\b|(?:final |implement
              r" (?:committed|complete|succeeded|results?|passes|failed)\b|\W*:)")
 # a stated intention to change the work (Open-threads, M5): "I'll add", "let me fix", "next we
 # should", "can you update", an imperative plan step ("Add X", "- Remove Y")
+# (every branch of the leading group starts with a literal: the cue runs this alternative only on
+# a sentence that holds one of them)
 INTENT_RE = re.compile(
-    r"(?:\b(?:I'?ll|I will|we'?ll|we will|(?:I'?m|we'?re|I am|we are) going to|plan to|we should|"
-    r"I should|next,? (?:I'?ll|we'?ll|I will|we will|we|I)|still need to|(?<!that )(?<!which )needs? to|let me|let'?s|"
-    r"(?:can|could|would) (?:you|we)(?: also| please)?|I (?:would )?(?:want|suggest|like) (?:to|we|you to)|"
+    r"(?:\b(?:I'll|Ill|I will|we'll|well|we will|I'm going to|Im going to|we're going to|were going to|I am going to|we are going to|plan to|we should|"
+    r"I should|next,? (?:I'?ll|we'?ll|I will|we will|we|I)|still need to|"
+    r"needs? to(?<!that need to)(?<!that needs to)(?<!which need to)(?<!which needs to)|let me|let's|lets|"
+    r"(?:can|could|would) (?:you|we)(?: also| please)?|I want (?:to|we|you to)|I would (?:want|suggest|like) "
+    r"(?:to|we|you to)|I suggest (?:to|we|you to)|I like (?:to|we|you to)|"
     r"consider|please)\s+(?:\w+\s+)?"
     + _CHANGE_VERBS + r"(?:e?d|ing)?\b" + _NOT_WORK +
     r"|^(?![#|])\W*(?:\*\*[^*:]{0,80}\*\*\W*)?(?:(?:yes|yeah|ok(?:ay)?|now|then|first|also|and)\W+)*"
     + _CHANGE_VERBS + r"\b(?!\w)" + _NOT_WORK +
-    r"|\b(?-i:TODO)\b)",
+    r"|\bTODO\b(?<=(?-i:TODO)))",
     re.I,
 )
 # unfinished business near the end (Open-threads)
 OPEN_RE = re.compile(
-    r"\b(?:(?-i:TODO|FIXME)|next steps?|still (?:need|needs|fails?|failing|broken|open|pending)|not yet|"
+    r"\b(?:TODO(?<=(?-i:TODO))|FIXME(?<=(?-i:FIXME))|next steps?|still (?:need|needs|fails?|failing|broken|open|pending)|not yet|"
     r"left to do|left for|follow[- ]up|blocked|blocker|unable to|couldn'?t|could not|open questions?|unresolved|"
     r"remain (?:unresolved|open|to be)|haven'?t (?:yet )?(?:been )?|have not|not (?:done|finished|implemented)|pending|"
     r"(?:were|was|is|are|have|has) not (?:been )?(?:run|tested|committed|pushed|verified|fixed|addressed|merged)|"
@@ -270,20 +274,26 @@ def _class_end(source: str, i: int) -> int:
 
 
 def _alternatives(source: str) -> list[str]:
-    """The top-level alternatives of a cue regex; ``\\b(?:A|B)\\b`` is distributed into
-    ``\\bA\\b|\\bB\\b`` (same matches, same priority)."""
-    parts = _split_top(source)
-    if len(parts) == 1 and source.startswith("\\b(?:") and source.endswith(")\\b") \
-            and _closes_at_end(source, 2) and len(_split_top(source[5:-3])) > 1:
-        return ["\\b" + alt + "\\b" for alt in _split_top(source[5:-3])]
-    return parts
+    """The top-level alternatives of a cue regex, each part of the form ``\\b(?:A|B)\\b``
+    distributed into ``\\bA\\b|\\bB\\b`` and a group around the whole regex opened (same
+    matches, same priority)."""
+    if source.startswith("(?:") and source.endswith(")") and _closes_at(source, 0, len(source) - 1):
+        source = source[3:-1]
+    out: list[str] = []
+    for part in _split_top(source):
+        if part.startswith("\\b(?:") and part.endswith(")\\b") and _closes_at(part, 2, len(part) - 3) \
+                and len(_split_top(part[5:-3])) > 1:
+            out.extend("\\b" + alt + "\\b" for alt in _split_top(part[5:-3]))
+        else:
+            out.append(part)
+    return out
 
 
-def _closes_at_end(source: str, open_at: int) -> bool:
-    """Whether the group opened at ``source[open_at]`` closes just before the final ``\\b``."""
+def _closes_at(source: str, open_at: int, close_at: int) -> bool:
+    """Whether the group opened at ``source[open_at]`` closes at ``source[close_at]``."""
     for i, c, depth in _structure(source, open_at):
         if c == ")" and depth == 1:
-            return i == len(source) - 3
+            return i == close_at
     return False
 
 
@@ -336,7 +346,8 @@ def _required_literals(alternative: str) -> tuple[str, ...] | None:
     candidates.extend((r.casefold(),) for r in runs if len(r.strip()) >= 2)
     if not candidates:
         return None
-    return max(candidates, key=lambda lits: min(len(x) for x in lits))
+    # (a literal's spaces make it no rarer: "the " is no better a gate than "bug")
+    return max(candidates, key=lambda lits: min(len(x.strip()) for x in lits))
 
 
 def _branch_literals(group: str) -> tuple[str, ...] | None:
@@ -404,7 +415,7 @@ DECISION = Cue(DECISION_RE, ("root cause", "issue", "problem", "bug", "cause", "
                              "works now", "now pass", "tests pass", "switch", "i'll", "i will", "going to", "pass",
                              "succeeded", "clean", "green", "working now", "now", "been", "complete", "done",
                              "resolved", "addressed", "this fixes", "there it is", "where", "yes", "yeah", "yep",
-                             "ok", "sure", "let", "put"))
+                             "ok", "sure", "let", "put", "committed"))
 INTENT = Cue(INTENT_RE, ("ill", "i'll", "i will", "we'll", "well", "we will", "going to", "plan to", "should",
                          "next", "need", "todo", "let", "can", "could", "would", "want", "suggest", "like",
                          "consider", "please", "add", "extract", "implement", "write", "fix", "create", "refactor",

@@ -94,7 +94,7 @@ DECISION_RE = re.compile(
     r"all (?:\w+ )?(?:tests )?(?:pass(?:es|ing)?|green)|lint is clean|"
     r"(?:is|are) now (?!going)|now (?:uses|calls|sends|shows|reads|includes|takes|returns|creates|has|only|correctly|"
     r"properly|defined|clean)|(?:has|have) been (?:applied|fixed|addressed|resolved|deleted|removed|updated|added|merged|"
-    r"pushed|committed)|(?<!not )(?<!be )committed(?: as\b| to\b|:)|(?:is|are) (?:complete|done|clean|resolved|addressed)(?: and pushed)?|"
+    r"pushed|committed)|(?<!not )(?<!be )committed(?: as\b|:)|(?:is|are) (?:complete|done|clean|resolved|addressed)(?: and pushed)?|"
     r"(?:already|now) (?:fixed|addressed|resolved|imported|handled|covered)|this fixes|no (?:\w+ )?(?:issue|problem)s?\b"
     r"(?: remains?)?|there it is|(?:that'?s|this is) where)\b"
     r"|^\W*(?:yes|yeah|yep|ok(?:ay)?|sure)\b,?\s+(?:let'?s|go|do|please|add|use|implement|fix|force|\w+ it\b)"

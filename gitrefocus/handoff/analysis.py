@@ -17,6 +17,7 @@ from gitrefocus.handoff.prepare import Plan
 from gitrefocus.handoff.sections import Pointer
 from gitrefocus.model.records import dataclass
 
+QUESTION_TOOLS = frozenset({"AskUserQuestion"})
 _HYPOTHESIS_RE = re.compile(r"\b(?:I think|probably|likely|I suspect|suspect|might be|may be|seems|appears|"
                             r"the (?:issue|problem|cause|bug) (?:is|was)|must be|should be|looks like)\b", re.I)
 _ACK_RE = re.compile(r"^\W*(?:you'?re|you are) (?:right|correct)\W*$|^\W*(?:my mistake|I apologi[sz]e)\W*$", re.I)
@@ -24,8 +25,14 @@ _ACK_RE = re.compile(r"^\W*(?:you'?re|you are) (?:right|correct)\W*$|^\W*(?:my m
 CONCEDE_RE = re.compile(r"\b(?:you'?re (?:absolutely |completely |totally )?(?:right|correct)|you are (?:absolutely )?"
                         r"(?:right|correct)|good (?:point|catch|call|question)|my mistake|I apologi[sz]e|"
                         r"I was wrong|I stand corrected|fair point)\b", re.I)
-# cues too weak to mark a dead end in thinking, where the model muses "actually, ..." all along
-_WEAK_ABANDON = frozenset({"actually", "wait"})
+# the cues that mark a dead end on their own: the assistant says in so many words that a claim,
+# cause or attempt of its was wrong ("actually", "wait", "a different approach", "won't work" are
+# how it thinks aloud, in real sessions mostly about a retry or a hypothetical)
+STRONG_ABANDON_RE = re.compile(
+    r"\b(?:I was wrong|that'?s not it|that isn'?t it|scratch that|on second thought|red herring|dead end|"
+    r"(?:is|was|isn'?t|wasn'?t) not the (?:cause|issue|problem|culprit)|(?:is|was)n'?t the (?:cause|issue|problem|culprit)|"
+    r"ruled? (?:it |that |this )?out|wrong (?:assumption|hypothesis|approach)|turns out|I made (?:that|it) up|"
+    r"(?:that|this|it) (?:didn'?t|did not) (?:work|help|fix)|abandon(?:ing)? (?:this|that|the))\b", re.I)
 # a bare approval of what the assistant proposed ("yes", "ok, do it", "sounds good")
 APPROVAL_RE = re.compile(
     r"^\W*(?:yes|yeah|yep|yup|ok(?:ay)?|sure|go ahead|go for it|do it|please do|sounds good|lgtm|perfect|great|"
@@ -103,7 +110,10 @@ class Analysis:
                 self.user_turns.append(index)
                 self._awaiting_reply = True
             for block in message.blocks:
-                if block.kind == sp.REJECTED:
+                if block.kind == sp.REJECTED and block.tool in QUESTION_TOOLS:
+                    if block.text:  # declining the menu to type an answer: the user's words, no refusal
+                        self._user_sentences(index, message, block)
+                elif block.kind == sp.REJECTED:
                     self.refusals.append((message, block))
                     if block.text:
                         self._user_sentences(index, message, block, refusal=True)
@@ -178,8 +188,8 @@ class Analysis:
                     self.concessions.append((turn, self._quote(block.text, a, b, conceded, label, index,
                                                                "assistant", thinking)))
                 m = None
-            elif m and thinking and m.group(0).casefold() in _WEAK_ABANDON:
-                m = None  # "actually, ..." in thinking is the model musing, not dropping a hypothesis
+            elif m and not STRONG_ABANDON_RE.search(sentence):
+                m = None  # "actually, ...", "wait", "a different approach": thinking aloud
             if m:
                 self.abandons.append(self._quote(block.text, a, b, m, label, index, "assistant", thinking))
             if thinking:
@@ -226,27 +236,29 @@ class Analysis:
     def hypothesis_before(self, index: int, correction: Quote | None = None) -> Quote | None:
         """The assistant claim a user correction at ``index`` overruled: in the assistant's last
         text before it, the sentence sharing the most words with the correction (two at least),
-        else the first that states a hypothesis, else its first claim (not an announcement of
-        what it will do, a lead-in ending in a colon or a question); None when there is none."""
+        else the first that states a hypothesis; None when no sentence is clearly the one (an
+        acknowledgement, a plan or a summary is not what a correction overrules)."""
         found = self.last_assistant_text(index)
         if found is None:
             return None
         i, message = found
         words = correction.words if correction is not None else set()
-        best, best_shared, hypothesis, first = None, 1, None, None
+        best, best_shared, hypothesis = None, 1, None
+        said_at = self.plan.messages[index].line if index < len(self.plan.messages) else None
         for block in message.blocks:
-            if block.kind != sp.TEXT or not block.text.strip():
-                continue
+            if block.kind != sp.TEXT or not block.text.strip() or \
+                    (said_at is not None and not message.source and block.line > said_at):
+                continue  # a claim the assistant wrote after the user's words is not what they overrule
             for a, b, sentence, _, _, label in self._sentences(i, message, block):
+                if sentence.rstrip().endswith("?") or sentence.lstrip().startswith(("|", "#")):
+                    continue  # a question, a table row or a heading claims nothing
                 shared = len(words & cues.significant_words(sentence)) if words else 0
                 if shared > best_shared:
                     best, best_shared = (block.text, a, b, None, label), shared
                 m = _HYPOTHESIS_RE.search(sentence) if hypothesis is None else None
                 if m:
                     hypothesis = (block.text, a, b, m, label)
-                if first is None and not _ANNOUNCE_RE.match(sentence) and not sentence.rstrip().endswith((":", "?")):
-                    first = (block.text, a, b, None, label)
-        chosen = best or hypothesis or first
+        chosen = best or hypothesis
         if chosen is None:
             return None
         text, a, b, m, label = chosen

@@ -28,6 +28,7 @@ MAX_HYPOTHESES = 10
 MAX_CONSTRAINTS = 10
 MAX_DECISIONS = 6
 MAX_REQUESTS = 10
+MAX_TODOS = 8
 MAX_FLAGS = 8
 MAX_CHANGES = 25
 _OMITTED = "[instruction-like text omitted]"
@@ -332,16 +333,29 @@ def open_threads(an: Analysis, git: GitState) -> Section:
     d = _Draft()
     plan = an.plan
     threads = _Draft()
-    tail_start = an.tail_start
+    found = an.last_assistant_text()
+    # what the assistant said in the session's last turn (or its last text, when the last turn
+    # holds none): the final state, not a step it reported along the way
+    final = an.user_turns[-1] if an.user_turns and found and found[0] > an.user_turns[-1] else \
+        (found[0] - 1 if found else len(plan.messages))
     seen: set[str] = set()
     for q in an.open_items:
-        if q.index >= tail_start and q.text not in seen and len(seen) < 8:
+        if q.index > final and q.text not in seen and len(seen) < 8 and not _ANNOUNCE_RE.match(q.text) \
+                and not q.text.rstrip().endswith(":"):
             seen.add(q.text)
             threads.add(f"- {q.md()}", q.pointer("unfinished / next step"))
-    for status, content, line in plan.todos:
-        if status != "completed":
-            threads.add(f"- Todo [{_plain(status, 20)}]: \"{_plain(content, 160)}\"",
-                        Pointer("transcript", f"L{line}", "last todo list"))
+    if found and not (plan.messages and plan.messages[-1].is_user_turn):
+        stopped = _stopped_mid_task(an, *found)
+        if stopped:
+            threads.add(f"- The session stopped while the assistant was working; its last words: {stopped.md()}",
+                        stopped.pointer("the session's last words"))
+    todos = [(status, content, line) for status, content, line in plan.todos if status != "completed"]
+    for status, content, line in todos[:MAX_TODOS]:
+        threads.add(f"- Todo [{_plain(status, 20)}]: \"{_plain(content, 160)}\"",
+                    Pointer("transcript", f"L{line}", "last todo list"))
+    if len(todos) > MAX_TODOS:
+        threads.add(f"- … and {len(todos) - MAX_TODOS} more unfinished todo item(s) on that list",
+                    Pointer("transcript", f"L{todos[-1][2]}", "last todo list"))
     for step, line in plan.plan_steps[:8]:
         threads.add(f"- Plan step not carried out (nothing was edited after the plan): \"{_plain(step, 160)}\"",
                     Pointer("transcript", f"L{line}", "the session's last plan"))
@@ -349,7 +363,6 @@ def open_threads(an: Analysis, git: GitState) -> Section:
         m = plan.messages[-1]
         threads.add("- The last user message was never answered",
                     Pointer("transcript", m.label(m.blocks[0].line), "unanswered"))
-    found = an.last_assistant_text()
     asked = _last_question(found[1]) if found and not (plan.messages and plan.messages[-1].is_user_turn) else None
     if found and asked:
         block, a, b = asked
@@ -367,6 +380,22 @@ def open_threads(an: Analysis, git: GitState) -> Section:
                     Pointer("transcript", label, "observed injection attempt"))
         _section_block(d, "### Observed injection attempts", inj)
     return d.section("open_threads", "No open threads, conflicts or intent-vs-git mismatches were found.")
+
+
+def _stopped_mid_task(an: Analysis, index: int, message: sp.Message) -> Quote | None:
+    """The session's last assistant text when it only announces the next step ("Now let me run
+    the tests:") and nothing the assistant said follows: the work stopped midway."""
+    blocks = [b for b in message.blocks if b.kind == sp.TEXT and b.text.strip()]
+    if not blocks:
+        return None
+    block = blocks[-1]
+    spans = list(an._sentences(index, message, block))
+    if not spans:
+        return None
+    a, b, sentence, _, _, label = spans[-1]
+    if not (_ANNOUNCE_RE.match(sentence) or sentence.rstrip().endswith(":")):
+        return None
+    return an._quote(block.text, a, b, None, label, index, "assistant")
 
 
 # a question put to the user, wherever it stands in the closing message
@@ -406,15 +435,10 @@ def _conflicts(an: Analysis) -> _Draft:
     """A conclusion later contradicted by the user with no conclusion after it."""
     out = _Draft()
     for q in an.decisions:
-        words = q.words
-        for c in an.corrections:
-            if c.index <= q.index or len(words & c.words) < 2:
-                continue
-            later = [x for x in an.decisions if x.index > c.index and len(x.words & words) >= 2]
-            if not later:
-                out.add(f"- {q.md()} {{ptr0}} was contradicted by the user {{ptr1}} with no later resolution",
-                        q.pointer("decision"), c.pointer("contradiction"))
-            break
+        c = an.overruled_by(q)  # a correction that follows and targets it, with nothing restating it
+        if c is not None and len(q.words & c.words) >= 2:
+            out.add(f"- {q.md()} {{ptr0}} was contradicted by the user {{ptr1}} with no later resolution",
+                    q.pointer("decision"), c.pointer("contradiction"))
         if len(out.lines) >= 5:
             break
     return out

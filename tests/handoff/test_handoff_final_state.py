@@ -177,3 +177,59 @@ def test_ide_tags_are_not_the_users_words(tmp_path):
     said = [m.text for m in plan.messages if m.is_user_turn]
     assert said == ["why is this variable unused?"]
     assert json.dumps(said).count("ide_") == 0
+
+
+def test_a_session_that_stops_on_an_announcement_is_open_there(tmp_path):
+    s = Session()
+    s.user("Fix the test, the code is right.")
+    s.edit("/home/dev/project/parser_test.go")
+    last = s.assistant(text("Now let me run the tests to verify the fixes:"))[0]
+    s.bash("go test ./...", "running")
+    _, out = sections(tmp_path, s)
+    assert (f'The session stopped while the assistant was working; its last words: "Now let me run the tests to '
+            f'verify the fixes:" (`transcript:L{line_of(s, last)}`)') in out["open_threads"].content
+    r = Session()
+    r.user("Fix the test.")
+    r.assistant(text("Fixed: the test now expects the new error."))
+    _, out = sections(tmp_path / "done", r)
+    assert "stopped while" not in out["open_threads"].content
+
+
+def test_only_a_said_refutation_is_a_dead_end_of_the_assistants_own(tmp_path):
+    s = Session()
+    s.user("Why is the cache stale?")
+    s.assistant(thinking("Actually, let me look at the loader first. Wait, the TTL is set."),
+                text("Let me try a different approach and read the logs."))
+    refuted = s.assistant(text("So the TTL isn't the cause: entries expire on time."))[0]
+    _, out = sections(tmp_path, s)
+    dead = out["dead_ends"].content
+    assert f'"So the TTL isn\'t the cause: entries expire on time." (`transcript:L{line_of(s, refuted)}`)' in dead
+    assert "different approach" not in dead and "Actually" not in dead and "Wait" not in dead
+
+
+def test_declining_a_question_menu_to_type_an_answer_is_no_refusal_or_correction(tmp_path):
+    s = Session()
+    s.user("Set up the export.")
+    s.assistant(tool_use("AskUserQuestion", {"questions": [{"question": "Which format?", "header": "Format",
+                                                            "options": [{"label": "CSV"}, {"label": "JSON"}],
+                                                            "multiSelect": False}]}, "toolu_ask"))
+    s.tool_result("toolu_ask", "The user doesn't want to proceed with this tool use. The tool use was rejected "
+                  "(eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to "
+                  "proceed, the user said:\nparquet, but only for the nightly job", is_error=True)
+    s.assistant(text("Parquet for the nightly job then."))
+    _, out = sections(tmp_path, s)
+    dead = out["dead_ends"].content
+    assert "refused" not in dead and "parquet" not in dead
+
+
+def test_a_correction_targets_no_claim_written_after_it_and_no_question(tmp_path):
+    s = Session()
+    s.user("Which shell runs the hook?")
+    s.assistant(text("Which shell do you use? The hook may be running under sh."), msg_id="msg_01split")
+    correction = s.user("no, the hook runs under bash")
+    s.assistant(text("The hook runs under bash then, and the shebang agrees."), msg_id="msg_01split")
+    _, out = sections(tmp_path, s)
+    dead = out["dead_ends"].content
+    assert '"The hook may be running under sh." (`transcript:L' in dead
+    assert f"overruled by the user (`transcript:L{line_of(s, correction)}`)" in dead
+    assert "Which shell do you use" not in dead and "shebang agrees" not in dead

@@ -46,7 +46,8 @@ def test_a_removal_is_met_by_removed_lines(tmp_path, monkeypatch):
         (repo / "config.py").write_text("def parse_config(text):\n    return dict()\n")
         git(repo, "commit", "-qam", "Tidy")
     body = flags(tmp_path, monkeypatch, ["I'll remove the LEGACY_MODE switch."], work)
-    assert "LEGACY_MODE" not in body, body
+    # (the transcript ends on that announcement: Open threads says the session stopped there)
+    assert "no matching change in git" not in body, body
 
 
 def test_a_file_the_session_created_and_deleted_is_not_flagged(tmp_path, monkeypatch):

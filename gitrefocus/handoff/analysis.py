@@ -293,9 +293,14 @@ class Analysis:
                 targeted = shared >= 1
                 last = self.last_assistant_text(c.index)
                 if not targeted and last is not None and last[0] == decision.index:
+                    # the claim the correction aims at, or one that builds on it (said after it
+                    # in the same text: "The problem is probably X. I'll switch to Y.")
                     target = self.hypothesis_before(c.index, c)
-                    targeted = target is not None and target.label == decision.label and \
-                        (target.text in decision.text or decision.text in target.text)
+                    if target is not None and target.label == decision.label:
+                        text = last[1].text
+                        at, own = text.find(target.text), text.find(decision.text)
+                        targeted = target.text in decision.text or decision.text in target.text or \
+                            0 <= at < own
             if targeted:
                 restated = any(d.index > c.index and len(words & d.words) >= 2
                                for d in self.decisions)

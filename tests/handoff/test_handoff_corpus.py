@@ -1,0 +1,115 @@
+"""The real-session corpus script (tests/handoff/corpus.py) on a small synthetic corpus whose
+"public repository" the test builds, and the committed corpus's own consistency (no mirror
+needed: it holds pointers and labels only)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.gitrepo import git, make_repo
+from tests.handoff import corpus
+
+FIXTURE = Path(__file__).resolve().parent.parent / "data" / "handoff_corpus_fixture"
+
+
+def mirrors(tmp_path: Path) -> tuple[Path, Path]:
+    """(mirrors dir, data dir): the fixture's transcripts committed to <mirrors>/synthetic+corpus/repo,
+    and the fixture's TSVs with that commit filled in."""
+    repo = make_repo(tmp_path / "mirrors" / "synthetic+corpus" / "repo")
+    for path in (FIXTURE / "fixture").rglob("*.jsonl"):
+        target = repo / path.relative_to(FIXTURE)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    git(repo, "add", "fixture")
+    git(repo, "commit", "-qm", "transcripts")
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    data = tmp_path / "data"
+    data.mkdir()
+    for name in ("sessions.tsv", "sentences.tsv", "briefs.tsv"):
+        (data / name).write_text((FIXTURE / name).read_text().replace("COMMIT", commit))
+    return tmp_path / "mirrors", data
+
+
+def test_the_script_prints_both_tables_from_the_mirror(tmp_path, capsys):
+    where, data = mirrors(tmp_path)
+    assert corpus.main(["--data", str(data), "--mirrors", str(where)]) == 0
+    out = capsys.readouterr().out
+    held, tuning = out.split("## tuning")
+    assert held.startswith("## held-out: 1 sessions, 9 labelled sentences, 1 graded briefs")
+    for row in ("| correction | 1.00 | 1.00 | 1 | 0 | 0 |", "| dead-end | 1.00 | 1.00 | 1 | 0 | 0 |",
+                "| constraint |  n/a |  n/a | 0 | 0 | 0 |",
+                "| what the user asked | 1.00 | 1.00 | 2 | 0 | 1 | 0 |", "| dead ends | 1.00 | 1.00 |",
+                "| open threads | 1.00 | 1.00 | 1 | 0 | 1 | 0 |", "| constraints & corrections | 1.00 | 1.00 |",
+                "| concluded & decided | 1.00 | 0.00 | 1 | 0 | 0 | 1 |"):
+        assert row in held, row
+    assert "| correction | 1.00 | 1.00 | 1 | 0 | 0 |" in tuning, "the same session, labelled alike, on the other side"
+
+
+def test_the_script_lists_a_splits_misses_only_when_asked(tmp_path, capsys):
+    where, data = mirrors(tmp_path)
+    (data / "sentences.tsv").write_text((data / "sentences.tsv").read_text().replace(
+        "L9:c0:20-43:fb8e0a24f4b202ad\t\n", "L9:c0:20-43:fb8e0a24f4b202ad\topen-thread\n"))
+    assert corpus.main(["--data", str(data), "--mirrors", str(where)]) == 0
+    assert " missed" not in capsys.readouterr().out.replace("| missed |", "")
+    assert corpus.main(["--data", str(data), "--mirrors", str(where), "--split", "held-out",
+                        "--show", "held-out"]) == 0
+    out = capsys.readouterr().out
+    assert "open-thread missed [assistant] 'Want me to commit this?'" in out
+    assert "concluded missed: regex-cause — the regex stops at the dot" in out
+    assert "## tuning" not in out
+
+
+def test_without_the_mirror_the_script_says_what_is_missing(tmp_path, capsys):
+    _, data = mirrors(tmp_path)
+    assert corpus.main(["--data", str(data), "--mirrors", str(tmp_path / "nowhere")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "no mirror of synthetic/corpus" in captured.err
+    assert "holds pointers only" in captured.err and "synthetic+corpus/repo" in captured.err
+
+
+def test_a_file_that_differs_from_the_labelled_one_is_refused(tmp_path, capsys):
+    where, data = mirrors(tmp_path)
+    repo = where / "synthetic+corpus" / "repo"
+    path = repo / "fixture" / "one" / "0" / "full.jsonl"
+    path.write_text(path.read_text().replace("cents", "pence"))
+    git(repo, "commit", "-qam", "changed")
+    (data / "sessions.tsv").write_text((data / "sessions.tsv").read_text().replace(
+        git(repo, "rev-parse", "HEAD~1").strip(), git(repo, "rev-parse", "HEAD").strip()))
+    assert corpus.main(["--data", str(data), "--mirrors", str(where)]) == 2
+    assert "is not the file the corpus was labelled on" in capsys.readouterr().err
+
+
+# -- the committed corpus ---------------------------------------------------------------------------
+def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
+    sessions = corpus.sources()
+    assert len(sessions) >= 30
+    assert all(s.split == corpus.split_of(path) for path, s in sessions.items()), "split by the hash rule"
+    rows = corpus._tsv("sentences.tsv", corpus.DATA)
+    assert len(rows) >= 600
+    families = set(corpus.FAMILY_ROLES)
+    for row in rows:
+        assert row["path"] in sessions
+        corpus.Pointer.parse(row["pointer"])
+        assert set(filter(None, row["labels"].split(","))) <= families, row
+        assert row["role"] in ("user", "assistant") and row["draw"] in ("random", "boundary")
+    held = [r for r in rows if sessions[r["path"]].split == "held-out"]
+    assert len(held) >= 300
+    briefs = corpus._tsv("briefs.tsv", corpus.DATA)
+    graded = {r["path"] for r in briefs}
+    assert len(graded) >= 15 and graded == {p for p, s in sessions.items() if s.graded}
+    assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
+    for r in briefs:
+        for p in r["pointers"].split("|"):
+            corpus._line_pointer(p) if p.endswith(":*") else corpus.Pointer.parse(p)
+
+
+@pytest.mark.parametrize("name", ["sessions.tsv", "sentences.tsv", "briefs.tsv"])
+def test_no_transcript_text_is_committed(name):
+    """Pointers, hashes, labels and the labeller's own short notes: no field is long enough to
+    hold a quoted message."""
+    for row in corpus._tsv(name, corpus.DATA):
+        assert all(len(value) <= 200 for key, value in row.items() if key != "pointers"), row

@@ -325,6 +325,9 @@ def main(argv=None) -> int:
               f"{chunks} chunk(s), {dups} duplicate records dropped")
         print(f"  CPU time (user+sys), handoff / anchor: {med(cpu):.2f}x "
               f"(rounds: {', '.join(f'{x:.2f}x' for x in cpu)})")
+        cpu_of = lambda i: [float(r[i][2].split()[0]) / float(r[0][2].split()[0]) for r in rounds]  # noqa: E731
+        print(f"  CPU time (user+sys), prepare / anchor: {med(cpu_of(1)):.2f}x, plan dir / anchor: "
+              f"{med(cpu_of(3)):.2f}x (less sensitive than wall time to other load on the machine)")
         ok_t, ok_m = med(ratios) <= 2.0, max(hrss, pl_rss) <= 150.0
         ok_p = med(plan_ratios) <= 1.0
         print(f"target handoff <= 2x json.loads : {'ok' if ok_t else 'MISSED'} ({med(ratios):.2f}x)")

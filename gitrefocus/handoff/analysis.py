@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 
 from gitrefocus.handoff import cues
 from gitrefocus.handoff import spine as sp
@@ -81,7 +82,6 @@ class Analysis:
         self.constraints: list[Quote] = []
         self.abandons: list[Quote] = []
         self.decisions: list[Quote] = []
-        self.intents: list[Quote] = []
         self.open_items: list[Quote] = []
         self.injections: list[tuple[str, str]] = []
         self.refusals: list[tuple[sp.Message, sp.Block]] = []
@@ -155,8 +155,7 @@ class Analysis:
                 self.corrections.append(self._quote(block.text, a, b, m, label, index, "user"))
                 per_message += 1
                 continue
-            for cue, found in ((cues.CONSTRAINT, self.constraints), (cues.DECISION, self.decisions),
-                               (cues.INTENT, self.intents)):
+            for cue, found in ((cues.CONSTRAINT, self.constraints), (cues.DECISION, self.decisions)):
                 m = cue.search(sentence, low, present)
                 if m:
                     found.append(self._quote(block.text, a, b, m, label, index, "user"))
@@ -194,8 +193,7 @@ class Analysis:
                 self.abandons.append(self._quote(block.text, a, b, m, label, index, "assistant", thinking))
             if thinking:
                 continue
-            for cue, found in ((cues.DECISION, self.decisions), (cues.INTENT, self.intents),
-                               (cues.OPEN, self.open_items)):
+            for cue, found in ((cues.DECISION, self.decisions), (cues.OPEN, self.open_items)):
                 if cue is cues.OPEN and index < self.tail_start:
                     continue
                 m = cue.search(sentence, low, present)
@@ -223,6 +221,41 @@ class Analysis:
                 break
         if added:
             self.corrections.sort(key=lambda q: q.index)
+
+    def intents_from_end(self) -> Iterator[Quote]:
+        """The stated intentions to change the work, the latest first, found as they are asked
+        for: the stated-intent-vs-git check reads back from the end and stops after a few flags,
+        so a long session's early turns are seldom read for them at all. (The user's sentences
+        taken as corrections are not read as intents.)"""
+        messages = self.plan.messages
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            found: list[Quote] = []
+            for block in message.blocks:
+                if message.role == sp.ASSISTANT:
+                    if block.kind != sp.TEXT:
+                        continue
+                    role = "assistant"
+                elif (block.kind in sp.WORDS and message.role == sp.USER) or \
+                        (block.kind == sp.REJECTED and block.text) or \
+                        (block.kind == sp.ANSWER and len(block.text) > 40 and
+                         not cues.looks_like_injection(block.note or "")):
+                    role = "user"
+                else:
+                    continue
+                corrected = [c.text for c in self.corrections if c.index == index] if role == "user" else []
+                for a, b, sentence, low, present, label in self._sentences(index, message, block):
+                    if corrected and any(c in sentence for c in corrected):
+                        continue
+                    m = cues.INTENT.search(sentence, low, present)
+                    if m:
+                        found.append(self._quote(block.text, a, b, m, label, index, role))
+            yield from reversed(found)
+
+    @functools.cached_property
+    def intents(self) -> list[Quote]:
+        """Every stated intention, in order (see :meth:`intents_from_end`)."""
+        return list(reversed(list(self.intents_from_end())))
 
     # -- shared lookups -----------------------------------------------------
     def last_assistant_text(self, before: int | None = None) -> tuple[int, sp.Message] | None:

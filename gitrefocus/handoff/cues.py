@@ -90,7 +90,8 @@ DECISION_RE = re.compile(
     r"(?:we'?ll|we will|let'?s) (?:go with|use|keep|stick with)|(?:I'?m|we'?re|I am|we are) going with|the answer is|"
     r"(?:I'?ll|I will|I'?m going to) (?:use|go with|switch to|stick with|put)|switching to|"
     r"in conclusion|this (?:means|explains)|that explains|confirmed|works now|(?:is|are) working now|now passes?|"
-    r"(?:tests?|build|lint|linting|suite|strategies|checks) (?:all )?(?:pass(?:es|ed|ing)?|succeeded|(?:is|are) clean)|"
+    r"(?:tests?|build|lint|linting|suite|strategies|checks) (?:all )?(?:pass(?:es|ed|ing)?|succeeded)|"
+    r"(?:tests?|build|lint|linting|suite|strategies|checks) (?:all )?(?:is|are) clean|"
     r"all (?:\w+ )?(?:tests )?(?:pass(?:es|ing)?|green)|lint is clean|"
     r"(?:is|are) now (?!going)|now (?:uses|calls|sends|shows|reads|includes|takes|returns|creates|has|only|correctly|"
     r"properly|defined|clean)|(?:has|have) been (?:applied|fixed|addressed|resolved|deleted|removed|updated|added|merged|"
@@ -346,8 +347,14 @@ def _required_literals(alternative: str) -> tuple[str, ...] | None:
     candidates.extend((r.casefold(),) for r in runs if len(r.strip()) >= 2)
     if not candidates:
         return None
-    # (a literal's spaces make it no rarer: "the " is no better a gate than "bug")
-    return max(candidates, key=lambda lits: min(len(x.strip()) for x in lits))
+    # (a literal's spaces make it no rarer; of two as long, one that is no common word, then
+    # the one with fewer branches, is met less often: "bug" gates better than "the ", and
+    # "pass|succeeded" better than "test|build|lint|...")
+    return max(candidates, key=lambda lits: (min(len(x.strip()) for x in lits),
+                                             not any(x.strip() in _COMMON for x in lits), -len(lits)))
+
+
+_COMMON = frozenset("the a an and or of to in on it is are was we i you not no be this that".split())
 
 
 def _branch_literals(group: str) -> tuple[str, ...] | None:

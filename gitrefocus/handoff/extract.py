@@ -458,14 +458,14 @@ def intent_flags(an: Analysis, git: GitState) -> Section | None:
 def _intent_flags(an: Analysis, git: GitState) -> _Draft:
     out = _Draft()
     if not git.ok:
-        if an.intents or an.plan.files_written:
+        if an.plan.files_written or next(an.intents_from_end(), None) is not None:
             out.add(f"- Stated intents could not be checked: {_plain(git.problem, 200)}.")
         return out
     touched = git.touched_paths()
     subjects = [c.subject.lower() for c in git.session_commits()]
     seen: set[str] = set()
     flags = []
-    for q in reversed(an.intents):
+    for q in an.intents_from_end():
         if q.text in seen:
             continue
         seen.add(q.text)

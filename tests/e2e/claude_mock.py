@@ -4,8 +4,10 @@
         ...  # run claude with ANTHROPIC_BASE_URL=mock.url
     mock.turn_requests  # the request bodies the model was sent, one per scripted turn
 
-A turn is `Text`, `Bash`, a plain string (text), or a callable that gets the request body and
-returns one of those, to answer from what the client sent (see `tool_results`).
+A turn is `Text`, `Bash`, `ToolUse` (any tool the client offers, by name and input), `Calls`
+(several tool calls in one assistant message — the client runs `Agent` calls so made
+concurrently), a plain string (text), or a callable that gets the request body and returns one
+of those, to answer from what the client sent (see `tool_results`).
 
 Facts observed with Claude Code 2.1.330 (native linux-x64 binary, `claude -p`, HOME=<tmp>):
 - Endpoints: only `POST /v1/messages?beta=true` (streamed, one request per model turn, with 12
@@ -35,6 +37,10 @@ Facts observed with Claude Code 2.1.330 (native linux-x64 binary, `claude -p`, H
   ({stdout, stderr, interrupted, …}), tool_use_id, duration_ms; Stop adds stop_hook_active,
   last_assistant_message; SessionEnd adds reason.
 - SessionStart `additionalContext` reaches the model inside the first user message.
+- Subagents (2.1.330 and 2.1.197): the tool is `Agent` (description, prompt, subagent_type,
+  run_in_background; 2.1.330 backgrounds agents unless told run_in_background false). A
+  subagent's requests come to the same endpoint, with its own system prompt and tools; a
+  command's allowed-tools bind them too.
 - Hook and Bash-tool processes get CLAUDE_CODE_SESSION_ID, CLAUDECODE=1, CLAUDE_PROJECT_DIR (hooks);
   SessionStart hooks get CLAUDE_ENV_FILE=`<home>/.claude/session-env/<sid>/sessionstart-hook-<n>.sh`,
   and `export NAME=value` lines appended there reach later Bash commands (on resume too).

@@ -21,10 +21,14 @@ def list_(all_, global_, prune, as_json):
 
 
 @click.command()
-@click.argument("refocus_id", metavar="ID")
+@click.argument("refocus_id", metavar="[ID]", required=False)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def show(refocus_id, as_json):
-    """Show one refocus in full: the brief document and its event log."""
+    """Show one refocus in full: the brief document and its event log.
+
+    Without ID, the refocus this session works on (in a child session, its
+    own; with no session id, the worktree's active one).
+    """
     from gitrefocus.commands.show import show as run
 
     model = run(refocus_id=refocus_id)

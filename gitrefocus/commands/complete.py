@@ -16,8 +16,8 @@ from gitrefocus.model.events import Event
 from gitrefocus.model.records import dataclass, replace
 from gitrefocus.model.result import DodItem, Result
 from gitrefocus.model.session import transcript_pointer
-from gitrefocus.ops import index_md, linkage, promote, record
-from gitrefocus.store import atomic, catalog, interrupts, localstate, notes, refs
+from gitrefocus.ops import guards, index_md, linkage, promote, record
+from gitrefocus.store import atomic, catalog, eventlog, interrupts, localstate, notes, refs
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace
@@ -98,6 +98,17 @@ def load_return_object(path: str) -> Result:
     return res.from_return_object(obj, path)
 
 
+def own_refocus(ws: Workspace, env: Mapping[str, str], command: str) -> str:
+    """The refocus this session works on (with no session id: the worktree's active one)."""
+    rid = localstate.active_refocus(ws.git_dir, env)
+    if rid:
+        return rid
+    session = env.get("CLAUDE_CODE_SESSION_ID")
+    if session:
+        raise RefocusError(f"this session ({session}) works on no refocus here; name one: git refocus {command} ID.")
+    raise RefocusError(f"no active refocus here; name one: git refocus {command} ID.")
+
+
 def suggested_files(ws: Workspace, rid: str) -> list[str]:
     seen: dict[str, None] = {}
     for rec in localstate.read_jsonl(ws.git_dir, "suggested", f"{rid}.jsonl"):
@@ -117,12 +128,12 @@ def complete(
     ws = Workspace.open(cwd)
     if refocus_id is not None and not refocus_id.strip():
         raise RefocusError("the refocus id is empty; name one (see `git refocus list`) or leave it out for the active one.")
-    rid = refocus_id or localstate.active_refocus(ws.git_dir, env)
-    if not rid:
-        raise RefocusError("no active refocus in this session; name one: git refocus complete ID.")
-    rid = catalog.resolve_id(ws, rid)
+    rid = catalog.resolve_id(ws, refocus_id or own_refocus(ws, env, "complete"))
     if record.brief_file(ws, rid) is None:
         raise RefocusError(f"{rid} has no brief in this repository; complete it from its destination.")
+    tip = eventlog.read_tip(ws.repo, rid)
+    if tip is not None:
+        guards.require_owner(ws, tip.state, env.get("CLAUDE_CODE_SESSION_ID"), env, "complete")
 
     if from_json:
         draft = load_return_object(from_json)
@@ -139,7 +150,6 @@ def complete(
     if save_transcript:  # locate and scrub first: a missing transcript refuses before any write
         from gitrefocus.handoff.scrub import scrub_transcript
         from gitrefocus.ops import transcript
-        from gitrefocus.store import eventlog
 
         prepared = transcript.prepare(ws, eventlog.require_tip(ws.repo, rid).state, scrub_transcript)
     now = clock.now_iso()

@@ -178,7 +178,9 @@ def test_save_transcript_scrubs_and_marks_lfs(spawned, hermetic):
     from gitrefocus.store.transcripts import encode_project_dir
 
     refocus("start", out["id"], "--session-id", sid, cwd=dest)
-    r = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", cwd=dest, check=False)
+    child = {"CLAUDE_CODE_SESSION_ID": sid}
+    r = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", cwd=dest, env=child,
+                check=False)
     assert r.returncode == 1 and "no transcript" in r.stderr
     assert refocus("show", out["id"], "--json", cwd=dest).json["status"] == "in-progress", "nothing recorded"
     project = hermetic / ".claude/projects" / encode_project_dir(str(dest.resolve()))
@@ -186,7 +188,8 @@ def test_save_transcript_scrubs_and_marks_lfs(spawned, hermetic):
     secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     line = json.dumps({"type": "user", "message": {"role": "user", "content": f"export GITHUB_TOKEN={secret} please"}})
     (project / f"{sid}.jsonl").write_text(line + "\n")
-    done = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", "--json", cwd=dest).json
+    done = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", "--json", cwd=dest,
+                   env=child).json
     saved = (dest / "docs/refocus/transcripts" / f"{out['id']}.jsonl").read_text()
     assert secret not in saved and json.loads(saved.splitlines()[0])["type"] == "user"
     assert done["redactions"] and secret not in json.dumps(done["redactions"])

@@ -8,7 +8,7 @@ import subprocess
 from functools import cached_property
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.model.ids import ARCHIVE_DIR, BRIEF_DIR, TRANSCRIPTS_DIR, brief_relpath
+from gitrefocus.model.ids import ARCHIVE_DIR, BRIEF_DIR, REF_PREFIX, TRANSCRIPTS_DIR, brief_relpath
 from gitrefocus.store import config as _config
 from gitrefocus.store import git
 
@@ -294,6 +294,27 @@ class Workspace:
     @cached_property
     def _config(self) -> _config.Values:
         return _config.read(self.git_dir)
+
+    @cached_property
+    def takes_part(self) -> bool:
+        """This repository ran `git refocus init` (its notes config names refocus's notes)
+        or holds a refocus (spawn wrote its event log here). Hooks installed for every
+        repository (``~/.claude``, the plugin) say and write nothing anywhere else."""
+        if "refs/notes/refocus" in (self._config.get("notes.displayref") or ()):
+            return True
+        if not self._files_refs:
+            return bool(self.git("for-each-ref", "--count=1", "--format=x", REF_PREFIX, check=False).stdout.strip())
+        try:
+            with os.scandir(os.path.join(self.common_dir, REF_PREFIX)) as it:
+                if any(True for _ in it):
+                    return True
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        try:
+            with open(os.path.join(self.common_dir, "packed-refs"), "rb") as fh:
+                return b" " + REF_PREFIX.encode() in fh.read()
+        except FileNotFoundError:
+            return False
 
     @cached_property
     def _files_refs(self) -> bool:

@@ -70,7 +70,7 @@ def test_parent_gets_results_and_receipt_is_recorded(spawned):
             "--material-change", "architecture.md=SSH-stdio", cwd=dest)
     r = hook("session-start", {"session_id": "parent-2", "cwd": str(src), "source": "startup"}, src)
     text = context(r)
-    assert "returned" in text and "Standard written." in text and "Suggested follow-up" in text
+    assert "came back" in text and "Standard written." in text and "Suggested follow-up" in text
     assert refocus("status", "--json", cwd=src).json["outgoing"]["results_waiting"] == []
     assert hook("session-start", {"session_id": "parent-3", "cwd": str(src)}, src).stdout == "", "silent when nothing to say"
 

@@ -169,18 +169,3 @@ def test_init_claude_plugin_without_claude_prints_the_two_commands(tmp_path):
     assert "not on PATH" in done.stdout
     told = refocus("init", "--claude", "--plugin", "--json", cwd=outside, env={"PATH": str(empty_path)}).json
     assert told["changed"] == 0 and len(told["by_hand"]) == 2, "printed steps are not reported as done"
-
-
-def test_cleared_child_session_continues_the_newest_other_transcript(tmp_path):
-    from gitrefocus.claude.session_start import previous_session
-
-    folder = tmp_path / "projects" / "-work"
-    folder.mkdir(parents=True)
-    for i, name in enumerate(("old", "cleared")):
-        (folder / f"{name}.jsonl").write_text("{}\n")
-        os.utime(folder / f"{name}.jsonl", (1000 + i, 1000 + i))
-    new = str(folder / "new.jsonl")
-    assert previous_session({"source": "clear", "transcript_path": new}) == "cleared"
-    assert previous_session({"source": "fork", "transcript_path": new}) == "cleared"
-    assert previous_session({"source": "startup", "transcript_path": new}) is None
-    assert previous_session({"source": "clear", "transcript_path": str(tmp_path / "none" / "x.jsonl")}) is None

@@ -156,6 +156,13 @@ def complete(refocus_id, status, summary, dod, dod_unmet, artifact, follow_up, m
         render.echo(f"the source ({model.source_dir}) now shows the result waiting.")
     else:
         render.echo("the source repository is not reachable here; `git refocus sync` carries the result.")
+    if not commit and model.files_written:
+        import os
+        import shlex
+
+        files = " ".join(shlex.quote(os.path.relpath(p)) for p in model.files_written)
+        render.note(f"commit the brief, its result and the promoted context with the work: git add {files} "
+                    "(or complete with --commit).")
 
 
 @click.command()

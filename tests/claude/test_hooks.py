@@ -194,6 +194,10 @@ def test_save_transcript_scrubs_and_marks_lfs(spawned, hermetic):
     assert secret not in saved and json.loads(saved.splitlines()[0])["type"] == "user"
     assert done["redactions"] and secret not in json.dumps(done["redactions"])
     assert "filter=lfs" in (dest / ".gitattributes").read_text()
+    import shutil
+
+    no_lfs = [w for w in done["warnings"] if "git-lfs is not installed" in w]
+    assert bool(no_lfs) == (shutil.which("git-lfs") is None), "no LFS promise without git-lfs"
     assert "transcript_saved: true" in (dest / "docs/refocus" / f"{out['id']}.md").read_text()
 
 

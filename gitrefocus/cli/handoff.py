@@ -10,7 +10,7 @@ from gitrefocus.errors import RefocusError
 
 
 @click.command("handoff")
-@click.argument("transcript", metavar="TRANSCRIPT|SESSION-ID")
+@click.argument("transcript", metavar="[TRANSCRIPT|SESSION-ID]", required=False)
 @click.option("--out", "out", metavar="FILE",
               help="Write the brief (or, with --json, the JSON) to FILE instead of stdout.")
 @click.option("--json", "as_json", is_flag=True, help="Print the five section objects and metadata as JSON.")
@@ -34,7 +34,8 @@ def handoff(transcript, out, as_json, extractor, extractor_cmd, extractor_timeou
 
     TRANSCRIPT is a session's .jsonl file, or a session id looked up under
     ~/.claude/projects/<encoded-cwd>/ (or $CLAUDE_CONFIG_DIR/projects/);
-    the session's subagents/ files are read too.
+    the session's subagents/ files are read too. Left out, it is the session
+    this runs in ($CLAUDE_CODE_SESSION_ID, set in Claude Code's Bash tool).
 
     The brief has five sections in a fixed order: Convergence (where the
     session landed), Dead-ends (rejected hypotheses and the user's
@@ -59,6 +60,9 @@ def handoff(transcript, out, as_json, extractor, extractor_cmd, extractor_timeou
     from gitrefocus.cli import render
     from gitrefocus.handoff import pipeline
 
+    transcript = transcript or os.environ.get("CLAUDE_CODE_SESSION_ID")
+    if not transcript:
+        raise click.UsageError("name a transcript or a session id (outside a Claude Code session there is no default).")
     if out and os.path.isdir(out):
         raise RefocusError(f"--out {out!r} is a directory; name a file.")
     if show_spine:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from importlib import metadata
@@ -53,19 +54,55 @@ def test_commands_and_skill_have_distinct_names_and_say_what_they_do():
     # a skill named like a command shadows it: /refocus would load the skill instead
     assert sorted(names) == ["refocus", "refocus-complete", "refocus-drift"]
     skill = names["refocus-drift"]
-    assert "ANOTHER repository" in skill and "not for quick lookups" in skill
+    assert "CONCEPT" in skill and "not for a small fix there" in skill and "a client and its server" in skill
     body = (PLUGIN / "commands/refocus.md").read_text()
     for needed in ("SESSION_REFOCUS_ROLE", "git refocus spawn", "--json", "SPAWNED", "relaunch_command",
-                   "--oneshot", "git refocus receive", "claude -p"):
+                   "--oneshot", "git refocus pickup <id> --run", "git refocus receive", "git refocus handoff --json"):
         assert needed in body, f"/refocus does not mention {needed}"
-    done = (PLUGIN / "commands/refocus-complete.md").read_text()
-    for needed in ("--from-json", "material changes", "N/A", "Save the full transcript into the repository? [y/N]",
-                   "--save-transcript", "blocked"):
+    done = " ".join((PLUGIN / "commands/refocus-complete.md").read_text().split())
+    for needed in ("git refocus show", "material changes", "--no-material-changes", "--commit", "--status blocked",
+                   "Save the full transcript into the repository? [y/N]", "--save-transcript", "where git-lfs is installed"):
         assert needed in done, f"/refocus-complete does not mention {needed}"
-    rubric = (PLUGIN / "skills/refocus-drift/SKILL.md").read_text()
-    for needed in ("Subtree mismatch", "Independent resumption", "--related-id", "Children never fork",
-                   "quick lookup", "full transcript"):
+    rubric = " ".join((PLUGIN / "skills/refocus-drift/SKILL.md").read_text().split())
+    for needed in ("Another concept, at home elsewhere", "Independent resumption", "--related-id", "Children never fork",
+                   "A small fix in another repository", "One concept spanning two repositories", "If the user declines",
+                   "stop the drifted work here", "quick lookup", "full transcript"):
         assert needed in rubric, f"the skill does not teach {needed}"
+
+
+# what the client's default permission mode refuses under `Bash(git refocus:*)` without asking
+# (2.1.330 and 2.1.197): expansions, redirections, heredocs, pipes, sequences, a `cd` first
+REFUSED = re.compile(r"\$|[<>|;`]|&&|^cd ")
+
+
+@pytest.mark.parametrize("rel", ["commands/refocus.md", "commands/refocus-complete.md"])
+def test_every_command_a_step_gives_runs_under_the_commands_own_allowed_tools(rel):
+    text = (PLUGIN / rel).read_text()
+    assert frontmatter(PLUGIN / rel)["allowed-tools"] == "Bash(git refocus:*)"
+    spans = [s for s in re.findall(r"`([^`]+)`", text)
+             if s.startswith(("git ", "cd ")) and s not in ("git refocus …", "git refocus")]
+    assert spans, rel
+    for span in spans:
+        assert span.startswith("git refocus "), f"{rel}: `{span}` is not a git refocus command"
+        plain = re.sub(r"'[^']*'|<[a-z-]+>", "''", span)  # quoted values and <placeholders> are the model's to fill
+        assert not REFUSED.search(plain), f"{rel}: `{span}` needs a shell form the default permission mode refuses"
+
+
+def test_handoff_without_a_transcript_reads_the_session_it_runs_in(tmp_path, hermetic):
+    from gitrefocus.model.session import encode_project_dir
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    sid = "4f2c1a9e-1111-4222-8333-444455556666"
+    project = hermetic / ".claude" / "projects" / encode_project_dir(str(repo.resolve()))
+    project.mkdir(parents=True)
+    line = {"type": "user", "uuid": "u1", "sessionId": sid, "cwd": str(repo),
+            "message": {"role": "user", "content": "We decided to keep the parser streaming."}}
+    (project / f"{sid}.jsonl").write_text(json.dumps(line) + "\n")
+    out = refocus("handoff", "--json", cwd=repo, env={"CLAUDE_CODE_SESSION_ID": sid}).json
+    assert out["session_id"] == sid
+    none = refocus("handoff", "--json", cwd=repo, check=False)
+    assert none.returncode == 2 and "name a transcript or a session id" in none.stderr
 
 
 def test_installed_package_ships_every_plugin_file_including_the_dot_directory():

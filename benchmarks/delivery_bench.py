@@ -1,17 +1,19 @@
 """The parent's SessionStart hook with a backlog of results waiting to be received.
 
-    .venv/bin/python benchmarks/delivery_bench.py [--waiting 0,150,400] [--runs 3] [--code DIR]
+    .venv/bin/python benchmarks/delivery_bench.py [--waiting 5,150,400] [--runs 3] [--cold] [--code DIR]
 
 Each size gets its own pair of repositories (benchmarks/generate.py, the
-waiting results being the newest finished entries), and each run starts from a
-pristine copy of the source repository, so every run finds the whole backlog:
-the full process, `git refocus hook session-start` with the client's JSON on
-stdin, as Claude Code runs it. Printed per size: the median time, its ratio to
-the same hook with nothing waiting, how many results the context named and how
-many `received` events the run recorded (they must be equal), and the size of
-the context. Target: the hook's cost follows what it shows, not the backlog
-(every size within 1.5x of the smallest); the client kills a hook at 10 s.
---code DIR measures another checkout (e.g. the code before a change).
+waiting results being the newest finished entries, plus one blocked result),
+and each run starts from a pristine copy of the source repository, so every
+run finds the whole backlog: the full process, `git refocus hook session-start`
+with the client's JSON on stdin, as Claude Code runs it. The pristine copy has
+its catalog cache built (a repository in daily use); --cold leaves it out.
+Printed per size: the median time, its ratio to the smallest backlog, how many
+results the context named and how many `received` events the run recorded
+(they must be equal), and the size of the context. Target: the hook's cost
+follows what it shows, not the backlog (every size within 1.5x of the
+smallest, which already fills a session's share); the client kills a hook at
+10 s. --code DIR measures another checkout (e.g. the code before a change).
 """
 
 from __future__ import annotations
@@ -58,10 +60,13 @@ def run_hook(src: str, code: str) -> tuple[float, str]:
     return time.perf_counter() - t0, done.stdout
 
 
-def measure(root: str, waiting: int, runs: int, code: str) -> dict:
+def measure(root: str, waiting: int, runs: int, code: str, cold: bool) -> dict:
     base = os.path.join(root, f"w{waiting}")
     os.makedirs(base)
     src, _dest = generate.generate(base, waiting + len(generate.ACTIVE), env=ENV, waiting=waiting)
+    if not cold:  # the catalog cache a repository in use has (listing writes nothing else)
+        subprocess.run([sys.executable, "-m", "gitrefocus", "list", "--json"], cwd=src, env=dict(ENV, PYTHONPATH=code),
+                       capture_output=True, check=True)
     pristine = src + ".pristine"
     shutil.copytree(src, pristine, symlinks=True)
     before = received_count(src)
@@ -81,17 +86,18 @@ def measure(root: str, waiting: int, runs: int, code: str) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--waiting", default="0,150,400", help="comma-separated backlog sizes")
+    ap.add_argument("--waiting", default="5,150,400", help="comma-separated backlog sizes")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--cold", action="store_true", help="no catalog cache in the source repository")
     ap.add_argument("--code", default=os.path.dirname(HERE), help="the checkout whose gitrefocus runs")
     args = ap.parse_args()
     sizes = [int(s) for s in args.waiting.split(",")]
     rows = []
     with tempfile.TemporaryDirectory(prefix="refocus-delivery-") as root:
         for size in sizes:
-            rows.append(measure(root, size, args.runs, os.path.abspath(args.code)))
+            rows.append(measure(root, size, args.runs, os.path.abspath(args.code), args.cold))
     floor = rows[0]["median"]
-    print(f"code: {os.path.abspath(args.code)}; runs: {args.runs}")
+    print(f"code: {os.path.abspath(args.code)}; runs: {args.runs}; catalog cache: {'cold' if args.cold else 'warm'}")
     print(f"{'waiting':>8} {'median':>8} {'ratio':>6} {'named':>6} {'marked':>7} {'chars':>6}")
     for r in rows:
         print(f"{r['waiting']:>8} {r['median'] * 1000:>6.0f}ms {r['median'] / floor:>5.2f}x {r['named']:>6} "

@@ -33,17 +33,16 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
 
 
-def for_this_tree(ws: Workspace, source_dir: str | None, cwd: str) -> bool:
+def for_this_tree(ws: Workspace, source_dir: str | None, here: str) -> bool:
     """A result goes to a session working on the tree its parent worked on: a session
-    in the source directory, below it, or above it (a monorepo's root); not one in a
-    sibling directory. A source directory that is not in this work tree (a clone
-    elsewhere) does not narrow anything."""
+    in the source directory (``here``, resolved), below it, or above it (a monorepo's
+    root); not one in a sibling directory. A source directory that is not in this
+    work tree (a clone elsewhere) does not narrow anything."""
     if not source_dir:
         return True
     source = os.path.realpath(source_dir)
     if not is_inside(source, ws.workdir):
         return True
-    here = os.path.realpath(cwd)
     return is_inside(here, source) or is_inside(source, here)
 
 
@@ -109,7 +108,15 @@ class Delivery:
 def plan(ws: Workspace, cat: catalog.Catalog, *, cwd: str, session_id: str | None, most: int,
          room: int) -> Delivery | None:
     """The waiting results for this session that fit ``most`` and ``room`` characters."""
-    back = [e for e in catalog.waiting(cat) if for_this_tree(ws, e.state.source_dir if e.state else None, cwd)]
+    here = os.path.realpath(cwd)
+    ours: dict[str | None, bool] = {}  # per source directory: results share a handful of them
+    back = []
+    for entry in catalog.waiting(cat):
+        source = entry.state.source_dir if entry.state else None
+        if source not in ours:
+            ours[source] = for_this_tree(ws, source, here)
+        if ours[source]:
+            back.append(entry)
     if not back:
         return None
     header = HEADER

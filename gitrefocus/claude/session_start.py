@@ -167,10 +167,10 @@ def handle(payload: dict, env=os.environ) -> hookio.Reply | None:
     child, how = recognise(ws, cat, session_id, source)
     if child is not None and how is not None and record.brief_file(ws, child.id):
         from gitrefocus.claude import briefing
-        from gitrefocus.commands.start import tagging
 
         become_child(ws, child, session_id, how, env)
-        parts.append(briefing.child_context(ws, child.id, min(child_limit, hookio.CONTEXT_LIMIT), tagging=tagging(ws)))
+        parts.append(briefing.child_context(ws, child.id, min(child_limit, hookio.CONTEXT_LIMIT),
+                                            tagging=ws.tags_commits))
         cat.entries.update(catalog.load(ws, only=child.id).entries)  # only this entry changed
     else:
         line = not_the_child(cat, source) if source in ("clear", "fork") else None

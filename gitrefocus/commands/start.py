@@ -13,7 +13,7 @@ from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
 from gitrefocus.model.records import dataclass
-from gitrefocus.ops import guards, index_md, record, setup
+from gitrefocus.ops import guards, index_md, record
 from gitrefocus.store import catalog, localstate
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.workspace import Workspace
@@ -83,10 +83,7 @@ def require_destination(ws: Workspace, rid: str) -> None:
 
 def tagging(ws: Workspace) -> bool:
     """Whether commits here get the Refocus-Id trailer (our commit-msg hook is installed)."""
-    try:
-        return not setup.hook_step(ws).needed
-    except RefocusError:
-        return False
+    return ws.tags_commits
 
 
 def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: str = ".",

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pygit2 import Oid, Repository, Signature
 
 REFOCUS_DIR = BRIEF_DIR
+HOOK_MARKER = "# git-refocus-hook-version:"  # in every version of our commit-msg hook
 
 
 def _pygit2() -> Any:  # the module
@@ -315,6 +316,22 @@ class Workspace:
                 return b" " + REF_PREFIX.encode() in fh.read()
         except FileNotFoundError:
             return False
+
+    @cached_property
+    def tags_commits(self) -> bool:
+        """git runs our commit-msg hook here (any version: each one adds Refocus-Id), read
+        without starting git: ``core.hooksPath``, else the common dir's hooks/."""
+        found = self._config.get("core.hookspath")
+        hooks = found[-1] if found else None
+        directory = (os.path.join(self.workdir, os.path.expanduser(hooks)) if hooks
+                     else os.path.join(self.common_dir, "hooks"))
+        path = os.path.join(directory, "commit-msg")
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(64 * 1024)
+        except OSError:
+            return False
+        return HOOK_MARKER.encode() in data and os.access(path, os.X_OK)
 
     @cached_property
     def _files_refs(self) -> bool:

@@ -177,3 +177,16 @@ def test_clear_ends_no_child(spawned):
     r = hook("session-end", {"session_id": sid, "cwd": str(dest), "reason": "clear"}, dest)
     assert r.returncode == 0 and r.stderr == ""
     assert [e["kind"] for e in refocus("show", out["id"], "--json", cwd=dest).json["events"]] == ["spawned", "started"]
+
+
+def test_tagging_is_told_where_git_runs_hooks_from_core_hooks_path(repos):
+    src, dest = repos
+    git(dest, "config", "core.hooksPath", ".githooks")
+    refocus("init", cwd=dest)
+    assert (dest / ".githooks" / "commit-msg").is_file()
+    out = refocus("spawn", dest, "--slug", "hp", "--reason", "r", "--done-when", "d", "--json", cwd=src).json
+    text = context(hook("session-start", {"session_id": out["child_session_id"], "cwd": str(dest)}, dest))
+    assert "carry the trailer Refocus-Id" in text
+    (dest / ".githooks" / "commit-msg").chmod(0o644)
+    later = refocus("start", out["id"], "--json", cwd=dest).json
+    assert later["tagging"] is False, "a hook git cannot run tags nothing"

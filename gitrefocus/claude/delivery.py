@@ -17,6 +17,7 @@ import time
 from gitrefocus.claude import hookio
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
+from gitrefocus.model.events import RefocusState
 from gitrefocus.ops import record
 from gitrefocus.store import catalog, localstate
 from gitrefocus.store.workspace import Workspace, is_inside
@@ -46,13 +47,13 @@ def for_this_tree(ws: Workspace, source_dir: str | None, here: str) -> bool:
     return is_inside(here, source) or is_inside(source, here)
 
 
-def full_result(ws: Workspace, rid: str, dest_dir: str | None) -> str:
+def full_result(ws: Workspace, state: RefocusState) -> str:
     """Where the parent reads the whole result: the brief file in the destination
-    repository when it is on this machine (at that repository's root, wherever in it
-    the child worked), else the command that shows it from here."""
-    other = record.counterpart_in(ws, [dest_dir])
-    path = record.brief_file(other, rid) if other is not None else None
-    return path if path else f"`git refocus show {rid}` (run here)"
+    repository when it is on this machine and known to take part (at that repository's
+    root, wherever in it the child worked), else the command that shows it from here."""
+    other = record.counterpart(ws, state)
+    path = record.brief_file(other, state.id) if other is not None else None
+    return path if path else f"`git refocus show {state.id}` (run here)"
 
 
 def render_result(ws: Workspace, entry: catalog.Entry) -> str:
@@ -75,7 +76,7 @@ def render_result(ws: Workspace, entry: catalog.Entry) -> str:
     if res.material_changes:
         changes = "; ".join(f"{_cut(m.file, 100)}: {_cut(m.summary, 200)}" for m in res.material_changes[:LIST_CAP])
         lines.append(f"  Material changes: {changes}")
-    lines.append(f"  Full result: {full_result(ws, entry.id, state.dest_dir)}")
+    lines.append(f"  Full result: {full_result(ws, state)}")
     return "\n".join(lines)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.store import atomic
@@ -132,5 +133,11 @@ def wire_subtree(workdir: str, directory: str, dry_run: bool = False) -> list[st
     if os.path.realpath(directory) == os.path.realpath(workdir) or not registered_in_project(workdir):
         return []
     claude_dir = os.path.join(directory, ".claude")
-    atomic.refuse_symlinks(os.path.join(claude_dir, "settings.json"))
+    path = os.path.join(claude_dir, "settings.json")
+    atomic.refuse_symlinks(path)
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):  # a FIFO would block the read, a directory fail it
+            raise RefocusError(f"{path} is not a regular file; move it away and run this again.")
+    except FileNotFoundError:
+        pass
     return install_into(claude_dir, dry_run)

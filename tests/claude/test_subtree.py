@@ -63,3 +63,14 @@ def test_a_settings_file_that_cannot_take_the_hooks_refuses_before_any_write(tmp
     r = refocus("spawn", dest / "pkg", "--slug", "a", "--reason", "r", "--done-when", "d", cwd=src, check=False)
     assert r.returncode == 1 and "settings.json is not valid JSON" in r.stderr, r
     assert not (dest / "docs" / "refocus").exists() or not list((dest / "docs" / "refocus").glob("*.md"))
+
+
+def test_a_fifo_where_the_settings_go_refuses_instead_of_blocking(tmp_path):
+    import os
+
+    src, dest = make_repo(tmp_path / "src"), make_repo(tmp_path / "dest")
+    (dest / "pkg" / ".claude").mkdir(parents=True)
+    os.mkfifo(dest / "pkg" / ".claude" / "settings.json")
+    refocus("init", "--claude", cwd=dest)
+    r = refocus("spawn", dest / "pkg", "--slug", "a", "--reason", "r", "--done-when", "d", cwd=src, check=False)
+    assert r.returncode == 1 and "is not a regular file" in r.stderr, r

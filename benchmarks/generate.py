@@ -16,6 +16,10 @@ blocked, a brief), and all the others are finished long ago (received results
 and abandoned briefs). So at 4 entries and at 100,000 a command has the same
 open work to report, and any difference in its cost is the cost of the
 finished history it should not be touching.
+
+``waiting=K`` turns the newest K finished entries into results that came back
+and were never received (spawned → started → completed): the backlog a
+parent's SessionStart hook finds after a long absence.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ sys.path.insert(0, ROOT)
 ACTIVE = ("reserved", "in-progress", "blocked", "brief")
 FINISHED = ("result", "result", "result", "abandoned")
 ACTOR = {"name": "Bench", "email": "b@example.com"}
+WAITING = "waiting"  # a result that came back and was never received (its status is "result")
 
 
 def _events(rid: str, meta: dict, target: str, day: str) -> list:
@@ -46,12 +51,14 @@ def _events(rid: str, meta: dict, target: str, day: str) -> list:
     if target == "brief":
         out.append(Event(rid, ev.EDITED, at(10), ACTOR, {"from": "reserved", "to": "brief",
                                                           "meta_changes": {"status": "brief"}}))
-    if target in ("in-progress", "blocked", "result"):
+    if target in ("in-progress", "blocked", "result", WAITING):
         out.append(Event(rid, ev.STARTED, at(11), ACTOR, {"session_id": meta["child_session_id"], "meta_changes": {
             "status": "in-progress", "launched_at": at(11)}}))
-    if target in ("blocked", "result"):
-        out.append(Event(rid, ev.COMPLETED, at(12), ACTOR, {"status": target, "result": {"status": "completed",
-                         "summary": "done"}, "meta_changes": {"status": target, "completed_at": at(12)}}))
+    if target in ("blocked", "result", WAITING):
+        status = "result" if target == WAITING else target
+        out.append(Event(rid, ev.COMPLETED, at(12), ACTOR, {"status": status, "result": {"status": "completed",
+                         "summary": "done", "no_material_changes": "bench"},
+                         "meta_changes": {"status": status, "completed_at": at(12)}}))
     if target == "result":
         out.append(Event(rid, ev.RECEIVED, at(13), ACTOR, {}))
     if target == "abandoned":
@@ -82,7 +89,7 @@ def _templates(src: str, dest: str) -> dict[str, list[tuple[str, int, list[tuple
     from gitrefocus.store.eventlog import SNAPSHOT, state_json
 
     out = {}
-    for target in set(ACTIVE) | set(FINISHED):
+    for target in set(ACTIVE) | set(FINISHED) | {WAITING}:
         meta = validate_meta({"id": T_RID, "status": "reserved", "child_session_id": T_SID, "spawn_mode": "manual",
                               "spawned_at": f"{T_DAY}T10:00:00Z", "source_dir": src, "dest_dir": dest,
                               "slug": T_SLUG, "done_when": ["it works"]}, "bench")
@@ -100,8 +107,9 @@ def _templates(src: str, dest: str) -> dict[str, list[tuple[str, int, list[tuple
     return out
 
 
-def generate(root: str, n: int, env: dict | None = None) -> tuple[str, str]:
-    """Create ``root/src`` and ``root/dest`` holding ``n`` refocuses; return both paths."""
+def generate(root: str, n: int, env: dict | None = None, waiting: int = 0) -> tuple[str, str]:
+    """Create ``root/src`` and ``root/dest`` holding ``n`` refocuses (``waiting`` of them
+    results never received); return both paths."""
     import calendar
 
     src, dest = os.path.join(root, "src"), os.path.join(root, "dest")
@@ -120,7 +128,8 @@ def generate(root: str, n: int, env: dict | None = None) -> tuple[str, str]:
         w = fh.write
         for i in range(n):
             active = i >= n - len(ACTIVE)
-            target = ACTIVE[n - 1 - i] if active else FINISHED[i % len(FINISHED)]
+            target = (ACTIVE[n - 1 - i] if active else WAITING if i >= n - len(ACTIVE) - waiting
+                      else FINISHED[i % len(FINISHED)])
             sid = str(uuid.uuid4())
             # finished ones spread over past years; the open ones are recent
             day = (f"{2020 + (i * 5 // max(n, 1))}-{1 + i % 12:02d}-{1 + i % 28:02d}" if not active

@@ -25,6 +25,8 @@ PROCESS_STARTERS = {
     "store/git.py": "the one git wrapper",
     "ops/promote.py": "refocus.contextSaveCommand (sh -c)",
     "claude/session_end.py": "refocus.contextSaveCommand, detached (sh -c)",
+    "claude/client.py": "ps, to find the client process where there is no /proc",
+    "claude/launch.py": "`claude -p`, the one-shot child of pickup --run",
     "handoff/external.py": "handoff --extractor-cmd (sh -c)",
     "cli/render.py": "the pager git would use (sh -c, like git)",
     "claude/install.py": "`claude plugin` for init --claude --plugin",

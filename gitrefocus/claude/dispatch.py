@@ -36,8 +36,11 @@ def run(event: str, plugin: bool = False) -> int:
         return 0
     try:
         out = importlib.import_module(module).handle(payload)
-        if out:
-            sys.stdout.write(out + "\n")
+        reply = out if isinstance(out, hookio.Reply) else hookio.Reply(out) if out else None
+        if reply is not None and reply.text:
+            hookio.write_stdout(reply.text + "\n")
+        if reply is not None and reply.delivered is not None:
+            reply.delivered()  # only once the text is on stdout (a failed write raised above)
     except Exception as exc:  # noqa: BLE001 - a hook must never fail the session
         _log(payload, event, exc)
         sys.stderr.write(f"git refocus hook {event}: {type(exc).__name__}: {exc}\n")
@@ -45,12 +48,13 @@ def run(event: str, plugin: bool = False) -> int:
 
 
 def _log(payload: dict, event: str, exc: BaseException) -> None:
+    """Into errors.jsonl of a repository that takes part (one that never ran `init` gets nothing)."""
     try:
         from gitrefocus.store import localstate
-        from gitrefocus.store.workspace import find_git_dir
+        from gitrefocus.store.workspace import Workspace
 
-        git_dir = find_git_dir(payload.get("cwd") or os.getcwd())
-        if git_dir:
-            localstate.log_error(git_dir, f"hook {event}", exc)
+        ws = Workspace.try_open(payload.get("cwd") or os.getcwd())
+        if ws is not None and ws.takes_part:
+            localstate.log_error(ws.git_dir, f"hook {event}", exc)
     except Exception:
         pass

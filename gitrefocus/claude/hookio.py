@@ -6,9 +6,11 @@ import json
 import os
 import select
 import sys
+import time
 
 MAX_INPUT = 8 * 1024 * 1024
 CONTEXT_LIMIT = 10_000
+STARTED = time.monotonic()  # about when the hook began: dispatch imports this module first
 
 
 def read_input(timeout: float = 1.0, stream=None) -> dict:
@@ -47,7 +49,31 @@ def _parse(raw: bytes) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
+class Reply:
+    """A hook's stdout and what to do once it has been written there.
+
+    The SessionStart hook marks a result received only after the text naming it is on
+    its stdout (``delivered``); if the write fails, or the hook dies first, the result
+    is still waiting and the next session is told it."""
+
+    __slots__ = ("text", "delivered")
+
+    def __init__(self, text: str, delivered=None):
+        self.text = text
+        self.delivered = delivered  # a callable, or None
+
+
+def write_stdout(text: str, stream=None) -> None:
+    """Write ``text`` to stdout and flush it; raise when it could not be written."""
+    stream = stream or sys.stdout
+    stream.write(text)
+    stream.flush()
+
+
 def session_start_output(context: str) -> str:
+    """The SessionStart JSON. Callers size the context to :data:`CONTEXT_LIMIT`
+    themselves (what they cut, and what they name, is theirs to choose); this cut
+    is the last resort."""
     if len(context) > CONTEXT_LIMIT:
         context = context[: CONTEXT_LIMIT - 80].rstrip() + "\n[git refocus: cut to stay under the 10,000-character hook limit]"
     return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}})

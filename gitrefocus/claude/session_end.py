@@ -18,6 +18,8 @@ WARNING = "Refocus child exiting without `git refocus complete`: material work m
 
 
 def handle(payload: dict, env=os.environ) -> None:
+    if payload.get("reason") == "clear":  # the client goes on, under a new session id: not an exit
+        return
     ws = Workspace.try_open(payload.get("cwd") or os.getcwd())
     if ws is None:
         return

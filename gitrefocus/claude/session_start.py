@@ -1,7 +1,11 @@
-"""SessionStart: recognise the child, return results to the parent, advise.
+"""SessionStart: recognise the child, tell the parent its results, advise.
 
-Everything said to the model is plain statements (SPEC §7), sized by
-``refocus.budget``, and nothing at all is printed when there is nothing to say.
+Everything said to the model is plain statements, sized to the client's cap
+(``hookio.CONTEXT_LIMIT``) and ``refocus.budget``, and nothing at all is said (or
+written) where there is nothing to say or the repository never took part. The
+child's context is :mod:`claude.briefing`; the parent's results, marked received
+only once told, are :mod:`claude.delivery`; a cleared or forked session is the child
+only on the evidence of :mod:`claude.client`.
 """
 
 from __future__ import annotations
@@ -9,11 +13,8 @@ from __future__ import annotations
 import os
 
 from gitrefocus.claude import hookio
-from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
-from gitrefocus.model.brief import HANDOFF_SECTIONS
 from gitrefocus.model.events import RefocusState
-from gitrefocus.model.ids import brief_relpath
 from gitrefocus.model.session import relaunch_command
 from gitrefocus.ops import record, unfinished
 from gitrefocus.store import catalog, localstate
@@ -21,71 +22,14 @@ from gitrefocus.store.config import BUDGETS
 from gitrefocus.store.transcripts import find_transcript
 from gitrefocus.store.workspace import Workspace
 
-TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
-
-if TYPE_CHECKING:
-    from gitrefocus.commands.receive import ReceivedResult
-
 # A first start on a repository whose catalog cache is cold builds it this long at
 # most (Claude Code kills the hook at 10 s); the rest is built at the next start.
 COLD_BUILD_SECONDS = 3.0
-# per budget: (max advisories, max chars of the child's brief summary, commit lines)
-BUDGET_LIMITS = {"economy": (0, 800, 0), "light": (3, 2000, 3), "standard": (8, 5000, 5), "detailed": (20, 8000, 10)}
-
-
-def _cut(text: str, limit: int) -> str:
-    text = text.strip()
-    return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
-
-
-def child_context(ws: Workspace, rid: str, limit: int) -> str:
-    loaded = record.load_brief(ws, rid)
-    if loaded is None:
-        raise RefocusError(f"{rid} has no brief in {ws.workdir}.")
-    doc, path = loaded
-    meta = doc.meta
-    lines = [
-        f"git refocus: this session is the child session of refocus {rid} (status {meta['status']}).",
-        f"The full brief is {ws.rel(path) if path else brief_relpath(rid)} in this repository; "
-        f"it was written by the source session in {meta['source_dir']}.",
-        "", "Definition of done (the result is judged against these):",
-    ]
-    lines += [f"{i}. {c}" for i, c in enumerate(meta["done_when"], 1)]
-    if meta["out_of_scope"]:
-        lines += ["", "Out of scope:"] + [f"- {c}" for c in meta["out_of_scope"]]
-    if meta["relevant_files"]:
-        lines += ["", "Relevant files:"] + [f"- {c}" for c in meta["relevant_files"]]
-    body = []
-    for title in HANDOFF_SECTIONS:
-        text = doc.section(title)
-        if text:
-            body += ["", f"{title}:", text]
-    lines += ["", _cut("\n".join(body), limit)]
-    lines += [
-        "",
-        "This session is a leaf: work that belongs in another repository is reported as a follow-up "
-        "(git refocus complete --follow-up DIR:SLUG:REASON), never spawned from here.",
-        "The result is recorded with git refocus complete: --summary, --dod N for each criterion met, "
-        "--artifact PATH=DESC, and --material-change FILE=SUMMARY or --no-material-changes REASON. "
-        "Commits made in this session carry a Refocus-Id trailer automatically.",
-    ]
-    return "\n".join(lines)
-
-
-def results_context(ws: Workspace, received: list[ReceivedResult]) -> str:
-    from gitrefocus.model.result import Result
-
-    lines = [f"git refocus: {len(received)} refocus(es) spawned from this repository returned (now marked received):"]
-    for r in received:
-        res = r.parsed or Result.from_dict({})
-        lines.append(f"- {r.id} in {r.dest_dir}: {r.status}. {_cut(res.summary, 600)}")
-        for f in res.follow_ups:
-            lines.append(f"  Suggested follow-up (the parent decides): {f.dir} {f.slug}: {f.reason}")
-        if res.material_changes:
-            lines.append("  Material changes: " + "; ".join(f"{m.file}: {m.summary}" for m in res.material_changes))
-        if r.dest_dir:
-            lines.append(f"  Full result: {os.path.join(r.dest_dir, brief_relpath(r.id))}")
-    return "\n".join(lines)
+# per budget: (max advisories, max chars of the child's context, commit lines, results told at most)
+BUDGET_LIMITS = {"economy": (0, 2500, 0, 2), "light": (3, 5000, 3, 3), "standard": (8, 8000, 5, 5),
+                 "detailed": (20, hookio.CONTEXT_LIMIT, 10, 8)}
+RESULTS_ROOM = 7000  # characters of results at most, leaving room for the advisories
+CONTINUED = ("clear", "fork", "compact")  # starts that continue a session under a new id (or the same)
 
 
 def relaunch(state: RefocusState) -> str:
@@ -95,7 +39,8 @@ def relaunch(state: RefocusState) -> str:
     return relaunch_command(dest, sid, resume=bool(launched))
 
 
-def advisories(ws: Workspace, cat: catalog.Catalog, session_id: str | None) -> list[str]:
+def advisories(ws: Workspace, cat: catalog.Catalog, session_id: str | None, own: str | None = None) -> list[str]:
+    """Lines about other refocuses here (``own``: this session's child refocus, left out)."""
     out = []
     stale_hours = ws.setting("staleReservedHours")
     quiet_hours = ws.setting("quietHours")
@@ -110,7 +55,7 @@ def advisories(ws: Workspace, cat: catalog.Catalog, session_id: str | None) -> l
                        f"its child session starts with: {relaunch(state)}")
         elif incoming and st == lifecycle.IN_PROGRESS:
             sid = state.child_session_id
-            if session_id in state.sessions or sid == session_id:
+            if session_id in state.sessions or sid == session_id or entry.id == own:
                 continue
             why = unfinished.why_unfinished(state, unfinished.quiet_hours(state), quiet_hours)
             if why:
@@ -134,21 +79,67 @@ def extra_advisories(ws: Workspace, budget: str, commit_lines: int) -> list[str]
         return []
 
 
-def previous_session(payload: dict) -> str | None:
-    """The session a ``clear`` or ``fork`` start continues. The client gives the new session a
-    new id and names no predecessor, so take the newest other transcript of this project
-    directory: the one that was just cleared (or, usually, forked from)."""
-    path = payload.get("transcript_path")
-    if payload.get("source") not in ("clear", "fork") or not isinstance(path, str) or not path:
+def recognise(ws: Workspace, cat: catalog.Catalog, session_id: str | None, source: object
+              ) -> tuple[catalog.Entry | None, str | None]:
+    """The refocus this session is the child of, and what shows it: ``session`` (launched
+    with the child's session id), ``mapped`` (a session recognised before, resumed) or
+    ``client`` (a /clear, fork or compact in the client process that ran the child, or a
+    client started to resume it). (None, None): no evidence, not a child."""
+    def open_child(rid: str | None, child_sid: str | None = None) -> catalog.Entry | None:
+        return next((e for e in cat.entries.values() if e.incoming and e.state and e.status == lifecycle.IN_PROGRESS
+                     and (e.id == rid or (child_sid and e.state.child_session_id == child_sid))), None)
+
+    if session_id:
+        own = next((e for e in cat.entries.values() if e.incoming and e.state
+                    and e.state.child_session_id == session_id and e.status not in lifecycle.TERMINAL), None)
+        if own is not None:
+            return own, "session"
+        mapped = open_child(localstate.refocus_for_session(ws.git_dir, session_id))
+        if mapped is not None:
+            return mapped, "mapped"
+    if source in CONTINUED:
+        from gitrefocus.claude import client
+
+        proc = client.find()
+        if proc is not None:
+            found = open_child(localstate.refocus_for_client(ws.git_dir, proc.key))
+            resumed = proc.resumed_session()
+            if found is None and resumed:
+                found = open_child(localstate.refocus_for_session(ws.git_dir, resumed), resumed)
+            if found is not None:
+                return found, "client"
+    return None, None
+
+
+def not_the_child(cat: catalog.Catalog, source: str) -> str | None:
+    """The one line a cleared or forked session gets when a child works here but nothing
+    links this session to it."""
+    working = sorted(e.id for e in cat.entries.values() if e.incoming and e.status == lifecycle.IN_PROGRESS)
+    if not working:
         return None
-    folder, own = os.path.split(path)
-    try:
-        with os.scandir(folder) as it:
-            others = [(e.stat().st_mtime, e.name) for e in it
-                      if e.name.endswith(".jsonl") and e.name != own and e.is_file(follow_symlinks=False)]
-    except OSError:
-        return None
-    return max(others)[1].removesuffix(".jsonl") if others else None
+    how = "/clear" if source == "clear" else "a fork"
+    more = f" (and {len(working) - 1} more)" if len(working) > 1 else ""
+    return (f"git refocus: this session began with {how} and is not the child session of refocus {working[0]}{more}: "
+            "nothing links it to the client process that ran that child.")
+
+
+def become_child(ws: Workspace, entry: catalog.Entry, session_id: str | None, how: str, env) -> None:
+    """Make this session the child's: its first start records ``started``; a resume, a
+    /clear or a fork only maps the new session id (and this client process) to it."""
+    from gitrefocus.claude import client
+
+    state = entry.state
+    if how == "session" and state is not None and (entry.status in lifecycle.PENDING_LAUNCH
+                                                   or session_id not in state.sessions):
+        from gitrefocus.commands.start import start
+
+        start(refocus_id=entry.id, session_id=session_id, cwd=ws.workdir, env=env)
+    elif session_id:
+        localstate.map_session(ws.git_dir, session_id, entry.id)
+    proc = client.find()
+    if proc is not None:
+        localstate.map_client(ws.git_dir, proc.key, entry.id)
+    hookio.append_env({"SESSION_REFOCUS_ROLE": "child", "SESSION_REFOCUS_ID": entry.id})
 
 
 def hook_catalog(ws: Workspace, session_id: str | None) -> catalog.Catalog:
@@ -158,55 +149,67 @@ def hook_catalog(ws: Workspace, session_id: str | None) -> catalog.Catalog:
                           unreceived=lifecycle.RETURNED, session_id=session_id, budget=COLD_BUILD_SECONDS)
 
 
-def handle(payload: dict, env=os.environ) -> str | None:
-    """Return the hook's stdout (JSON) or None for silence."""
+def handle(payload: dict, env=os.environ) -> hookio.Reply | None:
+    """The hook's stdout (JSON) and what to record once it is written; None for silence."""
     cwd = payload.get("cwd") or os.getcwd()
     ws = Workspace.try_open(cwd)
-    if ws is None:
+    if ws is None or not ws.takes_part:
         return None
     session_id = payload.get("session_id") or env.get("CLAUDE_CODE_SESSION_ID")
+    source = payload.get("source")
     budget = ws.setting("budget")
     budget = budget if budget in BUDGETS else "standard"
-    max_adv, brief_limit, commit_lines = BUDGET_LIMITS[budget]
+    max_adv, child_limit, commit_lines, max_results = BUDGET_LIMITS[budget]
     cat = hook_catalog(ws, session_id)
     parts: list[str] = []
+    delivery = None
 
-    child = next((e for e in cat.entries.values()
-                  if session_id and e.state and e.state.child_session_id == session_id and e.incoming), None)
-    previous = previous_session(payload) if child is None else None
-    if previous:  # a child's /clear or fork continues the child, under a new session id
-        rid = localstate.refocus_for_session(ws.git_dir, previous)
-        child = next((e for e in cat.entries.values() if e.incoming and e.state and e.status == lifecycle.IN_PROGRESS
-                      and (e.id == rid or e.state.child_session_id == previous)), None)
-    if child is not None and child.status not in lifecycle.TERMINAL and record.brief_file(ws, child.id):
-        if not previous and (child.status in lifecycle.PENDING_LAUNCH
-                             or session_id not in (child.state.sessions if child.state else ())):
-            from gitrefocus.commands.start import start
+    child, how = recognise(ws, cat, session_id, source)
+    if child is not None and how is not None and record.brief_file(ws, child.id):
+        from gitrefocus.claude import briefing
 
-            start(refocus_id=child.id, session_id=session_id, cwd=ws.workdir, env=env)
-        else:
-            localstate.map_session(ws.git_dir, session_id, child.id)
-            localstate.set_active(ws.git_dir, child.id)
-        hookio.append_env({"SESSION_REFOCUS_ROLE": "child", "SESSION_REFOCUS_ID": child.id})
-        parts.append(child_context(ws, child.id, brief_limit))
+        become_child(ws, child, session_id, how, env)
+        parts.append(briefing.child_context(ws, child.id, min(child_limit, hookio.CONTEXT_LIMIT),
+                                            tagging=ws.tags_commits))
         cat.entries.update(catalog.load(ws, only=child.id).entries)  # only this entry changed
+    else:
+        line = not_the_child(cat, source) if source in ("clear", "fork") else None
+        if line:
+            parts.append(line)
+        from gitrefocus.claude import delivery as told
 
-    from gitrefocus.commands.receive import destinations, receive_one, waiting
-
-    back = waiting(cat)
-    if back:
-        received = [receive_one(ws, e.id, session_id) for e in back]
-        parts.append(results_context(ws, received))
-        from gitrefocus.ops import index_md
-
-        index_md.refresh(ws, *destinations(ws, received))
+        room = min(RESULTS_ROOM, hookio.CONTEXT_LIMIT - _size(parts))
+        delivery = told.plan(ws, cat, cwd=cwd, session_id=session_id, most=max_results, room=room)
+        if delivery is not None:
+            parts.append(delivery.text)
 
     if max_adv:
-        lines = advisories(ws, cat, session_id) + extra_advisories(ws, budget, commit_lines)
-        if lines:
-            shown = lines[:max_adv]
-            more = f"\n({len(lines) - len(shown)} more: git refocus status)" if len(lines) > len(shown) else ""
-            parts.append("git refocus notes for this repository:\n" + "\n".join(f"- {ln}" for ln in shown) + more)
+        lines = advisories(ws, cat, session_id, child.id if child else None) + extra_advisories(ws, budget, commit_lines)
+        notes = _fit_advisories(lines, max_adv, hookio.CONTEXT_LIMIT - _size(parts) - 2)
+        if notes:
+            parts.append(notes)
     if not parts:
         return None
-    return hookio.session_start_output("\n\n".join(parts))
+    text = hookio.session_start_output("\n\n".join(parts))
+    return hookio.Reply(text, (lambda: delivery.mark(text)) if delivery is not None and delivery.shown else None)
+
+
+def _size(parts: list[str]) -> int:
+    return sum(len(p) + 2 for p in parts)
+
+
+def _fit_advisories(lines: list[str], most: int, room: int) -> str | None:
+    """The advisories that fit, whole, and a count of the rest."""
+    head = "git refocus notes for this repository:"
+    kept: list[str] = []
+    used = len(head) + 40  # and the count line
+    for line in lines[:most]:
+        if used + 3 + len(line) > room:
+            break
+        kept.append(f"- {line}")
+        used += 3 + len(line)
+    if not kept:
+        return None
+    rest = len(lines) - len(kept)
+    more = f"\n({rest} more: git refocus status)" if rest else ""
+    return head + "\n" + "\n".join(kept) + more

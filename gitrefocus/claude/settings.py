@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.store import atomic
@@ -102,18 +103,41 @@ def registered_in_settings(name: str, env=os.environ) -> bool:
     """True when a settings file the client reads (user, project, project-local) already runs
     ``git refocus hook NAME``: then the plugin's copy of that hook must not run as well."""
     project = env.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-    files = [os.path.join(user_claude_dir(env), "settings.json"),
-             os.path.join(project, ".claude", "settings.json"),
-             os.path.join(project, ".claude", "settings.local.json")]
+    return (_registered(os.path.join(user_claude_dir(env), "settings.json"), name)
+            or registered_in_project(project, name))
+
+
+def registered_in_project(directory: str, name: str = "session-start") -> bool:
+    """``directory/.claude/settings.json`` (or ``settings.local.json``) runs ``git refocus hook NAME``."""
+    return any(_registered(os.path.join(directory, ".claude", f), name) for f in ("settings.json", "settings.local.json"))
+
+
+def _registered(path: str, name: str) -> bool:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    hooks = data.get("hooks") if isinstance(data, dict) else None
     wanted = command(name)
-    for path in files:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except (OSError, ValueError, UnicodeDecodeError):
-            continue
-        hooks = data.get("hooks") if isinstance(data, dict) else None
-        if isinstance(hooks, dict) and any(_has_command(e, wanted) for entries in hooks.values()
-                                           if isinstance(entries, list) for e in entries):
-            return True
-    return False
+    return isinstance(hooks, dict) and any(_has_command(e, wanted) for entries in hooks.values()
+                                           if isinstance(entries, list) for e in entries)
+
+
+def wire_subtree(workdir: str, directory: str, dry_run: bool = False) -> list[str]:
+    """Claude Code runs a project's hooks only from ``.claude/settings.json`` in the directory
+    it starts in (2.1.330 and 2.1.197: a session started below the repository root runs none
+    of the root's). So a subdirectory a child or its parent works in gets the same hooks when
+    the repository's root has them (``init --claude``); the files changed. Routes that wire
+    every directory (``~/.claude``, the plugin) need nothing here."""
+    if os.path.realpath(directory) == os.path.realpath(workdir) or not registered_in_project(workdir):
+        return []
+    claude_dir = os.path.join(directory, ".claude")
+    path = os.path.join(claude_dir, "settings.json")
+    atomic.refuse_symlinks(path)
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):  # a FIFO would block the read, a directory fail it
+            raise RefocusError(f"{path} is not a regular file; move it away and run this again.")
+    except FileNotFoundError:
+        pass
+    return install_into(claude_dir, dry_run)

@@ -50,7 +50,8 @@ def handle(payload: dict, env=os.environ) -> str | None:
             loops.write(git_dir, replace(state.put(replace(loop, status=lp.DONE, ended=f"refocus {ended}",
                                                            updated_at=now)), foreground=None))
             return None
-    decision = lp.on_stop(loop, message if isinstance(message, str) else None, active, now)
+    cap = lp.block_cap(env.get("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"))  # the client's own setting: we run under it
+    decision = lp.on_stop(loop, message if isinstance(message, str) else None, active, now, cap)
     new_state = state.put(decision.loop)
     if decision.loop.status != lp.ACTIVE and decision.loop.status != lp.PAUSED:
         new_state = replace(new_state, foreground=None)

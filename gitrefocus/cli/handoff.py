@@ -22,7 +22,7 @@ class _Handoff(click.Group):
         return super().parse_args(ctx, args)
 
     def format_usage(self, ctx, formatter):
-        formatter.write_usage(ctx.command_path, "[brief] [OPTIONS] TRANSCRIPT|SESSION-ID")
+        formatter.write_usage(ctx.command_path, "[brief] [OPTIONS] [TRANSCRIPT|SESSION-ID]")
         formatter.write_usage(ctx.command_path, "prepare|reduce|finalize [OPTIONS] ...", "   or: ")
 
     def format_options(self, ctx, formatter):
@@ -39,7 +39,8 @@ def handoff():
 
     TRANSCRIPT is a session's .jsonl file, or a session id looked up under
     ~/.claude/projects/<encoded-cwd>/ (or $CLAUDE_CONFIG_DIR/projects/);
-    the session's subagents/ files are read too.
+    the session's subagents/ files are read too. Left out, it is the session
+    this runs in ($CLAUDE_CODE_SESSION_ID, set in Claude Code's Bash tool).
 
     The brief has five sections in a fixed order: Convergence (where the
     session landed), Dead-ends (rejected hypotheses and the user's
@@ -68,7 +69,7 @@ def handoff():
 
 
 @handoff.command(DEFAULT)
-@click.argument("transcript", metavar="TRANSCRIPT|SESSION-ID")
+@click.argument("transcript", metavar="[TRANSCRIPT|SESSION-ID]", required=False)
 @click.option("--out", "out", metavar="FILE",
               help="Write the brief (or, with --json, the JSON) to FILE instead of stdout.")
 @click.option("--json", "as_json", is_flag=True, help="Print the five section objects and metadata as JSON.")
@@ -105,6 +106,9 @@ def brief(transcript, out, as_json, extractor, extractor_cmd, extractor_timeout,
     """
     from gitrefocus.handoff import pipeline
 
+    transcript = transcript or os.environ.get("CLAUDE_CODE_SESSION_ID")
+    if not transcript:
+        raise click.UsageError("name a transcript or a session id (outside a Claude Code session there is no default).")
     if out and os.path.isdir(out):
         raise RefocusError(f"--out {out!r} is a directory; name a file.")
     if show_spine:

@@ -20,8 +20,10 @@ def loop():
     per session under $GIT_DIR/refocus/loops/, so another session in the
     same repository is never captured. In a child session the loop is tied
     to its refocus: each iteration is a `loop` event, and `complete` ends it.
-    Claude Code itself lets at most 8 blocks in a row through
-    (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP).
+    Claude Code itself honours at most 8 blocks in a row
+    (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) and then ends the turn: the loop
+    pauses there, and whenever the client ended a turn it had blocked, so
+    the session's next prompt is never captured; `loop resume` continues.
 
     \b
       git refocus loop start --promise "TESTS PASS" --max-iterations 5 \\

@@ -21,10 +21,14 @@ def list_(all_, global_, prune, as_json):
 
 
 @click.command()
-@click.argument("refocus_id", metavar="ID")
+@click.argument("refocus_id", metavar="[ID]", required=False)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def show(refocus_id, as_json):
-    """Show one refocus in full: the brief document and its event log."""
+    """Show one refocus in full: the brief document and its event log.
+
+    Without ID, the refocus this session works on (in a child session, its
+    own; with no session id, the worktree's active one).
+    """
     from gitrefocus.commands.show import show as run
 
     model = run(refocus_id=refocus_id)
@@ -70,14 +74,29 @@ def index(global_, output, prune, as_json):
 
 @click.command()
 @click.argument("refocus_id", metavar="ID")
-def pickup(refocus_id):
+@click.option("--run", "run_child", is_flag=True,
+              help="Run the child now, non-interactively, in its directory (claude -p with this prompt).")
+@click.option("--allowed-tools", "allowed_tools", multiple=True, metavar="TOOL",
+              help="With --run: a tool the child may use besides `Bash(git refocus:*)`; repeat.")
+def pickup(refocus_id, run_child, allowed_tools):
     """Print the prompt a child session starts with (never changes anything).
 
     \b
     cd DEST && claude --session-id SID -p "$(git refocus pickup ID)"
+
+    With --run, start that child itself (a one-shot spawn): the form an
+    agent can run under the /refocus command's own permissions. The
+    child's output is printed; the exit status is the child's.
     """
     from gitrefocus.commands.pickup import pickup as run
 
+    if run_child:
+        from gitrefocus.commands.pickup import run_oneshot
+
+        run_oneshot(refocus_id=refocus_id, allowed_tools=list(allowed_tools))
+        return
+    if allowed_tools:
+        raise click.UsageError("--allowed-tools goes with --run.")
     render.raw(run(refocus_id=refocus_id).prompt)
 
 

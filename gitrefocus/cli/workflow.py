@@ -64,20 +64,29 @@ def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, alt
 @click.command()
 @click.argument("refocus_id", metavar="[ID]", required=False)
 @click.option("--session-id", help="The Claude session opening the brief (default: $CLAUDE_CODE_SESSION_ID).")
+@click.option("--take-over", is_flag=True,
+              help="Take on a refocus that belongs to another session (refused without this flag).")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def start(refocus_id, session_id, as_json):
+def start(refocus_id, session_id, take_over, as_json):
     """Child side: mark a brief in-progress and make it active for commit tagging.
 
     Usually run by the SessionStart hook. Without ID, picks the brief whose
-    child_session_id is this session, or the only one waiting here.
+    child_session_id is this session; with no session id (a person at a
+    terminal), the only one waiting here. In a Claude Code session the
+    refocus becomes this session's own (its commits, `complete` and `stop`);
+    at a terminal it becomes the worktree's active refocus. A session
+    starting a refocus that belongs to another session is refused (exit 3)
+    unless it says --take-over.
     """
     from gitrefocus.commands.start import start as run
 
-    model = run(refocus_id=refocus_id, session_id=session_id)
+    model = run(refocus_id=refocus_id, session_id=session_id, take_over=take_over)
     render.warnings(model.warnings)
     if as_json:
         render.emit_json("start", model.to_json())
     else:
+        if model.took_over_from:
+            render.note(f"this session took {model.id} over from session {model.took_over_from}.")
         tagged = ("commits here now carry Refocus-Id." if model.tagging else
                   "commits here are NOT tagged: no git-refocus commit-msg hook (run `git refocus init`).")
         render.echo(f"{model.id}: {model.status} (launched {model.launched_at}); {tagged}")
@@ -153,6 +162,13 @@ def complete(refocus_id, status, summary, dod, dod_unmet, artifact, follow_up, m
         render.echo(f"the source ({model.source_dir}) now shows the result waiting.")
     else:
         render.echo("the source repository is not reachable here; `git refocus sync` carries the result.")
+    if not commit and model.files_written:
+        import os
+        import shlex
+
+        files = " ".join(shlex.quote(os.path.relpath(p)) for p in model.files_written)
+        render.note(f"commit the brief, its result and the promoted context with the work: git add {files} "
+                    "(or complete with --commit).")
 
 
 @click.command()

@@ -13,11 +13,12 @@ from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model import result as res
 from gitrefocus.model.events import Event
+from gitrefocus.model.ids import TRANSCRIPTS_DIR
 from gitrefocus.model.records import dataclass, replace
 from gitrefocus.model.result import DodItem, Result
 from gitrefocus.model.session import transcript_pointer
-from gitrefocus.ops import index_md, linkage, promote, record
-from gitrefocus.store import atomic, catalog, interrupts, localstate, notes, refs
+from gitrefocus.ops import guards, index_md, linkage, promote, record
+from gitrefocus.store import atomic, catalog, eventlog, interrupts, localstate, notes, refs
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace
@@ -64,8 +65,11 @@ def _match_criterion(done_when: list[str], spec: str) -> int:
     )
 
 
+NOT_STATED = "not stated"  # the note of a criterion given neither with --dod nor with --dod-unmet
+
+
 def definition_of_done(done_when: list[str], met: Sequence[str], unmet: Sequence[str]) -> tuple[DodItem, ...]:
-    dod = [DodItem(criterion=c, met=False, note="not stated") for c in done_when]
+    dod = [DodItem(criterion=c, met=False, note=NOT_STATED) for c in done_when]
     for spec in met:
         i = _match_criterion(done_when, spec)
         dod[i] = replace(dod[i], met=True, note=None)
@@ -98,6 +102,17 @@ def load_return_object(path: str) -> Result:
     return res.from_return_object(obj, path)
 
 
+def own_refocus(ws: Workspace, env: Mapping[str, str], command: str) -> str:
+    """The refocus this session works on (with no session id: the worktree's active one)."""
+    rid = localstate.active_refocus(ws.git_dir, env)
+    if rid:
+        return rid
+    session = env.get("CLAUDE_CODE_SESSION_ID")
+    if session:
+        raise RefocusError(f"this session ({session}) works on no refocus here; name one: git refocus {command} ID.")
+    raise RefocusError(f"no active refocus here; name one: git refocus {command} ID.")
+
+
 def suggested_files(ws: Workspace, rid: str) -> list[str]:
     seen: dict[str, None] = {}
     for rec in localstate.read_jsonl(ws.git_dir, "suggested", f"{rid}.jsonl"):
@@ -117,12 +132,12 @@ def complete(
     ws = Workspace.open(cwd)
     if refocus_id is not None and not refocus_id.strip():
         raise RefocusError("the refocus id is empty; name one (see `git refocus list`) or leave it out for the active one.")
-    rid = refocus_id or localstate.active_refocus(ws.git_dir, env)
-    if not rid:
-        raise RefocusError("no active refocus in this session; name one: git refocus complete ID.")
-    rid = catalog.resolve_id(ws, rid)
+    rid = catalog.resolve_id(ws, refocus_id or own_refocus(ws, env, "complete"))
     if record.brief_file(ws, rid) is None:
         raise RefocusError(f"{rid} has no brief in this repository; complete it from its destination.")
+    tip = eventlog.read_tip(ws.repo, rid)
+    if tip is not None:
+        guards.require_owner(ws, tip.state, env.get("CLAUDE_CODE_SESSION_ID"), env, "complete")
 
     if from_json:
         draft = load_return_object(from_json)
@@ -139,7 +154,6 @@ def complete(
     if save_transcript:  # locate and scrub first: a missing transcript refuses before any write
         from gitrefocus.handoff.scrub import scrub_transcript
         from gitrefocus.ops import transcript
-        from gitrefocus.store import eventlog
 
         prepared = transcript.prepare(ws, eventlog.require_tip(ws.repo, rid).state, scrub_transcript)
     now = clock.now_iso()
@@ -176,10 +190,23 @@ def complete(
     with interrupts.deferred(f"{rid} was completed in full"):
         out = record.write_event(ws, rid, make)
         try:
-            return _finish(ws, rid, out, made[0], prepared, now, commit)
+            return without_lfs(_finish(ws, rid, out, made[0], prepared, now, commit))
         except (OSError, RefocusError, refs.GitError()) as exc:
             raise RefocusError(f"{rid} is recorded as {out.tip.state.status}, but could not write {atomic.what_failed(exc)}. "
                                f"Run `git refocus doctor --repair` in {ws.workdir} to complete it.") from None
+
+
+def without_lfs(outcome: CompleteOutcome) -> CompleteOutcome:
+    """A saved transcript is marked for Git LFS in .gitattributes; say so where git-lfs is
+    missing, as git will then store it as an ordinary file."""
+    import shutil
+
+    saved = os.sep + TRANSCRIPTS_DIR.replace("/", os.sep) + os.sep
+    if not any(saved in p for p in outcome.files_written) or shutil.which("git-lfs"):
+        return outcome
+    return replace(outcome, warnings=outcome.warnings + [
+        "git-lfs is not installed: the saved transcript is committed as an ordinary file, not through Git LFS "
+        "(install git-lfs before committing it to store it there)."])
 
 
 def _preflight(ws: Workspace, rid: str, draft: Result, save_transcript: bool) -> None:
@@ -204,9 +231,10 @@ def _finish(ws: Workspace, rid: str, out: record.Outcome, made: tuple[Result, li
     written: list[str] = []
     written += out.written
     if result.status == "completed":
-        unmet = [d.criterion for d in result.dod if not d.met]
-        if unmet:
-            warnings.append(f"completed with {len(unmet)} done_when criteria not marked met (--dod N): " + "; ".join(unmet))
+        unstated = [d.criterion for d in result.dod if not d.met and d.note == NOT_STATED]
+        if unstated:
+            warnings.append(f"completed with {len(unstated)} done_when criteria marked neither met (--dod N) "
+                            "nor unmet (--dod-unmet N=WHY): " + "; ".join(unstated))
     try:
         written += promote.promote(ws, rid, result.material_changes, now[:10])
     except (RefocusError, OSError) as exc:

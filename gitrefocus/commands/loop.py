@@ -130,7 +130,18 @@ def start(*, promise: str, max_iterations: int, prompt: str | None = None, promp
     state = _pause_foreground(state, now)
     loops.write(ws.git_dir, replace(state.put(new), foreground=new.id))
     problem = record_event(ws, new, "started", promise=promise)
-    return LoopOutcome("started", new, [problem] if problem else [])
+    return LoopOutcome("started", new, [w for w in (problem, beyond_the_client(max_iterations, env)) if w])
+
+
+def beyond_the_client(max_iterations: int, env: Mapping[str, str]) -> str | None:
+    """A warning when the client would end the turn before the loop's last iteration."""
+    cap = lp.block_cap(env.get("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"))
+    most = lp.iterations_per_turn(cap)
+    if most is None or max_iterations <= most:
+        return None
+    return (f"--max-iterations {max_iterations} is more than one turn holds: Claude Code ends a turn after {cap} "
+            f"blocked stops in a row (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP), so the loop pauses after {most} iterations; "
+            "`git refocus loop resume` continues it in a later turn.")
 
 
 def _pause_foreground(state: SessionLoops, now: str) -> SessionLoops:
@@ -187,7 +198,7 @@ def change(action: str, *, loop_id: str | None = None, session: str | None = Non
             raise RefocusError(f"loop {loop.id} is {loop.status}, not paused.")
         if loop.id != state.foreground:
             state = _pause_foreground(state, now)
-        new = replace(loop, status=lp.ACTIVE, ended=None, last_digest=None, updated_at=now)
+        new = replace(loop, status=lp.ACTIVE, ended=None, last_digest=None, blocks=0, updated_at=now)
         past = "resumed" if action == "resume" else "activated"
     else:
         raise ValueError(action)

@@ -1,7 +1,10 @@
-"""``git refocus pickup ID``: the prompt a child starts with. Never mutates."""
+"""``git refocus pickup ID``: the prompt a child starts with. Never mutates (``--run``
+starts the child, whose own hooks record what it does)."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gitrefocus.errors import RefocusError
@@ -9,15 +12,19 @@ from gitrefocus.model import lifecycle
 from gitrefocus.model.brief import HANDOFF_SECTIONS, Brief
 from gitrefocus.model.records import dataclass
 from gitrefocus.ops import record
-from gitrefocus.store import catalog
+from gitrefocus.store import catalog, eventlog
+from gitrefocus.store.transcripts import find_transcript
 from gitrefocus.store.workspace import Workspace
 
 LEAF_RULE = (
     "You are the child session of this refocus. Work only on what the brief asks, in this "
     "repository. You are a leaf: do not run `git refocus spawn`; put work that belongs "
     "elsewhere in `git refocus complete --follow-up DIR:SLUG:REASON`. When done, run "
-    "`git refocus complete` with --summary, --dod for each criterion met, --artifact for what you "
-    "produced, and --material-change FILE=SUMMARY (or --no-material-changes REASON)."
+    "`git refocus complete` with --summary, --dod for each criterion met (--dod-unmet N=WHY for one "
+    "that is not), --artifact for what you produced, --material-change FILE=SUMMARY (or "
+    "--no-material-changes REASON), and --commit to commit the brief, its result and the promoted "
+    "context. If the work cannot be finished until something happens elsewhere, complete with "
+    "--status blocked and say why in the summary."
 )
 
 
@@ -61,3 +68,22 @@ def pickup(*, refocus_id: str, cwd: str = ".") -> PickupOutcome:
         raise RefocusError(f"{rid} is already {lifecycle.in_words(status)}{since}; there is nothing to pick up "
                            f"(`git refocus show {rid}` shows what it came to).")
     return PickupOutcome(id=rid, prompt=pickup_text(loaded[0]))
+
+
+def run_oneshot(*, refocus_id: str, allowed_tools: Sequence[str] = (), cwd: str = ".",
+                env: Mapping[str, str] = os.environ) -> None:
+    """Run the child of ``refocus_id`` now with its pickup prompt (``claude -p`` in its
+    directory); RefocusError when it could not run or did not succeed."""
+    from gitrefocus.claude.launch import run_child
+
+    outcome = pickup(refocus_id=refocus_id, cwd=cwd)
+    ws = Workspace.open(cwd)
+    tip = eventlog.read_tip(ws.repo, outcome.id)
+    state = tip.state if tip is not None else None
+    if state is None or not state.dest_dir or not state.child_session_id:
+        raise RefocusError(f"{outcome.id} has no event log here naming its child; run `git refocus doctor`.")
+    started = bool(state.launched_at or find_transcript(state.dest_dir, state.child_session_id))
+    code = run_child(state.dest_dir, state.child_session_id, outcome.prompt, resume=started,
+                     allowed_tools=allowed_tools, env=env)
+    if code != 0:
+        raise RefocusError(f"the child session of {outcome.id} exited with status {code}; its output is above.")

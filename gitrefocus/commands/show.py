@@ -1,14 +1,16 @@
-"""``git refocus show ID``: one refocus, its brief and its event log."""
+"""``git refocus show [ID]``: one refocus, its brief and its event log."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.records import dataclass
 from gitrefocus.ops import record
-from gitrefocus.store import catalog, eventlog, refs
+from gitrefocus.store import catalog, eventlog, localstate, refs
 from gitrefocus.store.workspace import Workspace
 
 
@@ -43,8 +45,15 @@ class ShowOutcome:
                 "events": [e.to_json() for e in self.events], "problems": self.problems}
 
 
-def show(*, refocus_id: str, cwd: str = ".") -> ShowOutcome:
+def show(*, refocus_id: str | None = None, cwd: str = ".", env: Mapping[str, str] = os.environ) -> ShowOutcome:
+    """Without ``refocus_id``: the refocus this session works on (a child's own; with no
+    session id, the worktree's active one)."""
     ws = Workspace.open(cwd)
+    if refocus_id is None:
+        refocus_id = localstate.active_refocus(ws.git_dir, env)
+        if not refocus_id:
+            raise RefocusError("this session works on no refocus here; name one: git refocus show ID "
+                               "(`git refocus list` lists them).")
     rid = catalog.resolve_id(ws, refocus_id)
     cat = catalog.load(ws, only=rid)
     entry = cat.entries.get(rid)

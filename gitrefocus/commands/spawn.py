@@ -7,6 +7,7 @@ import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from gitrefocus.claude import settings
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
@@ -156,27 +157,40 @@ def uninitialised(dest: Workspace, written: Sequence[str]) -> list[str]:
             "(add --claude for the Claude Code hooks)."]
 
 
-def _preflight(repos: list[Workspace], brief_path: str) -> None:
+def _preflight(repos: list[Workspace], brief_path: str, subtrees: list[tuple[Workspace, str]]) -> None:
     """Refuse before the first write what would stop spawn halfway: a corrupt notes
-    ref, a symlink where a file will be written (SPEC §13)."""
+    ref, a symlink where a file will be written (SPEC §13), a settings file that
+    cannot take the hooks."""
     atomic.refuse_symlinks(brief_path)
     for ws in repos:
         notes.require_readable(ws.repo)
         atomic.refuse_symlinks(os.path.join(ws.refocus_dir, "INDEX.md"))
         setup.planned(ws.workdir)  # reads .gitignore and CLAUDE.md, refusing symlinks
+    for ws, directory in subtrees:
+        settings.wire_subtree(ws.workdir, directory, dry_run=True)
+
+
+def wired_subtrees(written: Sequence[str], workdirs: Sequence[str]) -> list[str]:
+    """A note for each subdirectory settings file spawn wired the hooks into."""
+    return [f"wrote the git-refocus hooks into {path}: Claude Code runs a project's hooks only from the directory "
+            "it starts in, so a session there needs them (commit the file, or use `git refocus init --claude --user`)."
+            for path in written if path.endswith(os.path.join(".claude", "settings.json"))
+            and os.path.dirname(os.path.dirname(path)) not in workdirs]
 
 
 def _finish(source: Workspace, dest_ws: Workspace, rid: str, brief_path: str, doc: Brief, dest_dir: str,
             source_dir: str) -> tuple[list[str], list[str]]:
     """Everything spawn writes after the event log in DEST: the brief, the source's
-    copy of the log, notes, first-use setup, INDEX in both repositories."""
+    copy of the log, notes, first-use setup (the hooks in a subdirectory the child or
+    the parent works in, too), INDEX in both repositories."""
     with catalog.briefs_changing(dest_ws, brief_path):
         atomic.write_text(brief_path, doc.render())
     record.propagate(dest_ws, source, rid)
     record.note(source, source.head_oid(), rid, "spawned", role="source", status="reserved", dest=dest_dir)
     record.note(dest_ws, dest_ws.head_oid(), rid, "spawned", role="dest", status="reserved", source=source_dir)
-    dest_written = [brief_path] + setup.ensure(dest_ws.workdir)
+    dest_written = [brief_path] + setup.ensure(dest_ws.workdir) + settings.wire_subtree(dest_ws.workdir, dest_dir)
     source_written = setup.ensure(source.workdir) if not dest_ws.same_repo(source) else []
+    source_written += settings.wire_subtree(source.workdir, source_dir)
     index_md.refresh(source, dest_ws)
     return dest_written, source_written
 
@@ -251,7 +265,7 @@ def spawn(
 
     brief_path = dest_ws.brief_path(rid)
     repos = [dest_ws] if dest_ws.same_repo(source) else [dest_ws, source]
-    _preflight(repos, brief_path)
+    _preflight(repos, brief_path, [(dest_ws, dest_dir), (source, source_dir)])
     try:  # the first writes: local state naming each side's counterpart (spawn is what makes it known)
         if len(repos) == 2:
             record.remember_counterpart(dest_ws, rid, source)
@@ -268,6 +282,7 @@ def spawn(
             raise RefocusError(f"{rid} was spawned in {dest_dir}, but could not write {atomic.what_failed(exc)}. "
                                f"Run `git refocus doctor --repair` in {where} to complete it.") from None
     warnings += uninitialised(dest_ws, dest_written)
+    warnings += wired_subtrees(dest_written + source_written, [dest_ws.workdir, source.workdir])
     registry.try_register(source, dest_ws)  # the user-level list `--global` commands read
     warnings += stale_outgoing(catalog.select(source, statuses=[lifecycle.RESERVED]),
                                source.setting("staleReservedHours"))

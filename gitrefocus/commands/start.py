@@ -7,13 +7,13 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from gitrefocus.errors import RefocusError
+from gitrefocus.errors import GuardRefused, RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
 from gitrefocus.model.records import dataclass
-from gitrefocus.ops import index_md, record, setup
+from gitrefocus.ops import guards, index_md, record
 from gitrefocus.store import catalog, localstate
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.workspace import Workspace
@@ -29,11 +29,13 @@ class StartOutcome:
     files_written: list[str]
     warnings: list[str]
     tagging: bool = False  # the commit-msg hook is installed: commits here carry Refocus-Id
+    took_over_from: str | None = None  # --take-over: the session the refocus belonged to
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "status": self.status, "launched_at": self.launched_at,
                 "session_id": self.session_id, "brief_path": self.brief_path,
-                "files_written": self.files_written, "warnings": self.warnings, "tagging": self.tagging}
+                "files_written": self.files_written, "warnings": self.warnings, "tagging": self.tagging,
+                "took_over_from": self.took_over_from}
 
 
 def pending_for_session(ws: Workspace, session_id: str | None) -> str | None:
@@ -46,11 +48,17 @@ def pending_for_session(ws: Workspace, session_id: str | None) -> str | None:
 
 
 def choose(ws: Workspace, refocus_id: str | None, session_id: str | None) -> str:
+    """The refocus ``start`` opens: the one named; else this session's own; else, with no
+    session id (a person at a terminal), the only brief waiting here."""
     if refocus_id:
         return catalog.resolve_id(ws, refocus_id)
-    rid = pending_for_session(ws, session_id)
+    rid = pending_for_session(ws, session_id) or (localstate.refocus_for_session(ws.git_dir, session_id)
+                                                  if session_id else None)
     if rid:
         return rid
+    if session_id:
+        raise GuardRefused(f"this session ({session_id}) is not the child session of any refocus here; "
+                           f"name the one to work on here instead: {guards.TAKE_OVER.format(id='ID')}")
     pending = sorted(
         e.id for e in catalog.select(ws, statuses=lifecycle.PENDING_LAUNCH).entries.values()
         if e.status in lifecycle.PENDING_LAUNCH and e.incoming
@@ -75,24 +83,30 @@ def require_destination(ws: Workspace, rid: str) -> None:
 
 def tagging(ws: Workspace) -> bool:
     """Whether commits here get the Refocus-Id trailer (our commit-msg hook is installed)."""
-    try:
-        return not setup.hook_step(ws).needed
-    except RefocusError:
-        return False
+    return ws.tags_commits
 
 
 def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: str = ".",
-          env: Mapping[str, str] = os.environ) -> StartOutcome:
+          env: Mapping[str, str] = os.environ, take_over: bool = False) -> StartOutcome:
+    """``take_over``: this session takes the refocus on although it belongs to another
+    session (without it, that is refused: a session acts only for its own refocus)."""
     ws = Workspace.open(cwd)
     session_id = session_id or env.get("CLAUDE_CODE_SESSION_ID") or None
     rid = choose(ws, refocus_id, session_id)
     require_destination(ws, rid)
     warnings: list[str] = []
+    took_over: list[str] = []
 
     def make(tip: Tip | None) -> Event:
         if tip is None:
             raise RefocusError(f"{rid} has no event log here ({ref_name(rid)}); run `git refocus doctor --repair`.")
         state = tip.state
+        extra: dict[str, Any] = {}
+        if not guards.owned_by(ws, state, session_id, env):
+            if not take_over:
+                guards.require_owner(ws, state, session_id, env, "start")
+            extra["took_over_from"] = guards.owners(ws, state)[-1]
+            took_over[:] = [extra["took_over_from"]]
         changes = {}
         if state.status == lifecycle.IN_PROGRESS:
             others = [s for s in state.sessions if s != session_id]
@@ -104,17 +118,19 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
         else:
             lifecycle.require_transition(rid, state.status, lifecycle.IN_PROGRESS, state.completed_at or state.last_event_at)
             changes = {"status": lifecycle.IN_PROGRESS, "launched_at": clock.now_iso()}
-        return record.new_event(ws, rid, ev.STARTED, "child", session_id=session_id, meta_changes=changes)
+        return record.new_event(ws, rid, ev.STARTED, "child", session_id=session_id, meta_changes=changes, **extra)
 
     out = record.write_event(ws, rid, make)
     state = out.tip.state
-    localstate.set_active(ws.git_dir, rid)
-    if session_id:
+    if session_id:  # the session's own: the worktree marker is for work with no session id
         localstate.map_session(ws.git_dir, session_id, rid)
+    else:
+        localstate.set_active(ws.git_dir, rid)
     record.note(ws, ws.head_oid(), rid, "started", role="dest", status=state.status, session=session_id)
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
     index_md.refresh(ws, other)
     return StartOutcome(id=rid, status=state.status, launched_at=state.launched_at, session_id=session_id,
                         brief_path=record.brief_file(ws, rid), files_written=out.written,
-                        warnings=warnings + out.warnings, tagging=tagging(ws))
+                        warnings=warnings + out.warnings, tagging=tagging(ws),
+                        took_over_from=took_over[0] if took_over else None)

@@ -1,9 +1,11 @@
-"""``git refocus stop [ID]``: stop tagging this worktree's commits with a refocus.
+"""``git refocus stop [ID]``: stop tagging commits with a refocus.
 
-``start`` makes a refocus *active* (``.git/refocus/active`` and the session
-map) so the commit-msg hook adds its Refocus-Id. ``stop`` clears that marker
-and records nothing else: the refocus keeps its status (finish it with
-``complete`` or ``abandon``).
+``start`` makes a refocus a session's own (the session map) or, with no session
+id, the worktree's *active* one (``.git/refocus/active``), so the commit-msg hook
+adds its Refocus-Id. ``stop`` undoes that and records nothing else: the refocus
+keeps its status (finish it with ``complete`` or ``abandon``). In a session it
+acts only for the session's own refocus (another session's is refused, exit 3)
+and leaves the worktree marker, which serves work with no session id, alone.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from collections.abc import Mapping
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
 from gitrefocus.model.records import dataclass
-from gitrefocus.store import catalog, localstate
+from gitrefocus.ops import guards
+from gitrefocus.store import catalog, eventlog, localstate
 from gitrefocus.store.catalog import Catalog
 from gitrefocus.store.workspace import Workspace
 
@@ -63,21 +66,16 @@ def _resolve(ws: Workspace, text: str) -> str:
 
 def stop(*, refocus_id: str | None = None, cwd: str = ".", env: Mapping[str, str] = os.environ) -> StopOutcome:
     ws = Workspace.open(cwd)
+    session = env.get("CLAUDE_CODE_SESSION_ID") or None
     rid = _resolve(ws, refocus_id) if refocus_id else localstate.active_refocus(ws.git_dir, env)
     if not rid:
         return StopOutcome(None, False, 0, False)
-    cleared = localstate.active_id(ws.git_dir) == rid
+    tip = eventlog.read_tip(ws.repo, rid) if session else None
+    if tip is not None:
+        guards.require_owner(ws, tip.state, session, env, "stop")
+    cleared = not session and localstate.active_id(ws.git_dir) == rid
     if cleared:
         localstate.clear_active(ws.git_dir, rid)
-    before = _mapped(ws, rid)
+    before = len(localstate.sessions_of(ws.git_dir, rid))
     localstate.unmap_sessions(ws.git_dir, rid)
     return StopOutcome(rid, cleared, before, env.get("SESSION_REFOCUS_ID") == rid)
-
-
-def _mapped(ws: Workspace, rid: str) -> int:
-    directory = os.path.join(localstate.state_dir(ws.git_dir), "sessions")
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return 0
-    return sum(1 for name in names if localstate.refocus_for_session(ws.git_dir, name) == rid)

@@ -104,7 +104,8 @@ def for_spawn(handoff: Handoff) -> dict:
         stripped = line.strip()
         if stripped.startswith(("-", "*")) and "[unsourced]" not in stripped:
             context.append(stripped.lstrip("-* ").strip())
-    # plain text: they become shell arguments, where a backtick would be a command substitution
-    plain = lambda items: [item.replace("`", "") for item in items]  # noqa: E731
+    # plain text: they become shell arguments, where a backtick or a `$` would be a substitution
+    # (refused under the command's Bash rule)
+    plain = lambda items: [item.replace("`", "").replace("$", "") for item in items]  # noqa: E731
     return {"alternatives_considered": plain(alternatives[:10]), "reviewer_pushback": plain(pushback[:10]),
             "context": plain(context[:5])}

@@ -14,6 +14,13 @@ message that merely mentions the word does not end the loop.
 honoured: when the agent answers a fed-back prompt with the very message it
 gave before, the loop would only be looping on its own output, so it is
 paused and the stop let through.
+
+The client honours only so many blocks in a row (8, or
+``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP``) and then ends the turn itself. So the loop
+pauses instead of giving the block the client would override, and a stop that
+comes without ``stop_hook_active`` after a block (the client ended the turn, or
+the user interrupted) pauses it too: the next thing the user asks is never
+captured by a loop the client already stopped.
 """
 
 from __future__ import annotations
@@ -33,6 +40,9 @@ STATUSES = (ACTIVE, PAUSED, DONE, CANCELLED)
 FINISHED = frozenset({DONE, CANCELLED})
 # why a loop ended or paused
 BY_PROMISE, BY_MAX, BY_CANCEL, BY_STALL = "promise", "max-iterations", "cancelled", "same answer twice"
+BY_CAP = "client's limit of blocks in a row"  # paused before the block the client would override
+BY_CLIENT = "turn ended by the client"  # a block was not followed by a continuation
+CLIENT_BLOCK_CAP = 8  # Claude Code's default; CLAUDE_CODE_STOP_HOOK_BLOCK_CAP changes it, 0 or less lifts it
 
 SCHEMA = 1
 MAX_PROMPT = 16_000  # characters; the prompt is sent back on every iteration
@@ -61,6 +71,22 @@ def promise_met(message: str | None, promise: str) -> bool:
     return any(squash(line) == want for line in message.splitlines())
 
 
+def block_cap(setting: str | None) -> int:
+    """How many Stop-hook blocks in a row the client honours, as it reads
+    ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` (0: no limit)."""
+    try:
+        value = int((setting or "").strip())
+    except ValueError:
+        return CLIENT_BLOCK_CAP
+    return max(value, 0)
+
+
+def iterations_per_turn(cap: int) -> int | None:
+    """The most iterations a loop gets in one turn: the stop that starts the chain and
+    one per block the client honours (None: no limit)."""
+    return cap + 1 if cap else None
+
+
 def digest(message: str | None) -> str:
     return hashlib.sha256((message or "").encode("utf-8", "replace")).hexdigest()[:16]
 
@@ -85,13 +111,14 @@ class Loop:
     refocus_id: str | None = None  # the child refocus the session worked on when the loop started
     ended: str | None = None  # why it stopped running (BY_*), or None
     last_digest: str | None = None  # of the last assistant message seen at a stop
+    blocks: int = 0  # stops blocked in a row, in this turn (the client caps them)
 
     def to_json(self) -> JSONObject:
         return {
             "id": self.id, "session_id": self.session_id, "status": self.status, "iteration": self.iteration,
             "max_iterations": self.max_iterations, "promise": self.promise, "prompt": self.prompt,
             "created_at": self.created_at, "updated_at": self.updated_at, "refocus_id": self.refocus_id,
-            "ended": self.ended, "last_digest": self.last_digest,
+            "ended": self.ended, "last_digest": self.last_digest, "blocks": self.blocks,
         }
 
     @classmethod
@@ -123,7 +150,7 @@ class Loop:
             promise=text("promise", MAX_PROMISE), prompt=text("prompt", MAX_PROMPT),
             created_at=text("created_at", 32), updated_at=text("updated_at", 32),
             refocus_id=text("refocus_id", 80, True), ended=text("ended", 64, True),
-            last_digest=text("last_digest", 64, True),
+            last_digest=text("last_digest", 64, True), blocks=count("blocks") if "blocks" in raw else 0,
         )
 
     def continuation(self) -> str:
@@ -146,17 +173,23 @@ class StopDecision:
         return self.loop.continuation() if self.block else None
 
 
-def on_stop(loop: Loop, message: str | None, stop_hook_active: bool, now: str) -> StopDecision:
-    """One stop of the session whose foreground loop is ``loop`` (which must be active)."""
+def on_stop(loop: Loop, message: str | None, stop_hook_active: bool, now: str,
+            cap: int = CLIENT_BLOCK_CAP) -> StopDecision:
+    """One stop of the session whose foreground loop is ``loop`` (which must be active);
+    ``cap``: the blocks in a row the client honours (0: no limit)."""
+    if loop.blocks and not stop_hook_active:  # our last block was not continued: a new turn
+        return StopDecision(replace(loop, status=PAUSED, ended=BY_CLIENT, blocks=0, updated_at=now), False, BY_CLIENT)
     seen = digest(message)
-    after = replace(loop, iteration=loop.iteration + 1, updated_at=now, last_digest=seen)
+    after = replace(loop, iteration=loop.iteration + 1, updated_at=now, last_digest=seen, blocks=0)
     if promise_met(message, loop.promise):
         return StopDecision(replace(after, status=DONE, ended=BY_PROMISE), False, BY_PROMISE)
     if after.iteration >= loop.max_iterations:
         return StopDecision(replace(after, status=DONE, ended=BY_MAX), False, BY_MAX)
     if stop_hook_active and loop.last_digest == seen:
         return StopDecision(replace(after, status=PAUSED, ended=BY_STALL), False, BY_STALL)
-    return StopDecision(after, True, "continue")
+    if cap and loop.blocks >= cap:
+        return StopDecision(replace(after, status=PAUSED, ended=BY_CAP), False, BY_CAP)
+    return StopDecision(replace(after, blocks=loop.blocks + 1), True, "continue")
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import JSONObject, recorded
 from gitrefocus.model.brief import RESULT_HEADING
+from gitrefocus.model.ids import slug_problem
 from gitrefocus.model.records import dataclass, field
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
@@ -212,10 +213,22 @@ def parse_artifact(spec: str) -> Artifact:
 
 
 def parse_follow_up(spec: str) -> FollowUp:
-    parts = spec.rsplit(":", 2)
+    """``DIR:SLUG:REASON``: DIR runs to the first ``:``, SLUG to the second, and the
+    reason is all the rest, colons included ("adopt it: step 2")."""
+    parts = spec.split(":", 2)
     if len(parts) != 3 or not all(p.strip() for p in parts):
         raise RefocusError(f"--follow-up {spec!r}: expected DIR:SLUG:REASON.")
-    return FollowUp(dir=parts[0].strip(), slug=parts[1].strip(), reason=parts[2].strip())
+    return checked_follow_up(FollowUp(dir=parts[0].strip(), slug=parts[1].strip(), reason=parts[2].strip()),
+                             f"--follow-up {spec!r}")
+
+
+def checked_follow_up(follow_up: FollowUp, where: str) -> FollowUp:
+    """A follow-up whose slug could name the refocus the parent spawns for it."""
+    problem = slug_problem(follow_up.slug)
+    if problem:
+        raise RefocusError(f"{where}: {follow_up.slug!r} is not a slug ({problem}); expected DIR:SLUG:REASON "
+                           "with a kebab-case slug such as adopt-standard.")
+    return follow_up
 
 
 _Kind = type | tuple[type, ...]
@@ -293,7 +306,7 @@ def from_return_object(obj: object, where: str) -> Result:
         if isinstance(f, FollowUp):
             follow_ups.append(f)
         elif isinstance(f, dict) and all(isinstance(f.get(k), str) for k in ("dir", "slug", "reason")):
-            follow_ups.append(FollowUp.from_dict(f))
+            follow_ups.append(checked_follow_up(FollowUp.from_dict(f), f"{where}: follow_ups[{i}]"))
         else:
             raise RefocusError(f"{where}: follow_ups[{i}] must be DIR:SLUG:REASON or {{dir, slug, reason}}.")
     return Result(

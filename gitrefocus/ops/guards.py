@@ -1,4 +1,5 @@
-"""The guards of SPEC §5: children cannot fork; chains stay shallow and acyclic."""
+"""The lifecycle guards: children cannot fork; chains stay shallow and acyclic; a
+session acts only for the refocus that belongs to it."""
 
 from __future__ import annotations
 
@@ -40,6 +41,38 @@ def refuse_child_fork(ws: Workspace, env: Mapping[str, str] = os.environ) -> Non
     rid = child_refocus_of_session(ws, env.get("CLAUDE_CODE_SESSION_ID"))
     if rid:
         raise GuardRefused(CHILD_CANNOT_FORK + f" (this session is the child of {rid})")
+
+
+TAKE_OVER = "git refocus start {id} --take-over"
+
+
+def owners(ws: Workspace, state: RefocusState) -> list[str]:
+    """The sessions a refocus belongs to, oldest first: its child session, every session
+    that opened it (``start``), and the sessions this machine maps to it (the child's
+    session after a /clear or fork the SessionStart hook recognised)."""
+    found = [state.child_session_id, *state.sessions, *localstate.sessions_of(ws.git_dir, state.id)]
+    return list(dict.fromkeys(s for s in found if s))
+
+
+def owned_by(ws: Workspace, state: RefocusState, session_id: str | None, env: Mapping[str, str]) -> bool:
+    """No session id (a person at a terminal), or the session is one of the refocus's own
+    (or the SessionStart hook exported its id into this session's shell)."""
+    if not session_id or env.get("SESSION_REFOCUS_ID") == state.id:
+        return True
+    return session_id in owners(ws, state)
+
+
+def require_owner(ws: Workspace, state: RefocusState, session_id: str | None, env: Mapping[str, str],
+                  action: str) -> None:
+    """Refuse (exit 3) to ``action`` another session's refocus from this one, naming the
+    session that owns it and the deliberate way to take it over."""
+    if owned_by(ws, state, session_id, env):
+        return
+    owner = owners(ws, state)[-1]
+    raise GuardRefused(
+        f"{state.id} belongs to session {owner}, not to this session ({session_id}); {action} it from that "
+        f"session, or take it over here on purpose: {TAKE_OVER.format(id=state.id)}"
+    )
 
 
 def parent_chain(states: Mapping[str, RefocusState], parent_id: str | None) -> list[RefocusState]:

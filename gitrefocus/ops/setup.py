@@ -21,10 +21,10 @@ from gitrefocus.model.records import dataclass, field
 from gitrefocus.store import atomic
 from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
+from gitrefocus.store.workspace import HOOK_MARKER
 
 HOOK_NAME = "commit-msg"
 CHAINED_NAME = "commit-msg.pre-refocus"
-HOOK_MARKER = "# git-refocus-hook-version:"
 REWRITE_MODE = "cat_sort_uniq"  # note lines are self-contained and timestamped
 LOSSY_REWRITE_MODES = ("overwrite", "ignore")
 

@@ -2,8 +2,11 @@
 
 Layout::
 
-    refocus/active              id made active in this worktree (commit-msg hook)
+    refocus/active              id made active in this worktree, for work with no session id
+                                (a person at a terminal; commit-msg hook)
     refocus/sessions/<sid>      id a Claude session works on (commit-msg hook)
+    refocus/clients/<key>       id the child session run by one client process works on: how a
+                                /clear or fork in that client is known to continue the child
     refocus/suggested/<id>.jsonl files the agent wrote (post-tool-use hook)
     refocus/cache/              derived data, safe to delete
     refocus/errors.jsonl        hook failures
@@ -121,30 +124,55 @@ def refocus_for_session(git_dir: str, session_id: str) -> str | None:
 
 def active_refocus(git_dir: str, env: Mapping[str, str], session_id: str | None = None, *,
                    worktree: bool = True) -> str | None:
-    """The refocus a session works on, in the commit-msg hook's order (SPEC §4.4):
-    ``$SESSION_REFOCUS_ID``, the session map, then (with ``worktree``) ``active``."""
+    """The refocus a session works on, in the commit-msg hook's order:
+    ``$SESSION_REFOCUS_ID``, then the session map when a session id is known
+    (``session_id`` or ``$CLAUDE_CODE_SESSION_ID``), else (with ``worktree``) the
+    worktree's ``active`` marker. A known session that is mapped to nothing works
+    on no refocus: the marker serves only work with no session id, so a second
+    session in the child's directory never acts as the child."""
     if env.get("SESSION_REFOCUS_ID"):
         return env["SESSION_REFOCUS_ID"]
     session_id = session_id or env.get("CLAUDE_CODE_SESSION_ID")
-    mapped = refocus_for_session(git_dir, session_id) if session_id else None
-    if mapped or not worktree:
-        return mapped
-    return active_id(git_dir)
+    if session_id:
+        return refocus_for_session(git_dir, session_id)
+    return active_id(git_dir) if worktree else None
 
 
 def map_session(git_dir: str, session_id: str, refocus_id: str) -> None:
     write(git_dir, "sessions", session_id, text=refocus_id + "\n")
 
 
-def unmap_sessions(git_dir: str, refocus_id: str) -> None:
-    directory = _checked(git_dir, "sessions")
+def sessions_of(git_dir: str, refocus_id: str) -> list[str]:
+    """The session ids mapped to ``refocus_id``."""
+    return [name for name in _names(git_dir, "sessions") if refocus_for_session(git_dir, name) == refocus_id]
+
+
+def _names(git_dir: str, directory: str) -> list[str]:
     try:
-        names = os.listdir(directory)
-    except FileNotFoundError:
-        return
-    for name in names:
-        if refocus_for_session(git_dir, name) == refocus_id:
-            remove(git_dir, "sessions", name)
+        return sorted(os.listdir(_checked(git_dir, directory)))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def unmap_sessions(git_dir: str, refocus_id: str) -> None:
+    """Forget every session, and every client process, that works on ``refocus_id``."""
+    for name in sessions_of(git_dir, refocus_id):
+        remove(git_dir, "sessions", name)
+    for key in _names(git_dir, "clients"):
+        if refocus_for_client(git_dir, key) == refocus_id:
+            remove(git_dir, "clients", key)
+
+
+def refocus_for_client(git_dir: str, key: str) -> str | None:
+    """The refocus whose child session the client process ``key`` ran (see claude/client.py)."""
+    if not _NAME_RE.match(key or ""):
+        return None
+    text = read(git_dir, "clients", key)
+    return text.strip().splitlines()[0] if text and text.strip() else None
+
+
+def map_client(git_dir: str, key: str, refocus_id: str) -> None:
+    write(git_dir, "clients", key, text=refocus_id + "\n")
 
 
 def log_error(git_dir: str, where: str, error: BaseException | str) -> None:

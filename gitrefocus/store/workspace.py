@@ -8,7 +8,7 @@ import subprocess
 from functools import cached_property
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.model.ids import ARCHIVE_DIR, BRIEF_DIR, TRANSCRIPTS_DIR, brief_relpath
+from gitrefocus.model.ids import ARCHIVE_DIR, BRIEF_DIR, REF_PREFIX, TRANSCRIPTS_DIR, brief_relpath
 from gitrefocus.store import config as _config
 from gitrefocus.store import git
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pygit2 import Oid, Repository, Signature
 
 REFOCUS_DIR = BRIEF_DIR
+HOOK_MARKER = "# git-refocus-hook-version:"  # in every version of our commit-msg hook
 
 
 def _pygit2() -> Any:  # the module
@@ -294,6 +295,43 @@ class Workspace:
     @cached_property
     def _config(self) -> _config.Values:
         return _config.read(self.git_dir)
+
+    @cached_property
+    def takes_part(self) -> bool:
+        """This repository ran `git refocus init` (its notes config names refocus's notes)
+        or holds a refocus (spawn wrote its event log here). Hooks installed for every
+        repository (``~/.claude``, the plugin) say and write nothing anywhere else."""
+        if "refs/notes/refocus" in (self._config.get("notes.displayref") or ()):
+            return True
+        if not self._files_refs:
+            return bool(self.git("for-each-ref", "--count=1", "--format=x", REF_PREFIX, check=False).stdout.strip())
+        try:
+            with os.scandir(os.path.join(self.common_dir, REF_PREFIX)) as it:
+                if any(True for _ in it):
+                    return True
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        try:
+            with open(os.path.join(self.common_dir, "packed-refs"), "rb") as fh:
+                return b" " + REF_PREFIX.encode() in fh.read()
+        except FileNotFoundError:
+            return False
+
+    @cached_property
+    def tags_commits(self) -> bool:
+        """git runs our commit-msg hook here (any version: each one adds Refocus-Id), read
+        without starting git: ``core.hooksPath``, else the common dir's hooks/."""
+        found = self._config.get("core.hookspath")
+        hooks = found[-1] if found else None
+        directory = (os.path.join(self.workdir, os.path.expanduser(hooks)) if hooks
+                     else os.path.join(self.common_dir, "hooks"))
+        path = os.path.join(directory, "commit-msg")
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(64 * 1024)
+        except OSError:
+            return False
+        return HOOK_MARKER.encode() in data and os.access(path, os.X_OK)
 
     @cached_property
     def _files_refs(self) -> bool:

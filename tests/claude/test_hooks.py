@@ -70,7 +70,7 @@ def test_parent_gets_results_and_receipt_is_recorded(spawned):
             "--material-change", "architecture.md=SSH-stdio", cwd=dest)
     r = hook("session-start", {"session_id": "parent-2", "cwd": str(src), "source": "startup"}, src)
     text = context(r)
-    assert "returned" in text and "Standard written." in text and "Suggested follow-up" in text
+    assert "came back" in text and "Standard written." in text and "Suggested follow-up" in text
     assert refocus("status", "--json", cwd=src).json["outgoing"]["results_waiting"] == []
     assert hook("session-start", {"session_id": "parent-3", "cwd": str(src)}, src).stdout == "", "silent when nothing to say"
 
@@ -178,7 +178,9 @@ def test_save_transcript_scrubs_and_marks_lfs(spawned, hermetic):
     from gitrefocus.store.transcripts import encode_project_dir
 
     refocus("start", out["id"], "--session-id", sid, cwd=dest)
-    r = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", cwd=dest, check=False)
+    child = {"CLAUDE_CODE_SESSION_ID": sid}
+    r = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", cwd=dest, env=child,
+                check=False)
     assert r.returncode == 1 and "no transcript" in r.stderr
     assert refocus("show", out["id"], "--json", cwd=dest).json["status"] == "in-progress", "nothing recorded"
     project = hermetic / ".claude/projects" / encode_project_dir(str(dest.resolve()))
@@ -186,11 +188,16 @@ def test_save_transcript_scrubs_and_marks_lfs(spawned, hermetic):
     secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     line = json.dumps({"type": "user", "message": {"role": "user", "content": f"export GITHUB_TOKEN={secret} please"}})
     (project / f"{sid}.jsonl").write_text(line + "\n")
-    done = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", "--json", cwd=dest).json
+    done = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", "--json", cwd=dest,
+                   env=child).json
     saved = (dest / "docs/refocus/transcripts" / f"{out['id']}.jsonl").read_text()
     assert secret not in saved and json.loads(saved.splitlines()[0])["type"] == "user"
     assert done["redactions"] and secret not in json.dumps(done["redactions"])
     assert "filter=lfs" in (dest / ".gitattributes").read_text()
+    import shutil
+
+    no_lfs = [w for w in done["warnings"] if "git-lfs is not installed" in w]
+    assert bool(no_lfs) == (shutil.which("git-lfs") is None), "no LFS promise without git-lfs"
     assert "transcript_saved: true" in (dest / "docs/refocus" / f"{out['id']}.md").read_text()
 
 

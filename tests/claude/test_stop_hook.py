@@ -80,6 +80,36 @@ def test_stop_hook_active_with_the_same_answer_pauses_instead_of_looping(repo):
     assert stop(repo, "same words")["decision"] == "block", "resume clears the memory of the last answer"
 
 
+def test_a_loop_longer_than_the_clients_cap_warns_and_pauses_before_the_block_it_would_override(repo):
+    """Claude Code honours 8 Stop-hook blocks in a row and then ends the turn itself: the loop
+    pauses at the stop where its block would be overridden, instead of staying active and
+    capturing the session's next, unrelated prompt."""
+    r = refocus("loop", "start", "--promise", "DONE", "--session", SID, "--max-iterations", "12", cwd=repo)
+    assert "Claude Code ends a turn after 8 blocked stops in a row" in r.stderr and "after 9 iterations" in r.stderr
+    assert stop(repo, "pass 1")["decision"] == "block"
+    for n in range(2, 9):
+        assert stop(repo, f"pass {n}", active=True)["decision"] == "block", n
+    assert stop(repo, "pass 9", active=True) is None, "a ninth block would be overridden by the client"
+    [got] = loops(repo).values()
+    assert (got["status"], got["iteration"], got["ended"]) == ("paused", 9, "client's limit of blocks in a row")
+    assert stop(repo, "an answer to the next, unrelated prompt") is None, "the next prompt is not captured"
+    quiet = refocus("loop", "start", "--promise", "DONE", "--session", OTHER, "--max-iterations", "9", cwd=repo)
+    assert "blocked stops" not in quiet.stderr
+    wide = refocus("loop", "start", "--promise", "DONE", "--session", OTHER, "--max-iterations", "40", cwd=repo,
+                   env={"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "50"})
+    assert "blocked stops" not in wide.stderr, "the client's cap is read where it was raised"
+
+
+def test_a_turn_the_client_ended_after_a_block_pauses_the_loop(repo):
+    loop = start(repo, "--max-iterations", "5")
+    assert stop(repo, "first pass")["decision"] == "block"
+    assert stop(repo, "an answer to something the user asked after interrupting") is None
+    got = loops(repo)[loop["id"]]
+    assert (got["status"], got["ended"], got["iteration"]) == ("paused", "turn ended by the client", 1)
+    refocus("loop", "resume", "--session", SID, cwd=repo)
+    assert stop(repo, "carry on")["decision"] == "block", "resumed, it drives the next turn"
+
+
 def test_pause_resume_cancel_and_a_second_loop(repo):
     first = start(repo, "--max-iterations", "5")
     refocus("loop", "pause", "--session", SID, cwd=repo)

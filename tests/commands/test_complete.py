@@ -43,3 +43,27 @@ def test_result_json_validation(spawned, tmp_path):
     r = refocus("complete", "--from-json", good, "--json", cwd=dest).json
     assert r["status"] == "blocked" and r["result"]["return_status"] == "partial"
     assert (dest / "docs/context/conventions.md").exists()
+
+
+def test_the_child_is_told_to_commit_its_brief_result_and_promoted_context(started):
+    src, dest, rid = started
+    r = refocus("complete", "--summary", "done", "--material-change", "architecture.md=two-phase commit", cwd=dest)
+    assert "commit the brief, its result and the promoted context with the work: git add" in r.stderr
+    assert f"docs/refocus/{rid}.md" in r.stderr and "docs/context/architecture.md" in r.stderr
+    assert "(or complete with --commit)" in r.stderr
+
+
+def test_complete_commit_leaves_nothing_of_the_round_trip_untracked(initialized):
+    from tests.gitrepo import git
+    from tests.runner import spawn_args
+
+    src, dest = initialized
+    git(dest, "add", "-A")
+    git(dest, "commit", "-q", "-m", "set up")
+    rid = refocus(*spawn_args(dest), "--commit", cwd=src).json["id"]
+    refocus("start", rid, cwd=dest)
+    r = refocus("complete", "--summary", "done", "--dod", "1", "--dod", "2", "--material-change",
+                "architecture.md=two-phase commit", "--commit", cwd=dest)
+    assert "commit the brief" not in r.stderr
+    assert git(dest, "status", "--porcelain", "--untracked-files=all", "--", "docs").strip() == "", \
+        "the brief, its result and the promoted context are committed"

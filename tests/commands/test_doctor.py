@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -160,13 +161,14 @@ def test_outdated_or_non_executable_hook_is_replaced(initialized):
     src, dest = initialized
     hook = dest / ".git/hooks/commit-msg"
     shipped = hook.read_text()
-    hook.write_text(shipped.replace("git-refocus-hook-version: 1", "git-refocus-hook-version: 0"))
+    version = re.search(r"git-refocus-hook-version: \d+", shipped).group(0)
+    hook.write_text(shipped.replace(version, "git-refocus-hook-version: 0"))
     rc, model = doctor(dest)
     assert rc == 1 and kinds(model) == ["hook"] and "older version" in model["findings"][0]["message"]
     assert doctor(dest, "--repair")[0] == 0 and hook.read_text() == shipped
     hook.chmod(0o644)
     assert kinds(doctor(dest)[1]) == ["hook"]
     assert doctor(dest, "--repair")[0] == 0 and os.access(hook, os.X_OK)
-    newer = shipped.replace("git-refocus-hook-version: 1", "git-refocus-hook-version: 99")
+    newer = shipped.replace(version, "git-refocus-hook-version: 99")
     hook.write_text(newer)
     assert doctor(dest)[1]["clean"] and hook.read_text() == newer, "a newer hook is never downgraded"

@@ -40,7 +40,7 @@ def test_list_global_reads_every_repository_and_shows_each_refocus_once(three, t
 
 def test_the_fresher_copy_wins(three):
     a, b, c, first, second = three
-    refocus("start", first, "--session-id", "11111111-1111-4111-8111-111111111111", cwd=b)
+    refocus("start", first, cwd=b)
     git(a, "update-ref", "-d", f"refs/refocus/{first}")  # the source's copy is gone: only b's remains
     rows = {e["id"]: e for e in refocus("list", "--global", "--json", cwd=a).json["entries"]}
     assert rows[first]["status"] == "in-progress" and rows[first]["repo"] == str(b.resolve())

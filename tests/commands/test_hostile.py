@@ -493,7 +493,8 @@ def test_save_transcript_refuses_a_symlinked_transcripts_dir_before_writing(spaw
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     os.symlink(outside, dest / "docs/refocus/transcripts")
-    r = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", cwd=dest, check=False)
+    r = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", cwd=dest,
+                env={"CLAUDE_CODE_SESSION_ID": sid}, check=False)
     one_line_error(r, "symlink", "transcripts")
     assert list(outside.iterdir()) == [], "the transcript did not leave the repository"
     assert refocus("show", out["id"], "--json", cwd=dest).json["status"] == "in-progress", "refused before any write"

@@ -37,7 +37,7 @@ OLDER_CLIENT = "2.1.197"  # the older 2.1.x release the surface is also proven w
 PLUGIN = ROOT / "gitrefocus" / "claude" / "plugin"
 COMMAND_SENTENCE = "Draft the brief from this conversation"  # from commands/refocus.md
 COMPLETE_SENTENCE = "Save the full transcript into the repository? [y/N]"  # from commands/refocus-complete.md
-SKILL_DESCRIPTION = "Decide whether work that has drifted into ANOTHER repository"  # skills/refocus-drift
+SKILL_DESCRIPTION = "Decide whether this session has drifted into a different CONCEPT"  # skills/refocus-drift
 
 
 @pytest.fixture(scope="session", params=[PINNED, OLDER_CLIENT])
@@ -75,7 +75,7 @@ def spawn_by_command(src, dest, mock_api, run_claude, env):
     """Type `/refocus DEST …` in the source; the model drafts from its own transcript (handoff)
     and runs the spawn the command asks for."""
     mock_api.add(
-        Bash('git refocus handoff --json "$CLAUDE_CODE_SESSION_ID"'),
+        Bash("git refocus handoff --json"),
         Bash(f"git refocus spawn {shlex.quote(str(dest))} --slug tls --reason 'TLS work belongs in dest.' "
              "--done-when 'TLS on by default' --out-of-scope 'Rotating keys' --context 'Certificates live in certs/' "
              "--json"),
@@ -164,13 +164,10 @@ def test_child_refuses_refocus_then_completes_with_refocus_complete(
     assert "Architectural violation: Child sessions cannot fork." in refused and "exit=3" in refused
     assert not (other / "docs").exists()
 
-    result = tmp_path / "result.json"
-    obj = {"status": "completed", "summary": "TLS is on by default.", "artifacts": [],
-           "follow_ups": [f"{other}:nested:the work the child could not fork"],
-           "material_changes": ["security.md=TLS is on by default"]}
     before = len(mock_api.turn_requests)
-    mock_api.add(Bash(f"printf '%s' {shlex.quote(json.dumps(obj))} > {result} && "
-                      f"git refocus complete --from-json {result} --dod 1 --json"), Text("Completed."))
+    mock_api.add(Bash("git refocus complete --status completed --summary 'TLS is on by default.' --dod 1 "
+                      f"--follow-up '{other}:nested:the work the child could not fork' "
+                      "--material-change 'security.md=TLS is on by default' --commit --json"), Text("Completed."))
     done = run_claude(dest, "/refocus-complete completed", resume=sid, extra_env=refocus_path)
     assert done.returncode == 0, describe(done)
     assert COMPLETE_SENTENCE in first_request(mock_api, before), "the /refocus-complete command reached the model"
@@ -183,7 +180,7 @@ def test_child_refuses_refocus_then_completes_with_refocus_complete(
     parent = run_claude(src, "Continue.", extra_env=refocus_path)
     assert parent.returncode == 0, describe(parent)
     told = first_request(mock_api, before)
-    assert f"{rid} in {dest.resolve()}: result" in told and "TLS is on by default." in told
+    assert f"{rid} (completed) in {dest.resolve()}:" in told and "TLS is on by default." in told
     assert "the work the child could not fork" in told
 
     mock_api.add(Text("Nothing new."))
@@ -197,12 +194,14 @@ def test_oneshot_runs_the_child_from_bash_and_receives_its_result(
         wired, refocus_path, run_claude, mock_api, claude_bin, claude_home, claude_tmpdir, tmp_path):  # noqa: F811
     src, dest = wired
     env = client_env(claude_bin, claude_home, mock_api, claude_tmpdir, refocus_path)  # `claude` on PATH
-    spawned = tmp_path / "spawned.json"
-    relaunch = f"python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"relaunch_command\"])' {spawned}"
+    def pickup_run(body):  # the id the spawn call returned
+        spawned = json.loads(tool_result_text(tool_results(body)[0]))
+        return Bash(f"git refocus pickup {spawned['id']} --run; echo exit=$?")
+
     mock_api.add(
         Bash(f"git refocus spawn {dest} --slug one --reason 'A quick job for dest.' --done-when 'Job done' "
-             f"--oneshot --json > {spawned} && cat {spawned}"),
-        Bash(f"sh -c \"$({relaunch}) --allowedTools 'Bash(git refocus:*)'\"; echo exit=$?"),
+             f"--oneshot --json"),
+        pickup_run,
         # the child, run by the parent's Bash call, talks to the same mock
         Bash("git refocus complete --summary 'One-shot job done.' --dod 1 "
              "--no-material-changes 'investigation only' --json"),
@@ -213,7 +212,7 @@ def test_oneshot_runs_the_child_from_bash_and_receives_its_result(
     done = run_claude(src, f"/refocus {dest} --slug one --reason 'A quick job for dest.' --oneshot",
                       extra_env={"PATH": env["PATH"]})
     assert done.returncode == 0, describe(done)
-    assert "--oneshot" in first_request(mock_api) and "Bash(git refocus:*)" in first_request(mock_api)
+    assert "--oneshot" in first_request(mock_api) and "git refocus pickup <id> --run" in first_request(mock_api)
     results = bash_results(mock_api)
     rid = json.loads(results[0])["id"]
     assert " -p " in json.loads(results[0])["relaunch_command"]

@@ -107,7 +107,7 @@ def test_child_recognised_tags_commits_cannot_fork_and_completes(wired, refocus_
     parent = run_claude(src, "Continue.", extra_env=refocus_path)
     assert parent.returncode == 0, describe(parent)
     told = json.dumps(mock_api.turn_requests[before])
-    assert f"{rid} in {dest.resolve()}: result" in told and "Wrote MCPSTANDARD.md." in told
+    assert f"{rid} (completed) in {dest.resolve()}:" in told and "Wrote MCPSTANDARD.md." in told
     assert refocus("status", "--json", cwd=src).json["outgoing"]["results_waiting"] == []
 
 

@@ -60,8 +60,19 @@ def test_trailer_from_the_session_map_beats_active(repo):
     map_session(repo)
     commit(repo, "session work", env=env(CLAUDE_CODE_SESSION_ID=SID))
     assert trailers(repo) == [OTHER]
+
+
+def test_a_session_mapped_to_nothing_is_never_tagged_with_the_worktree_marker(repo):
+    """Another session in the child's directory (its own CLAUDE_CODE_SESSION_ID, mapped to no
+    refocus) is not the child: the marker serves only work with no session id."""
+    set_active(repo)
+    map_session(repo)
     commit(repo, "another session", env=env(CLAUDE_CODE_SESSION_ID="9f2c1a9e-0000-4222-8333-444455556666"))
-    assert trailers(repo) == [RID], "an unmapped session falls back to the worktree's active id"
+    assert trailers(repo) == [], "an unmapped session's commit carries no Refocus-Id"
+    commit(repo, "a person at a terminal", env=env(CLAUDE_CODE_SESSION_ID=None))
+    assert trailers(repo) == [RID], "work with no session id is tagged from the marker"
+    commit(repo, "an empty session id is no session", env=env(CLAUDE_CODE_SESSION_ID=""))
+    assert trailers(repo) == [RID]
 
 
 def test_trailer_from_the_environment_beats_everything(repo):
@@ -109,7 +120,7 @@ def test_unsafe_session_ids_are_not_used_as_paths(repo):
     set_active(repo)
     map_session(repo, "x", OTHER)
     commit(repo, "x", env=env(CLAUDE_CODE_SESSION_ID="../refocus/sessions/x"))
-    assert trailers(repo) == [RID]
+    assert trailers(repo) == [], "neither read through the path nor taken for no session at all"
 
 
 def test_amend_keeps_exactly_one_trailer(repo):

@@ -233,5 +233,7 @@ def test_warm_mode_checks_the_sessions_own_account(story, home):
     assert "### Stated-intent vs git (heuristic — verify)" in got["open_threads"]["content"], \
         "intent-vs-git still flags in warm mode"
     spawn = doc["for_spawn"]
+    assert not any(c in item for items in spawn.values() for item in items for c in "`$"), \
+        "a shell argument quoted for /refocus must hold no substitution"
     assert any("the tokenizer is broken" in a for a in spawn["alternatives_considered"])
     assert any("The tokenizer is fine; the issue is actually the lexer" in p for p in spawn["reviewer_pushback"])

@@ -23,7 +23,9 @@ loops = st.builds(
     make, id=st.from_regex(r"[0-9a-f]{8}", fullmatch=True), status=st.sampled_from(lp.STATUSES),
     iteration=st.integers(0, lp.MAX_ITERATIONS), max_iterations=st.integers(1, lp.MAX_ITERATIONS),
     promise=st.text(min_size=1, max_size=50), prompt=st.text(max_size=200),
-    refocus_id=st.none() | st.just("2026-01-01-x-abcdef"), ended=st.none() | st.sampled_from([lp.BY_MAX, lp.BY_PROMISE]),
+    refocus_id=st.none() | st.just("2026-01-01-x-abcdef"),
+    ended=st.none() | st.sampled_from([lp.BY_MAX, lp.BY_PROMISE, lp.BY_CAP, lp.BY_CLIENT]),
+    blocks=st.integers(0, lp.MAX_ITERATIONS),
 )
 
 
@@ -57,7 +59,21 @@ def test_the_stop_rule():
     first = lp.on_stop(make(), "same", False, T)
     again = lp.on_stop(first.loop, "same", True, T)
     assert not again.block and (again.loop.status, again.outcome) == (lp.PAUSED, lp.BY_STALL)
-    assert lp.on_stop(first.loop, "same", False, T).block, "a new user turn with the same answer is not a stall"
+    new_turn = lp.on_stop(first.loop, "same", False, T)
+    assert not new_turn.block and (new_turn.loop.status, new_turn.outcome) == (lp.PAUSED, lp.BY_CLIENT), \
+        "a stop without stop_hook_active after a block is a turn the client ended: the loop pauses, not a stall"
+
+
+def test_the_clients_cap_of_blocks_in_a_row():
+    long = make(max_iterations=20, blocks=8, iteration=8)
+    capped = lp.on_stop(long, "working", True, T)
+    assert not capped.block and (capped.loop.status, capped.outcome, capped.loop.iteration) == (lp.PAUSED, lp.BY_CAP, 9)
+    assert lp.on_stop(long, "working", True, T, cap=0).block, "no cap, no pause"
+    assert lp.on_stop(long, "working", True, T, cap=9).block
+    assert lp.block_cap(None) == lp.block_cap("x") == 8 and lp.block_cap("0") == lp.block_cap("-1") == 0
+    assert lp.iterations_per_turn(8) == 9 and lp.iterations_per_turn(0) is None
+    assert Loop.from_json({k: v for k, v in make().to_json().items() if k != "blocks"}) == make(), \
+        "a loop stored before `blocks` existed reads back"
 
 
 @given(st.text(st.characters(blacklist_characters="<>"), max_size=300))

@@ -45,6 +45,7 @@ def test_rows_move_with_the_refs_refocus_moves(spawned):
 
 def test_a_ref_moved_by_plain_git_is_noticed_by_the_hook(spawned):
     src, dest, out = spawned
+    refocus("init", cwd=src)  # src keeps taking part when its last refocus ref is deleted below
     rid = out["id"]
     reserved = tips(src)[rid].strip()
     refocus("start", rid, cwd=dest)

@@ -39,13 +39,13 @@ def test_a_conclusion_a_later_failure_report_reverses_is_not_concluded(tmp_path)
 def test_a_repeated_outcome_is_reported_once_at_its_latest(tmp_path):
     s = Session()
     s.user("Rename the helper.")
-    first = s.assistant(text("Tests pass."))[0]
+    first = s.assistant(text("All tests pass."))[0]
     s.user("now also rename its test")
-    last = s.assistant(text("All tests pass."))[0]
+    last = s.assistant(text("All tests pass again."))[0]
     _, out = sections(tmp_path, s)
     convergence = out["convergence"].content
     assert f"`transcript:L{line_of(s, first)}`" not in convergence
-    assert f'Concluded: "All tests pass." (`transcript:L{line_of(s, last)}`)' in convergence
+    assert f'Concluded: "All tests pass again." (`transcript:L{line_of(s, last)}`)' in convergence
 
 
 def test_a_correction_overrules_the_claim_it_targets_not_its_neighbours(tmp_path):

@@ -90,6 +90,7 @@ class Plan:
     todos: list[tuple[str, str, int]]      # (status, content, line) of the last TodoWrite
     stats: Counter
     chunks: list[tuple[int, int]] = field(default_factory=list)
+    redactions: Counter = field(default_factory=Counter)  # secrets scrubbed as records were decoded, by kind
 
     @property
     def mode(self) -> str:
@@ -113,6 +114,7 @@ class Plan:
             "source_files": list(self.source.files), "cwd": self.cwd, "git_branch": self.git_branch,
             "first_timestamp": self.first_timestamp, "last_timestamp": self.last_timestamp,
             "stats": dict(sorted(self.stats.items())), "chunks": len(self.chunks) or 1,
+            "redactions": dict(sorted(self.redactions.items())),
         }
 
 
@@ -122,6 +124,7 @@ class _Collector:
     def __init__(self, source: TranscriptSource):
         self.source = source
         self.stats: Counter = Counter()
+        self.redactions: Counter = Counter()
         self.graph = forks.Graph()
         self.messages: list[sp.Message] = []
         # message.id -> (message index, blocks seen): only for recent messages, since
@@ -156,11 +159,11 @@ class _Collector:
             raise RefocusError(f"cannot read transcript {self.source.main!r}: {exc.strerror}.") from None
         with fh:
             if decode_record is None:  # no msgspec: every line through json.loads
-                for plain in jsonl.read_lines(fh):
+                for plain in jsonl.read_lines(fh, tally=self.redactions):
                     self._line(plain)
                 return
             stats, record = self.stats, self.record
-            for number, value, line in jsonl.decoded(fh, decode_record):
+            for number, value, line in jsonl.decoded(fh, decode_record, self.redactions):
                 if line is not None:
                     self._line(line)
                 elif value.__class__ is dict:
@@ -540,7 +543,8 @@ def prepare(source: TranscriptSource, *, direct_bound: int = DIRECT_BOUND,
     collector = _Collector(source)
     with _no_cycle_collection():
         collector.read_main()
-        subagents = [c for c in (read_subagent(p, collector.stats) for p in source.subagents) if c]
+        subagents = [c for c in (read_subagent(p, collector.stats, collector.redactions) for p in source.subagents)
+                     if c]
         messages = collector.finish(subagents)
     stats = collector.stats
     if not messages:
@@ -558,6 +562,7 @@ def prepare(source: TranscriptSource, *, direct_bound: int = DIRECT_BOUND,
         git_branch=collector.git_branch, first_timestamp=collector.first_ts,
         last_timestamp=collector.last_ts, title=collector.session_title(), version=collector.version,
         files_written=collector.files_written, todos=collector.todos, stats=stats,
+        redactions=collector.redactions,
     )
     stats["spine_messages"] = len(messages)
     sizes = [sp.rendered_size(m) for m in messages]

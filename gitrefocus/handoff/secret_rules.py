@@ -87,6 +87,7 @@ def entropy(text: str) -> float:
 
 _PLACEHOLDER_WORDS = frozenset("your here placeholder redacted changeme dummy sample example fake insert replace "
                                 "xxx".split())
+_COUNTING_RE = re.compile(r"^[A-Za-z]{0,10}(?:0123|1234|2345|3456|4567|5678|6789)\d*$")
 _SEQUENCES = ("abcdefghijklmnopqrstuvwxyz", "0123456789", "qwertyuiop", "asdfghjkl")
 
 
@@ -106,6 +107,8 @@ def placeholder_body(body: str) -> bool:
         return True
     if len(core) >= 12 and any(low[:12] in s * 3 for s in _SEQUENCES):
         return True
+    if _COUNTING_RE.match(re.sub(r"[^A-Za-z0-9]", "", core)):
+        return True  # sk-12345, pass1234: a short word and a count
     return len(core) >= 16 and entropy(core) < 2.5
 
 
@@ -306,10 +309,11 @@ _TYPE_WORDS = frozenset("""
     secretstr optional[str] str|none
 """.split())
 _PLACEHOLDER_RE = re.compile(
-    r"""^(?:<[^<>]*>|\{\{.*\}\}|\{[^{}]*\}|\$[{(A-Za-z_].*|%[\w(].*|\*+|[xX]+|\.+|-+|_+|#+|\?+|~|0+|1234(?:5678?)?
+    r"""^(?:<[^<>]*>|\{\{.*\}\}|\{[^{}]*\}|\$[{(A-Za-z_].*|\#\{.*|%[\w(].*|\*+|[xX]+|\.+|-+|_+|\#+|\?+|~|0+|1234(?:5678?)?
         |(?:your|my|some|example|sample|dummy|fake|insert|replace|put|enter|add|paste|set|use|new|the)[-_ .].*
         |.*[-_ .](?:here|goes[-_ .]here|placeholder|example|redacted|changeme)|.*\.\.\.|\[redacted.*
-        |(?:secret|token|password|passwd|key|value|pass|pwd|auth)\d?)$""",
+        |(?:secret|token|password|passwd|key|value|pass|pwd|auth|test|demo|admin|example|sample|dummy|changeme|
+            letmein|qwerty|foobar|hunter)[-_]?\d{0,4})$""",
     re.I | re.X)
 _IDENTIFIER_RE = re.compile(r"^[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_0-9]*)*$")   # words, no digits
 _DOTTED_RE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")                        # config.db.password
@@ -337,7 +341,7 @@ def literal(value: str, min_len: int = 4, code: bool = False) -> bool:
     """A value written out, not a reference to one: neither a placeholder, a variable, a path,
     a URL nor a number too short to be a credential. ``code``: an unquoted value in code,
     where ``@x``, ``&x``, ``*x`` and ``!x`` are expressions too."""
-    if len(value) < min_len or placeholder(value) or _PATH_RE.match(value) or "://" in value:
+    if len(value) < min_len or placeholder(value) or _PATH_RE.match(value) or "://" in value or _test_value(value):
         return False
     if value.isdigit() and len(value) < 8:
         return False
@@ -347,9 +351,23 @@ def literal(value: str, min_len: int = 4, code: bool = False) -> bool:
 def looks_generated(value: str) -> bool:
     """Shaped like a generated token rather than a word or an identifier: digits and letters, or
     both cases and a digit or symbol, with some entropy."""
-    if len(value) < 8 or not literal(value, 8, code=True) or _IDENTIFIER_RE.match(value):
+    if len(value) < 8 or not literal(value, 8, code=True) or _IDENTIFIER_RE.match(value) or _test_value(value):
         return False
-    return _classes(value) >= 2 and entropy(value) >= 2.8 and not value.replace(".", "").isdigit()
+    if value.replace(".", "").isdigit():
+        return False
+    if any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
+        return entropy(value) >= 2.8
+    # no digit: only a long, random-looking run (not `Entire-Session`, `my-app-name`)
+    return len(value) >= 20 and _classes(value) >= 2 and entropy(value) >= 3.8
+
+
+_TEST_WORDS = frozenset("test testing example sample dummy fake demo placeholder your changeme mock stub".split())
+
+
+def _test_value(value: str) -> bool:
+    """A value made of words one of which says it is not real: ``phc_test_key``, ``my-fake-token``."""
+    words = name_words(value)
+    return not _TEST_WORDS.isdisjoint(words) and not any(c.isdigit() for c in value.replace("test", ""))
 
 
 # -- names ------------------------------------------------------------------------------
@@ -369,18 +387,21 @@ _TRAILING_WORDS = frozenset("""
     base prod production dev development test staging stage live local rw ro new old main backup b64 base64 raw
     value encoded plain plaintext cleartext string str hex bytes data default global secret key token header
 """.split())
-# words that make "...key" a credential's name (api_key, masterKey, SIGNING_KEY); anything else
-# (sort_key, cache_key, primary_key, dictionary keys) is not
+# the word right before "key" that makes it a credential's name (api_key, masterKey, SIGNING_KEY);
+# anything else (sort_key, cache_key, primary_key, SessionTrailerKey) is not
 _KEY_QUALIFIERS = frozenset("""
-    api access secret private client auth master encryption encrypt decryption signing sign session app application
-    account service db database license licence consumer webhook jwt hmac aes crypto cipher subscription admin
-    write ingest integration deploy server bot partner merchant shared root storage apim ocp openai anthropic
-    stripe mailgun sendgrid twilio google gemini maps firebase algolia mapbox datadog dd newrelic sentry segment
-    mixpanel amplitude pusher sauce browserstack cloudflare fastly heroku vercel netlify supabase pinecone
-    cohere mistral groq replicate together huggingface hf azure aws gcp linode vultr openrouter deepseek
-    perplexity voyage jina elevenlabs assemblyai deepgram resend postmark mailchimp mailjet brevo sendinblue
-    plaid paypal braintree square shopify slack discord telegram github gitlab bitbucket npm pypi docker
-    registry vault consul nomad terraform snyk sonar codecov circleci travis buildkite jenkins rapidapi
+    api access secret private client auth master encryption encrypt decryption signing sign sending session app
+    application account service db database license licence consumer webhook jwt hmac aes crypto cipher
+    subscription admin write ingest integration deploy server bot partner merchant shared root storage apim
+""".split())
+# a service's name anywhere in the name makes its "...key" a credential (MAILGUN_SENDING_KEY)
+_KEY_VENDORS = frozenset("""
+    ocp openai anthropic stripe mailgun sendgrid twilio google gemini maps firebase algolia mapbox datadog dd
+    newrelic sentry segment mixpanel amplitude pusher sauce browserstack cloudflare fastly heroku vercel netlify
+    supabase pinecone cohere mistral groq replicate together huggingface hf azure aws gcp linode vultr openrouter
+    deepseek perplexity voyage jina elevenlabs assemblyai deepgram resend postmark mailchimp mailjet brevo
+    sendinblue plaid paypal braintree square shopify slack discord telegram github gitlab bitbucket npm pypi
+    docker registry vault consul nomad terraform snyk sonar codecov circleci travis buildkite jenkins rapidapi
     weather openweather tmdb omdb news serp serpapi tavily exa firecrawl browserless e2b modal runpod xai
 """.split())
 _CAMEL_RE = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
@@ -437,7 +458,9 @@ def secret_name(name: str) -> str | None:
         word = words[i]
         if word != "key":
             before = before + [word[:-3]]
-        if not any(w in _KEY_QUALIFIERS for w in before):
+        # the word right before "key" says what kind of key: api_key, SIGNING_KEY, secretKey;
+        # SessionTrailerKey, sort_key, cache_key are not credentials
+        if not before or (before[-1] not in _KEY_QUALIFIERS and _KEY_VENDORS.isdisjoint(before)):
             return None
         joined = " ".join(before)
         return ("api-key" if "api" in joined else "private-key" if "private" in joined
@@ -451,10 +474,12 @@ _STOPWORDS = frozenset("""
 """.split())
 
 
-def quoted_secret(kind: str, value: str) -> bool:
+def quoted_secret(kind: str, value: str, quote: str = '"') -> bool:
     """A quoted value (a JSON or YAML string, a string literal) under a secret's name."""
     if kind == "auth":
         return _auth_value(value) or _password_like(value)
+    if quote == "`":  # Markdown code, not a string literal: only a generated-looking value counts
+        return looks_generated(value) and not _CALL_RE.match(value)
     if " " in value.strip():
         words = value.split()
         return (kind in ("password", "credential") and 2 <= len(words) <= 5 and len(value) <= 60
@@ -516,7 +541,9 @@ def keyed_check(text: str, m: re.Match):
         return False
     if m.group("q"):
         value = m.group("qv")
-        return quoted_secret(kind, value) and (*m.span("qv"), kind)
+        return quoted_secret(kind, value, m.group("q")[-1]) and (*m.span("qv"), kind)
+    if name.lower() == "pass" and m.group("op") == ":":
+        return False  # `--- PASS: TestX`, "tests pass: ...": a test runner's word, not a name
     if m.group("op") == "==":
         return False  # a comparison with a variable
     value_start = m.start("uv")
@@ -566,6 +593,8 @@ def _password_like(value: str) -> bool:
 
 def _auth_value(value: str) -> bool:
     """``auth``: docker's base64 ``user:password``, a ``user:password`` pair, or a long random token."""
+    if not literal(value):
+        return False
     raw = _b64(value) if len(value) >= 8 else None
     if raw is not None and b":" in raw:
         name, _, secret = raw.partition(b":")

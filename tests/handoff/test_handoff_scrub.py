@@ -96,7 +96,7 @@ def test_ordinary_text_is_left_alone(text):
 
 
 def test_lines_are_counted_from_one_and_kept():
-    text = "a\nb\nPASSWORD: s3cret-pass\nc\nAPI_TOKEN=abcdef123456\n"
+    text = "a\nb\nPASSWORD: s3cret-pass\nc\nAPI_TOKEN=Xk29vLq8Rt7p\n"
     out, report = scrub_transcript(text)
     assert [(r["kind"], r["line"]) for r in report] == [("password", 3), ("token", 5)]
     assert out.count("\n") == text.count("\n")

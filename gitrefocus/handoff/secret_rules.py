@@ -38,7 +38,10 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from gitrefocus.model.records import dataclass
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 # a word starts here: after a non-word character, or right after a JSON escape (\n, \t, \u0009)
 START = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrtbf])|(?<=\\u[0-9A-Fa-f]{4}))"
@@ -47,23 +50,38 @@ END_DASH = r"(?![A-Za-z0-9_-])"
 END_DOT = r"(?![A-Za-z0-9_-])(?!\.[A-Za-z0-9_-])"   # a body that may hold dots; a sentence's full stop may follow
 
 
-@dataclass(frozen=True)
 class Rule:
     """A secret's shape. ``regex`` is tried with ``match`` at the trigger's position, or
     further left over the characters in ``back`` (for a trigger inside the secret);
     the group named ``secret`` is what is redacted; ``check(text, match)`` may still
-    refuse the match (a placeholder, a reference, a public value)."""
+    refuse the match (a placeholder, a reference, a public value). The regex is compiled
+    the first time a trigger of the rule is seen (most rules never are)."""
 
-    kind: str
-    triggers: tuple[str, ...]
-    regex: re.Pattern
-    check: Callable[[str, re.Match], bool] | None = None
-    back: str = ""
-    word_start: bool = False   # the match starts at the trigger, at a word start (a cheap test first)
+    __slots__ = ("kind", "triggers", "pattern", "flags", "check", "back", "word_start", "_regex")
+
+    def __init__(self, kind: str, triggers, pattern: str, check=None, back: str = "", flags: int = 0):
+        self.kind = kind
+        self.triggers: tuple[str, ...] = tuple(triggers)
+        self.pattern = pattern
+        self.flags = flags
+        # check(text, match) -> False | True (the group "secret") | (start, end[, kind]) | [(start, end), ...]
+        self.check: Callable[[str, re.Match], Any] | None = check
+        self.back = back
+        self.word_start = pattern.startswith(START)  # the match starts at a word start: a cheap test first
+        self._regex: re.Pattern | None = None
+
+    @property
+    def regex(self) -> re.Pattern:
+        if self._regex is None:
+            self._regex = re.compile(self.pattern, self.flags)
+        return self._regex
+
+    def __repr__(self) -> str:
+        return f"Rule({self.kind!r}, {self.triggers[:3]!r}…)"
 
 
 def _rule(kind: str, triggers, pattern: str, check=None, back: str = "", flags: int = 0) -> Rule:
-    return Rule(kind, tuple(triggers), re.compile(pattern, flags), check, back, pattern.startswith(START))
+    return Rule(kind, triggers, pattern, check, back, flags)
 
 
 def spellings(*words: str) -> list[str]:
@@ -503,7 +521,7 @@ _KEYED_TRIGGERS = sorted(set(
     + [w + op for w in ("cookie", "Cookie", "COOKIE") for op in ("=", '"', '\\"', ":")]
     + ["TOKEN_", "_KEY_", "AUTH_", "auth_"]))
 _WS = r"(?:[ \t]|\\t)"   # a blank, also as a JSON escape
-KEYED_REGEX = re.compile(
+KEYED_PATTERN = (
     r"(?P<name>[A-Za-z0-9_.-]{2,64}?)(?P<close>\\{0,7}[\"'])?\]?" + _WS + r"{0,4}(?P<op>:=|=>|==|=|:)" + _WS
     + r"{0,8}(?:(?P<q>\\{0,7}[\"'`])(?P<qv>[^\"'`\\\r\n]{1,400})(?P=q)|(?P<uv>[^\s\"'`\\]{1,400}))")
 # the start of a line, also after a JSON \n and after the Read tool's line number (`    12→`)
@@ -605,7 +623,7 @@ def _auth_value(value: str) -> bool:
     return _strong(value)
 
 
-KEYED = Rule("secret-assignment", tuple(_KEYED_TRIGGERS), KEYED_REGEX, keyed_check)
+KEYED = Rule("secret-assignment", _KEYED_TRIGGERS, KEYED_PATTERN, keyed_check)
 
 
 # -- credentials in context ----------------------------------------------------------------

@@ -126,7 +126,7 @@ def placeholder_body(body: str) -> bool:
     if len(core) >= 12 and any(low[:12] in s * 3 for s in _SEQUENCES):
         return True
     if _COUNTING_RE.match(re.sub(r"[^A-Za-z0-9]", "", core)):
-        return True  # sk-12345, pass1234: a short word and a count
+        return True  # sk-1234…, pass1234: a short word and a count
     return len(core) >= 16 and entropy(core) < 2.5
 
 

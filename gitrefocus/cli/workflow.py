@@ -156,8 +156,15 @@ def complete(refocus_id, status, summary, dod, dod_unmet, artifact, follow_up, m
     if model.suggested_files:
         render.note("files this session wrote that are not listed as artifacts (kept as suggested_files): "
                     + ", ".join(model.suggested_files))
-    for r in model.redactions:
-        render.echo(f"redacted {r.get('kind')} on line {r.get('line')}: {r.get('preview')}")
+    if model.redactions:
+        from gitrefocus.commands.complete import redaction_counts
+
+        lines: dict[str, list[str]] = {}
+        for r in model.redactions:
+            lines.setdefault(r["kind"], []).append(str(r["line"]))
+        kinds = "; ".join(f"{kind} ×{n} (line {', '.join(lines[kind][:10])}{', …' if n > 10 else ''})"
+                          for kind, n in redaction_counts(model.redactions).items())
+        render.echo(f"redacted {len(model.redactions)} secret(s) from the saved transcript: {kinds}")
     if model.source_updated:
         render.echo(f"the source ({model.source_dir}) now shows the result waiting.")
     else:

@@ -36,7 +36,7 @@ class CompleteOutcome:
     files_written: list[str]
     commit: str | None
     warnings: list[str]
-    redactions: list[dict[str, Any]]  # what --save-transcript scrubbed
+    redactions: list[dict[str, Any]]  # what --save-transcript scrubbed: {kind, line}, never the secret
     suggested_files: list[str]
 
     def to_json(self) -> dict[str, Any]:
@@ -45,8 +45,16 @@ class CompleteOutcome:
             "result": self.result.to_dict(), "brief_path": self.brief_path,
             "source_updated": self.source_updated, "source_dir": self.source_dir,
             "files_written": self.files_written, "commit": self.commit, "warnings": self.warnings,
-            "redactions": self.redactions, "suggested_files": self.suggested_files,
+            "redactions": self.redactions, "redacted": redaction_counts(self.redactions),
+            "suggested_files": self.suggested_files,
         }
+
+
+def redaction_counts(redactions: list[dict[str, Any]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for r in redactions:
+        counts[r["kind"]] = counts.get(r["kind"], 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _match_criterion(done_when: list[str], spec: str) -> int:
@@ -152,10 +160,10 @@ def complete(
     )
     prepared = None
     if save_transcript:  # locate and scrub first: a missing transcript refuses before any write
-        from gitrefocus.handoff.scrub import scrub_transcript
+        from gitrefocus.handoff.scrub import scrub_jsonl
         from gitrefocus.ops import transcript
 
-        prepared = transcript.prepare(ws, eventlog.require_tip(ws.repo, rid).state, scrub_transcript)
+        prepared = transcript.prepare(ws, eventlog.require_tip(ws.repo, rid).state, scrub_jsonl)
     now = clock.now_iso()
     made: list[tuple[Result, list[str]]] = []  # (result, suggested files) of the build that won
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 
 from gitrefocus.handoff import cues, scrub
 from gitrefocus.handoff.gitstate import GitState
@@ -46,7 +47,7 @@ class Brief:
     sections: dict[str, Section]
     failed: dict[str, str] = field(default_factory=dict)   # section -> reason (placeholder shown)
     fallbacks: dict[str, str] = field(default_factory=dict)  # section -> why the built-in was used
-    redactions: list[dict] = field(default_factory=list)
+    redactions: dict[str, int] = field(default_factory=dict)  # secrets redacted, by kind (never the secrets)
     lines_cut: int = 0
     untrusted: dict[str, str] = field(default_factory=dict)  # section -> why the model's was not trusted
     checks: dict[str, list[str]] = field(default_factory=dict)  # section -> what the checks found
@@ -56,7 +57,7 @@ class Brief:
             "sections": [self.sections[n].to_json() | {"origin": self.sections[n].origin}
                          for n in SECTION_NAMES if n in self.sections],
             "failed": self.failed, "fallbacks": self.fallbacks, "untrusted": self.untrusted,
-            "checks": self.checks, "redactions": self.redactions, "lines_cut": self.lines_cut,
+            "checks": self.checks, "redacted": self.redactions, "lines_cut": self.lines_cut,
         }
 
 
@@ -216,7 +217,10 @@ def finalize(sections: dict[str, Section], plan: Plan, git: GitState, *,
     out = list(header)
     for name in SECTION_NAMES:
         out.extend(["", HEADINGS[name], *blocks[name]])
+    # the transcript's text was scrubbed as it was read; this pass is for what git adds (commit
+    # subjects, file names) and a second line of defence
     text, redactions = scrub.scrub_transcript("\n".join(out) + "\n")
     for name, section in kept.items():
         section.content, _ = scrub.scrub_transcript(section.content)
-    return Brief(text, kept, failed, fallbacks, redactions, lines_cut, untrusted, dict(checks or {}))
+    total = plan.redactions + Counter(r["kind"] for r in redactions)
+    return Brief(text, kept, failed, fallbacks, scrub.counts(total), lines_cut, untrusted, dict(checks or {}))

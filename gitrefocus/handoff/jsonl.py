@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from typing import BinaryIO, Iterator
 
+from gitrefocus.handoff.scrub import scrub_decoded
 from gitrefocus.model.records import dataclass
 
 PIECE = 1 << 20            # lines longer than this are read in pieces and skeletonized
@@ -132,7 +134,13 @@ class _Skeleton:
         return bytes(self.out)
 
 
-def _parse(data: bytes, decode=None) -> tuple[object, bool]:
+def _parse(data: bytes, decode=None, tally: Counter | None = None) -> tuple[object, bool]:
+    """Parse one JSON document and scrub it; returns (record, lossy_utf8). Raises ValueError."""
+    record, lossy = _decode(data, decode)
+    return scrub_decoded(data, record, tally), lossy
+
+
+def _decode(data: bytes, decode=None) -> tuple[object, bool]:
     """Parse one JSON document; returns (record, lossy_utf8). Raises ValueError.
 
     ``decode(data)``, when given, is tried first (a faster decoder giving what
@@ -168,9 +176,9 @@ def _without_surrogates(value):
     return value
 
 
-def read_lines(fh: BinaryIO, *, decode=None) -> Iterator[Line]:
+def read_lines(fh: BinaryIO, *, decode=None, tally: Counter | None = None) -> Iterator[Line]:
     """Yield every line of ``fh``. ``decode(raw: bytes)`` may parse a whole line faster
-    (see :func:`_parse`)."""
+    (see :func:`_parse`); ``tally`` counts the secrets redacted, by kind."""
     number = 0
     while True:
         piece = fh.readline(PIECE)
@@ -178,12 +186,12 @@ def read_lines(fh: BinaryIO, *, decode=None) -> Iterator[Line]:
             return
         number += 1
         if piece.endswith(b"\n") or len(piece) < PIECE:
-            yield _whole(number, piece, decode)
+            yield _whole(number, piece, decode, tally)
             continue
-        yield _pieced(number, fh, piece)
+        yield _pieced(number, fh, piece, tally)
 
 
-def decoded(fh: BinaryIO, decode) -> Iterator[tuple[int, object, Line | None]]:
+def decoded(fh: BinaryIO, decode, tally: Counter | None = None) -> Iterator[tuple[int, object, Line | None]]:
     """What :func:`read_lines` gives, faster for an ordinary line: ``(number, value, None)``
     when ``decode`` takes the whole line as it is (JSON ignores the whitespace around it);
     ``(number, None, line)`` for any other line (blank, not JSON, huge, lossy UTF-8, or one
@@ -199,26 +207,26 @@ def decoded(fh: BinaryIO, decode) -> Iterator[tuple[int, object, Line | None]]:
             try:
                 value = decode(piece)
             except Exception:  # see _parse: json.loads gets its turn
-                yield number, None, _whole(number, piece, decode)
+                yield number, None, _whole(number, piece, decode, tally)
                 continue
-            yield number, value, None
+            yield number, scrub_decoded(piece, value, tally), None
             continue
-        yield number, None, _pieced(number, fh, piece)
+        yield number, None, _pieced(number, fh, piece, tally)
 
 
-def _whole(number: int, data: bytes, decode=None) -> Line:
+def _whole(number: int, data: bytes, decode=None, tally: Counter | None = None) -> Line:
     size = len(data)
     stripped = data.strip()
     if not stripped:
         return Line(number, size=size, problem="blank")
     try:
-        record, lossy = _parse(stripped, decode)
+        record, lossy = _parse(stripped, decode, tally)
     except ValueError:
         return Line(number, size=size, problem="invalid-json")
     return Line(number, record, size=size, lossy_utf8=lossy)
 
 
-def _pieced(number: int, fh: BinaryIO, first: bytes) -> Line:
+def _pieced(number: int, fh: BinaryIO, first: bytes, tally: Counter | None = None) -> Line:
     skeleton = _Skeleton()
     skeleton.feed(first)
     size = len(first)
@@ -234,7 +242,7 @@ def _pieced(number: int, fh: BinaryIO, first: bytes) -> Line:
     if data is None:
         return Line(number, size=size, problem="oversized")
     try:
-        record, lossy = _parse(data.strip())
+        record, lossy = _parse(data.strip(), tally=tally)
     except ValueError:
         return Line(number, size=size, problem="invalid-json")
     return Line(number, record, size=size, lossy_utf8=lossy, skeleton=True)

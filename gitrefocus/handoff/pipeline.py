@@ -149,7 +149,8 @@ def _result(plan: Plan, git: gitstate.GitState, brief: Brief, warnings: list[str
     if stats.get("oversized_lines"):
         warnings.append(f"skipped {stats['oversized_lines']} line(s) too large to reduce.")
     if brief.redactions:
-        warnings.append(f"redacted {len(brief.redactions)} secret-looking string(s) from the brief.")
+        kinds = ", ".join(f"{kind} ×{n}" for kind, n in brief.redactions.items())
+        warnings.append(f"redacted {sum(brief.redactions.values())} secret(s) as the transcript was read ({kinds}).")
     if brief.lines_cut:
         warnings.append(f"cut {brief.lines_cut} line(s) to keep the brief to about 400 lines.")
     return Handoff(brief, plan.session_id, plan.leaf_uuid, list(plan.source.files), plan.to_json(),
@@ -175,7 +176,8 @@ def _from_cache(src, cwd: str, git_dir: str, extractor_cmd: str | None) -> Hando
             for s in data.get("sections", []) if s.get("section") in SECTION_NAMES
         }
         brief = Brief(data["brief"], sections, dict(data.get("failed") or {}), dict(data.get("fallbacks") or {}),
-                      list(data.get("redactions") or []), int(data.get("lines_cut") or 0),
+                      {str(k): int(v) for k, v in dict(data.get("redacted") or {}).items()},
+                      int(data.get("lines_cut") or 0),
                       dict(data.get("untrusted") or {}), dict(data.get("checks") or {}))
         return Handoff(brief, data.get("session_id"), data.get("leaf_uuid"), list(data.get("source_files") or []),
                        dict(data.get("plan") or {}), data.get("repo_root"), from_cache=True,

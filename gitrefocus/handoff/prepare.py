@@ -109,6 +109,7 @@ class Plan:
     # the steps of the session's last plan (ExitPlanMode), when nothing was edited after it and
     # the user did not refuse it: (step, line)
     plan_steps: list[tuple[str, int]] = field(default_factory=list)
+    redactions: Counter = field(default_factory=Counter)  # secrets scrubbed as records were decoded, by kind
 
     @property
     def mode(self) -> str:
@@ -132,6 +133,7 @@ class Plan:
             "source_files": list(self.source.files), "cwd": self.cwd, "git_branch": self.git_branch,
             "first_timestamp": self.first_timestamp, "last_timestamp": self.last_timestamp,
             "stats": dict(sorted(self.stats.items())), "chunks": len(self.chunks) or 1,
+            "redactions": dict(sorted(self.redactions.items())),
         }
 
 
@@ -141,6 +143,7 @@ class _Collector:
     def __init__(self, source: TranscriptSource):
         self.source = source
         self.stats: Counter = Counter()
+        self.redactions: Counter = Counter()
         self.graph = forks.Graph()
         self.messages: list[sp.Message] = []
         # message.id -> (message index, blocks seen): only for recent messages, since
@@ -188,11 +191,11 @@ class _Collector:
             raise RefocusError(f"cannot read transcript {self.source.main!r}: {exc.strerror}.") from None
         with fh:
             if decode_record is None:  # no msgspec: every line through json.loads
-                for plain in jsonl.read_lines(fh):
+                for plain in jsonl.read_lines(fh, tally=self.redactions):
                     self._line(plain)
                 return
             stats, record = self.stats, self.record
-            for number, value, line in jsonl.decoded(fh, decode_record):
+            for number, value, line in jsonl.decoded(fh, decode_record, self.redactions):
                 if line is not None:
                     self._line(line)
                 elif value.__class__ is dict:
@@ -730,7 +733,8 @@ def prepare(source: TranscriptSource, *, direct_bound: int = DIRECT_BOUND,
     with _no_cycle_collection():
         collector.read_main()
         collector.flush_queue()
-        subagents = [c for c in (read_subagent(p, collector.stats) for p in source.subagents) if c]
+        subagents = [c for c in (read_subagent(p, collector.stats, collector.redactions) for p in source.subagents)
+                     if c]
         messages = collector.finish(subagents)
     stats = collector.stats
     if not messages:
@@ -749,6 +753,7 @@ def prepare(source: TranscriptSource, *, direct_bound: int = DIRECT_BOUND,
         last_timestamp=collector.last_ts, title=collector.session_title(), version=collector.version,
         files_written=collector.files_written, todos=collector.todos, stats=stats,
         plan_steps=collector.open_plan_steps(),
+        redactions=collector.redactions,
     )
     stats["spine_messages"] = len(messages)
     sizes = [sp.rendered_size(m) for m in messages]

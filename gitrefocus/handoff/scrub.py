@@ -1,296 +1,218 @@
-"""Redact secrets from transcript text before it is saved or shown (SPEC §10).
+"""Redact secrets from transcript text before it is read, quoted, saved or shown.
 
-The rules are those of the well-kept detectors, not home-made entropy: the
-token formats of detect-secrets' plugins (AWS, GitHub, GitLab, Slack, Stripe,
-JWT, npm, PyPI, SendGrid, Twilio, Mailchimp, Telegram, Square, private keys,
-basic-auth URLs) and of gitleaks' rule set (OpenAI/Anthropic, Google, Vault,
-Hugging Face, Doppler, Databricks, Shopify, ...), and detect-secrets'
-KeywordDetector idea — a value assigned to a secret-sounding name
-(``password``, ``*_TOKEN``, ``client_secret``, ``api_key``, ``auth``) — extended
-to the shapes a transcript holds: JSON-quoted keys also inside JSONL (``\\"password\\":
-\\"…\\"``), ``.env`` lines, command lines (``mysql -p…``, ``curl -u user:pw``,
-``sshpass -p``, ``docker login -p``, ``--password=``), ``.netrc`` entries,
-``Authorization:`` headers and credentials in URLs. A generic entropy rule
-flags paths, JSON key names and base64 images, so it is kept only in its
-strictest form (a 32–128 character token standing alone, mixed classes, not
-a path, an identifier or a hash).
+Where it runs (docs/secrets.md has the whole picture):
 
-Speed: the rules are not run line by line as the libraries do. Each rule names
-literal triggers; one ``str.find`` sweep per trigger (on the text, or on its
-lowercased copy) finds where a rule could match, and the rule's regex runs only
-in a window around each hit. Text without a trigger costs a few memchr-speed
-scans.
+* :func:`scrub_decoded` — on every record as it is decoded (``handoff/jsonl.py``), so
+  the handoff's spine, brief, vocabulary, extractor input and cache only ever see
+  scrubbed text, and no cut or quote can separate a secret from the prefix that
+  identifies it;
+* :func:`scrub_jsonl` — a transcript saved with ``complete --save-transcript``: each
+  line's JSON-escaped form, then its decoded strings (re-encoded only when they
+  changed);
+* :func:`scrub_transcript` — any other text (the finished brief, the spine handed
+  to an extractor command): a second line of defence, idempotent.
 
-Each redaction is reported as ``{kind, line, preview}``; the preview is masked:
-it never contains the secret, only its first two characters when the secret is
-long enough for that to be harmless, and its length. The scrubber works on raw
-JSONL as well as on plain text: a replacement never starts inside a JSON escape
-sequence and contains no quote or backslash, so a valid JSON line stays valid.
+How: the rules (``secret_rules.py``) name literal triggers. One Aho-Corasick pass
+(leftmost-first, which lets the automaton skip ahead with a SIMD prefilter) finds
+them all; each rule's regex is tried only where one of its triggers is. A decoded
+record is walked only when its raw line holds a trigger, or an escaped printable
+character (``\\u0041``) that could hide one, so a line without any costs one scan of
+its bytes.
+
+A redaction reads ``[redacted: <kind>]``: it contains no quote and no backslash and
+never starts or ends inside a JSON escape, so JSON stays JSON. Reports carry the
+kind and the line, never any part of the secret.
 """
 
 from __future__ import annotations
 
 import bisect
-import math
+import functools
+import json
 import re
 from collections import Counter
 
-from gitrefocus.model.records import dataclass
+import ahocorasick_rs
 
-REDACTED = "[REDACTED:%s]"
+from gitrefocus.handoff import secret_rules
+from gitrefocus.handoff.secret_rules import RULES, Rule
 
-# one value: stops at whitespace, quotes, backslashes (JSON escapes) and separators
-_VALUE = r"""((?:[^\s"'\\,;&<>`|]|\\u[0-9A-Fa-f]{4}|\\\\){1,512})"""
-_QUOTED = r"""([^"'\\\n]{1,512})"""  # the inside of a quoted value: spaces allowed
-_PRE = r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9_]))"  # a word start, also right after a JSON \n, \r or \t
-_WS = r"(?:\s|\\[nrt])+"  # whitespace, also as JSON escapes
-
-
-@dataclass(frozen=True)
-class Rule:
-    kind: str
-    regex: re.Pattern
-    triggers: tuple[str, ...]
-    group: int = 0                 # the group that is the secret (0: the whole match)
-    lowered: bool = False          # triggers are matched against the lowercased text
-    check: str = ""                # "" (always a secret) | "value" (test the value) | "keyed"
+MARK = "[redacted: %s]"
+_MARK_PREFIX = "[redacted: "
+# escaped printable ASCII (\u0020-\u007f): a writer that escapes letters could hide a trigger
+_ASCII_ESCAPES = tuple(f"\\u00{d}" for d in "234567")
+_BACK_LIMIT = 200
 
 
-def _rule(kind, pattern, triggers, group=0, flags=0, lowered=False, check=""):
-    return Rule(kind, re.compile(pattern, flags), tuple(triggers), group, lowered, check)
+def _build():
+    """Every trigger once, with the rules it starts. A trigger that is a prefix of another
+    gets that one's rules too: leftmost-first matching reports only one of them."""
+    by_trigger: dict[str, list[int]] = {}
+    for index, rule in enumerate(RULES):
+        for trigger in rule.triggers:
+            by_trigger.setdefault(trigger, []).append(index)
+    triggers = sorted(by_trigger)
+    for i, short in enumerate(triggers):
+        j = i + 1
+        while j < len(triggers) and triggers[j].startswith(short):
+            merged = sorted(set(by_trigger[short]) | set(by_trigger[triggers[j]]))
+            by_trigger[short] = by_trigger[triggers[j]] = merged
+            j += 1
+    rules = [tuple(RULES[k] for k in by_trigger[t]) for t in triggers]
+    kind = ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST
+    impl = ahocorasick_rs.Implementation.DFA
+    text_ac = ahocorasick_rs.AhoCorasick(triggers, matchkind=kind, implementation=impl)
+    raw = [t.encode() for t in triggers] + [e.encode() for e in _ASCII_ESCAPES]
+    raw_ac = ahocorasick_rs.BytesAhoCorasick(raw, matchkind=kind, implementation=impl)
+    # leftmost-first skips a trigger that starts inside another one (`pass:` in `sshpass:`):
+    # around each hit, this one finds them all
+    every_ac = ahocorasick_rs.AhoCorasick(triggers, implementation=impl)
+    starts = {t[:n] for t in triggers for n in range(1, len(t) + 1)}
+    may_hide = frozenset(i for i, t in enumerate(triggers) if any(t[k:] in starts for k in range(1, len(t))))
+    return triggers, rules, text_ac, raw_ac, every_ac, max(map(len, triggers)), may_hide
 
 
-# token formats (detect-secrets plugins, gitleaks rules): a match is a secret
-_TOKENS = [
-    _rule("aws-access-key-id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", ["AKIA", "ASIA", "ABIA", "ACCA"]),
-    _rule("github-token", r"\bgh[pousr]_[A-Za-z0-9]{30,255}\b", ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]),
-    _rule("github-token", r"\bgithub_pat_[A-Za-z0-9_]{22,255}", ["github_pat_"]),
-    _rule("gitlab-token", r"\bgl(?:pat|dt|rt|ptt|ft|cbt|imt|oas|soat)-[A-Za-z0-9_-]{20,}",
-          ["glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glcbt-", "glimt-", "gloas-", "glsoat-"]),
-    _rule("gitlab-token", r"\bGR1348941[A-Za-z0-9_-]{20,}", ["GR1348941"]),
-    _rule("slack-token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}", ["xox"]),
-    _rule("slack-token", r"\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]{20,}", ["xapp-"]),
-    _rule("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}",
-          ["hooks.slack.com"]),
-    _rule("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", ["sk_live_", "sk_test_", "rk_live_", "rk_test_"]),
-    _rule("stripe-key", r"\bwhsec_[A-Za-z0-9]{24,}", ["whsec_"]),
-    _rule("model-api-key", r"\bsk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", ["sk-"]),
-    _rule("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}", ["AIza"]),
-    _rule("google-oauth", r"\bGOCSPX-[A-Za-z0-9_-]{28}", ["GOCSPX-"]),
-    _rule("google-oauth", r"\bya29\.[A-Za-z0-9_-]{30,}", ["ya29."]),
-    _rule("jwt", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}", ["eyJ"]),
-    _rule("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b", ["npm_"]),
-    _rule("pypi-token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}", ["pypi-AgE"]),
-    _rule("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", ["SG."]),
-    _rule("twilio-key", r"\bSK[0-9a-fA-F]{32}\b", ["SK"]),
-    _rule("mailchimp-key", r"\b[0-9a-f]{32}-us\d{1,2}\b", ["-us"]),
-    _rule("telegram-bot-token", r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{33}\b", [":AA"]),
-    _rule("square-token", r"\bsq0(?:atp|csp)-[A-Za-z0-9_-]{22,43}", ["sq0"]),
-    _rule("square-token", r"\bEAAA[A-Za-z0-9_-]{60}", ["EAAA"]),
-    _rule("shopify-token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", ["shpat_", "shpca_", "shppa_", "shpss_"]),
-    _rule("vault-token", r"\bhv[sbr]\.[A-Za-z0-9_-]{24,}", ["hvs.", "hvb.", "hvr."]),
-    _rule("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}", ["_v1_"]),
-    _rule("huggingface-token", r"\bhf_[A-Za-z0-9]{34,}", ["hf_"]),
-    _rule("atlassian-token", r"\bATATT3[A-Za-z0-9_=-]{50,}", ["ATATT3"]),
-    _rule("doppler-token", r"\bdp\.(?:st|pt|ct|sa|scim|audit)\.[A-Za-z0-9_.-]{40,}", ["dp."]),
-    _rule("databricks-token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b", ["dapi"]),
-    _rule("linear-key", r"\blin_(?:api|oauth)_[A-Za-z0-9]{40}", ["lin_api_", "lin_oauth_"]),
-    _rule("planetscale-token", r"\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,}", ["pscale_"]),
-    _rule("grafana-token", r"\b(?:glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})", ["glc_", "glsa_"]),
-    _rule("sentry-token", r"\bsntr[ysu]_[A-Za-z0-9+/=_-]{30,}", ["sntr"]),
-    _rule("newrelic-key", r"\bNRAK-[A-Z0-9]{27}", ["NRAK-"]),
-    _rule("postman-key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}", ["PMAK-"]),
-    _rule("docker-token", r"\bdckr_pat_[A-Za-z0-9_-]{27,}", ["dckr_pat_"]),
-    _rule("age-secret-key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}", ["AGE-SECRET-KEY-"]),
-    _rule("azure-storage-key", r"AccountKey=([A-Za-z0-9+/]{40,}={0,2})", ["AccountKey="], 1),
-    _rule("azure-sas", r"[?&]sig=([A-Za-z0-9%+/=]{30,})", ["sig="], 1),
-]
-
-# credentials in context: the value is a secret unless it is a placeholder or a reference
-_CONTEXT = [
-    _rule("url-credentials", r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s/?#@:\"'\\<>]{1,256}:([^\s/?#@\"'\\<>]{1,512})@",
-          ["://"], 1, check="value"),
-    _rule("authorization-header",
-          _PRE + r"""(?:proxy-)?authorization\\?["']?\s*[:=]\s*\\?["']?(?:(?:bearer|basic|token|digest|bot)\s+)?"""
-          + _VALUE, ["authorization"], 1, re.I, lowered=True, check="value"),
-    _rule("api-key-header", _PRE + r"""x-(?:api|auth)-(?:key|token)\\?["']?\s*:\s*\\?["']?""" + _VALUE,
-          ["x-api-", "x-auth-"], 1, re.I, lowered=True, check="value"),
-    _rule("cli-password", r"(?<![\w-])--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|"
-          r"access-token|auth-token|http-password)(?:=|\s+)['\"]?" + _VALUE,
-          ["--pass", "--token", "--api", "--secret", "--client-secret", "--access-token", "--auth-token",
-           "--http-password"], 1, re.I, lowered=True, check="value"),
-    _rule("mysql-password", r"\bmysql(?:dump|admin|sh|import)?\b[^\n\"]{0,300}?\s-p['\"]?" + _VALUE,
-          ["mysql"], 1, check="value"),
-    _rule("sshpass-password", r"\bsshpass\s+(?:-[a-oq-zA-Z]\s+\S+\s+)*-p\s*['\"]?" + _VALUE, ["sshpass"], 1,
-          check="value"),
-    _rule("docker-password", r"\bdocker\s+login\b[^\n\"]{0,300}?\s-p\s*['\"]?" + _VALUE, ["docker"], 1,
-          check="value"),
-    _rule("curl-credentials", r"\b(?:curl|wget)\b[^\n\"]{0,400}?\s(?:-u|--user)(?:=|\s*)['\"]?"
-          r"[^\s:'\"\\]{1,128}:" + _VALUE, ["curl", "wget"], 1, check="value"),
-    _rule("netrc-password", r"\blogin" + _WS + r"[^\s\\]+" + _WS + r"password" + _WS + _VALUE, ["login"], 1,
-          check="value"),
-]
-
-# a secret-sounding name given a value (detect-secrets' KeywordDetector, in transcript shapes)
-_SECRET_NAME = (r"[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|"
-                r"access[_-]?key|private[_-]?key|auth[_-]?key|(?:secret|signing|encryption|master|session)[_-]?key|"
-                r"client[_-]?secret|credentials?)|auth")
-_KEYED = _rule(
-    "secret-assignment",
-    _PRE + r"(" + _SECRET_NAME + r")(?![A-Za-z0-9_])(\\{0,7}[\"'])?\]?\s*(?::=|=|:)\s*"
-    r"(?:(\\{0,7}[\"'])" + _QUOTED + r"|" + _VALUE + r")",
-    ["pass", "pwd", "secret", "token", "key", "credential", "auth"], 0, re.I, lowered=True, check="keyed")
-
-_NAME_WORD_RE = re.compile(r"(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|"
-                           r"private[_-]?key|auth[_-]?key|[a-z]*[_-]?key|credentials?|auth)$", re.I)
-_PRIVATE_KEY_RE = re.compile(r"-----BEGIN[ A-Z0-9]{0,40} PRIVATE KEY(?: BLOCK)?-----")
-_PRIVATE_KEY_END_RE = re.compile(r"-----END[ A-Z0-9]{0,40} PRIVATE KEY(?: BLOCK)?-----")
-_PRIVATE_KEY_SPAN = 16_000
-
-_PLACEHOLDERS = frozenset(
-    "xxx xxxx xxxxx xxxxxxxx **** ***** ******** changeme change_me redacted none null nil undefined example "
-    "... true false string str text bytes int number secret password passwd token pass pwd value values "
-    "required optional placeholder dummy fake test sample foo bar baz yes no on off env default "
-    "your_token your-token <token> <password> <secret> mypassword my_password password123 "
-    "string? object bool boolean any self this it the a an bearer basic digest bot".split()
-)
-_PLACEHOLDER_RE = re.compile(r"^(?:<[^>]*>|\{\{.*\}\}|\$\{?.*|%[A-Za-z_].*|\*+|x+|X+|\.+|(?:your|my|some|example|"
-                             r"sample|dummy|fake|insert|replace|put)[-_ ].*|.*[-_]goes[-_]here)$", re.I)
-_REFERENCE_RE = re.compile(r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|^[a-z_]+$|.*[()\[\]{}].*")
-_UPPER_NAME_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
-_BASE64ISH_RE = re.compile(r"^[A-Za-z0-9+/=_-]{12,}$")
-_DIGIT_OR_SYMBOL_RE = re.compile(r"[0-9!@#%^*+=~?]")
+_TRIGGERS, _RULES_AT, _TEXT_AC, _RAW_AC, _EVERY_AC, _LONGEST, _MAY_HIDE = _build()
+_ORDER = {id(rule): n for n, rule in enumerate(RULES)}
 
 
-def _placeholder(value: str) -> bool:
-    low = value.lower()
-    return low in _PLACEHOLDERS or bool(_PLACEHOLDER_RE.match(value)) or value.startswith("[REDACTED")
+# -- finding ------------------------------------------------------------------------------
+def find(text: str) -> list[tuple[int, int, str]]:
+    """The secrets in ``text``: ``(start, end, kind)``, sorted, not overlapping."""
+    hits = _TEXT_AC.find_matches_as_indexes(text)
+    if not hits:
+        return []
+    spans: list[tuple[int, int, int, str]] = []
+    for index, start in _every(text, hits):
+        for rule in _RULES_AT[index]:
+            _try(rule, text, start, spans)
+    return _merged(text, spans) if spans else []
 
 
-def _secret_value(value: str) -> bool:
-    """A value in a credential context that is not a placeholder or a reference."""
-    return len(value) >= 3 and not _placeholder(value) and not value.startswith(("$", "%"))
+def _every(text: str, hits) -> list[tuple[int, int]]:
+    """(trigger, start) of every trigger occurrence, given the leftmost-first hits: those,
+    and any trigger starting inside one of them."""
+    out = []
+    for index, start, end in hits:
+        out.append((index, start))
+        if index in _MAY_HIDE:  # some trigger could start inside this one
+            for other, s, _ in _EVERY_AC.find_matches_as_indexes(text[start + 1:end + _LONGEST], overlapping=True):
+                if s < end - start - 1:
+                    out.append((other, start + 1 + s))
+    return out
 
 
-def _keyed_secret(name: str, quoted: bool, value: str) -> bool:
-    """detect-secrets' keyword idea with its false-positive filters, for unknown file types."""
-    if not _secret_value(value) or len(value) < 4:
+def _try(rule: Rule, text: str, pos: int, spans: list) -> None:
+    if rule.word_start and pos and not rule.back and _inside_word(text, pos):
+        return  # inside base64 or a longer word: the regex would refuse it too
+    if rule.back:
+        low = max(0, pos - _BACK_LIMIT)
+        while pos > low and text[pos - 1] in rule.back:
+            pos -= 1
+        pos = _past_escape(text, pos)
+    m = rule.regex.match(text, pos)
+    if m is None:
+        return
+    verdict = rule.check(text, m) if rule.check is not None else True
+    if not verdict:
+        return
+    order = _ORDER[id(rule)]
+    if verdict is True:
+        spans.append((m.start("secret"), m.end("secret"), order, rule.kind))
+    elif isinstance(verdict, tuple):  # (start, end) or (start, end, kind)
+        spans.append((verdict[0], verdict[1], order, verdict[2] if len(verdict) > 2 else rule.kind))
+    else:
+        spans.extend((s, e, order, rule.kind) for s, e in verdict)
+
+
+def _inside_word(text: str, pos: int) -> bool:
+    """Does ``text[pos]`` continue a word (secret_rules.START would fail)?"""
+    c = text[pos - 1]
+    if not (c.isalnum() or c == "_") or not c.isascii():
         return False
-    if value.isdigit() and len(value) < 6:
+    if pos >= 2 and text[pos - 2] == "\\" and c in "nrtbf":
         return False
-    if name.lower() == "auth":  # docker config.json "auth": base64(user:password)
-        return bool(_BASE64ISH_RE.match(value))
-    if quoted or _UPPER_NAME_RE.match(name):  # a quoted value, or a .env / shell variable
-        return not _REFERENCE_RE.match(value) or bool(_DIGIT_OR_SYMBOL_RE.search(value))
-    # unquoted code or prose: `password = get_password()`, `token: str` are not secrets
-    return bool(_DIGIT_OR_SYMBOL_RE.search(value)) and not _REFERENCE_RE.match(value)
+    return not (pos >= 6 and text[pos - 6:pos - 4] == "\\u")
 
 
-# the strict high-entropy rule: a lone 32-128 character token
-_CANDIDATE_RE = re.compile(r"(?<![A-Za-z0-9+/=_.-])[A-Za-z0-9+/=_-]{32,128}(?![A-Za-z0-9+/=_.-])")
-_HEX_RE = re.compile(r"^[0-9a-fA-F]+$")
-_PART_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+|[_-]")
-# values of these transcript keys are identifiers or signatures, not secrets
-_STRUCTURAL_KEY_RE = re.compile(
-    r'\\*"(?:signature|id|tool_use_id|toolUseID|parentToolUseID|requestId|uuid|parentUuid|logicalParentUuid|'
-    r'sessionId|messageId|leafUuid|agentId|promptId|sourceToolAssistantUUID|hash|shapeHash|requestRef)\\*"\s*:\s*\\*"$')
-# ids of the transcript's own structure, ssh public keys (AAAA...), subresource-integrity hashes
-_STRUCTURAL_PREFIXES = ("msg_", "toolu_", "srvtoolu_", "req_", "call_", "file_", "AAAA", "sha256-", "sha384-",
-                        "sha512-")
+def _past_escape(text: str, pos: int) -> int:
+    """Where a run scanned backwards really starts: not on the letter of a JSON escape
+    (``\\n`` + ``AKIA…``) or inside a ``\\uXXXX``."""
+    for back in (1, 2, 3, 4, 5):
+        i = pos - back
+        if i < 0 or text[i] != "\\":
+            continue
+        run = 1
+        while i - run >= 0 and text[i - run] == "\\":
+            run += 1
+        if run % 2 == 0:
+            continue
+        width = 5 if text.startswith("u", i + 1) else 1
+        if pos < i + 1 + width:
+            return i + 1 + width
+    return pos
 
 
-def entropy(text: str) -> float:
-    counts = Counter(text)
-    n = len(text)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
+def _merged(text: str, spans: list) -> list[tuple[int, int, str]]:
+    """Overlapping finds become one redaction, named by the most specific rule (token formats
+    come first in the rule list, keyed values last)."""
+    out: list[list] = []
+    for start, end, order, kind in sorted(spans):
+        start, end = _json_safe(text, start, end)
+        if end - start < 1 or text.startswith(_MARK_PREFIX, start):
+            continue
+        if out and start < out[-1][1]:
+            last = out[-1]
+            last[1] = max(last[1], end)
+            if order < last[2]:
+                last[2], last[3] = order, kind
+            continue
+        out.append([start, end, order, kind])
+    return [(s, e, k) for s, e, _, k in out]
 
 
-def _identifier(token: str) -> bool:
-    """Made of words (camelCase, snake_case) with few short pieces and small numbers."""
-    parts = _PART_RE.findall(token)
-    words = [p for p in parts if p.isalpha()]
-    digits = [p for p in parts if p.isdigit()]
-    short = sum(1 for w in words if len(w) < 3)
-    return (short <= 1 + len(words) // 4 and all(len(d) <= 4 for d in digits)
-            and len(digits) <= len(words) // 2 + 1)
-
-
-def _high_entropy(token: str) -> bool:
-    core = token.rstrip("=")
-    if len(core) < 32 or _HEX_RE.match(core) or token.startswith(_STRUCTURAL_PREFIXES):
-        return False  # hashes and object ids are everywhere in a git tool's transcripts
-    if "/" in core or "+" in core:
-        return False  # base64 data (images, signatures) and paths, not credentials
-    if _identifier(core):
-        return False  # identifiers: cacheCreationEphemeral5mInputTokens, snake_case_names
-    if not (re.search(r"[a-z]", core) and re.search(r"[A-Z]", core) and re.search(r"[0-9]", core)):
-        return False
-    if core.count("-") + core.count("_") > len(core) // 8:
-        return False  # slugs and uuids-with-words
-    return entropy(core) >= 4.3
-
-
-def _mask(secret: str) -> str:
-    if len(secret) >= 16:
-        return f"{secret[:2]}…({len(secret)} chars)"
-    return f"…({len(secret)} chars)"
-
-
-def _escape_safe_start(text: str, start: int, end: int) -> int:
-    """Move ``start`` past a JSON escape the match would otherwise split."""
+def _json_safe(text: str, start: int, end: int) -> tuple[int, int]:
+    """Keep a redaction from splitting a JSON escape: never start right after a lone
+    backslash, never end on one."""
     run = 0
-    i = start - 1
-    while i >= 0 and text[i] == "\\":
+    while start - run - 1 >= 0 and text[start - run - 1] == "\\":
         run += 1
-        i -= 1
-    if run % 2 == 1:
-        if text[start:start + 1] == "u" and re.match(r"u[0-9A-Fa-f]{4}", text[start:start + 5]):
-            return min(end, start + 5)
-        return min(end, start + 1)
-    return start
+    if run % 2:
+        start += 5 if text.startswith("u", start) else 1
+    run = 0
+    while end - run - 1 >= start and text[end - run - 1] == "\\":
+        run += 1
+    return start, end - (run % 2)
 
 
-class _Redactor:
-    """Collects candidate spans; overlaps are settled once, earlier rules winning."""
-
-    def __init__(self, text: str):
-        self.text = text
-        self.spans: list[tuple[int, int, int, str, str]] = []  # start, end, rule order, kind, preview
-
-    def add(self, start: int, end: int, kind: str, label: str = "") -> None:
-        start = _escape_safe_start(self.text, start, end)
-        if end - start < 3:
-            return
-        secret = self.text[start:end]
-        if secret.startswith("[REDACTED"):
-            return
-        self.spans.append((start, end, len(self.spans), kind, (label + _mask(secret)).strip()))
-
-    def _settled(self) -> list[tuple[int, int, int, str, str]]:
-        kept: list[tuple[int, int, int, str, str]] = []
-        for span in sorted(self.spans):
-            if kept and span[0] < kept[-1][1]:
-                if span[2] < kept[-1][2]:
-                    kept[-1] = span  # an earlier rule (more specific) claims the overlap
-                elif span[1] > kept[-1][1] and span[2] > kept[-1][2]:
-                    continue
-                continue
-            kept.append(span)
-        return kept
-
-    def result(self) -> tuple[str, list[dict]]:
-        out, pos, report = [], 0, []
-        line_starts = _line_index(self.text)
-        for start, end, _, kind, preview in self._settled():
-            out.append(self.text[pos:start])
-            out.append(REDACTED % kind)
-            pos = end
-            report.append({"kind": kind, "line": _line_of(line_starts, start), "preview": preview})
-        out.append(self.text[pos:])
-        return "".join(out), report
+def _redacted(text: str, found: list[tuple[int, int, str]]) -> str:
+    out, pos = [], 0
+    for start, end, kind in found:
+        out.append(text[pos:start])
+        out.append(MARK % kind)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
 
 
-def _line_index(text: str) -> list[int]:
+# -- plain text ----------------------------------------------------------------------------
+def scrub_text(text: str) -> tuple[str, list[tuple[int, int, str]]]:
+    """``text`` with every secret replaced, and what was found (spans in the original)."""
+    found = find(text)
+    return (_redacted(text, found), found) if found else (text, found)
+
+
+def scrub_transcript(text: str) -> tuple[str, list[dict]]:
+    """Return (scrubbed text, redactions): each redaction ``{"kind", "line"}``, ``line``
+    1-based. Idempotent: a redaction is never redacted again."""
+    out, found = scrub_text(text)
+    if not found:
+        return out, []
+    starts = _line_starts(text)
+    return out, [{"kind": kind, "line": bisect.bisect_right(starts, start)} for start, _, kind in found]
+
+
+def _line_starts(text: str) -> list[int]:
     starts = [0]
     pos = text.find("\n")
     while pos != -1:
@@ -299,98 +221,145 @@ def _line_index(text: str) -> list[int]:
     return starts
 
 
-def _line_of(starts: list[int], offset: int) -> int:
-    return bisect.bisect_right(starts, offset)
+def counts(redactions) -> dict[str, int]:
+    """Redactions per kind, most frequent first: what a report shows instead of the secrets."""
+    tally = Counter(r["kind"] for r in redactions) if not isinstance(redactions, Counter) else redactions
+    return dict(sorted(tally.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-_WINDOW_BEFORE, _WINDOW_AFTER = 80, 700
+# -- decoded records -------------------------------------------------------------------------
+_ASCII_ESCAPE_RE = re.compile(r"\\u00([2-7][0-9A-Fa-f])")
+_KEYED = secret_rules.KEYED
 
 
-class _Hits:
-    """Trigger positions, found once per trigger and shared by every rule that names it."""
-
-    def __init__(self, text: str):
-        self.text = text
-        self._lowered: str | None = None
-        self._found: dict[tuple[str, bool], list[int]] = {}
-
-    def lowered(self) -> str:
-        if self._lowered is None:
-            self._lowered = self.text.lower()
-        return self._lowered
-
-    def positions(self, trigger: str, lowered: bool) -> list[int]:
-        key = (trigger, lowered)
-        found = self._found.get(key)
-        if found is None:
-            hay = self.lowered() if lowered else self.text
-            found = []
-            pos = hay.find(trigger)
-            while pos != -1:
-                found.append(pos)
-                pos = hay.find(trigger, pos + 1)
-            self._found[key] = found
-        return found
-
-    def windows(self, rule: Rule) -> list[tuple[int, int]]:
-        n = len(self.text)
-        hits = sorted(p for t in rule.triggers for p in self.positions(t, rule.lowered))
-        merged: list[tuple[int, int]] = []
-        for pos in hits:
-            start, end = max(0, pos - _WINDOW_BEFORE), min(n, pos + _WINDOW_AFTER)
-            if merged and start <= merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-            else:
-                merged.append((start, end))
-        return merged
+def might_hold_secret(raw: bytes) -> bool:
+    """Could the value decoded from this raw JSON line hold a secret? Decided on the JSON-escaped
+    form, where every rule also works: no trigger, or no rule confirming one (a keyed value
+    needs only its secret-sounding name here; its value is judged on the decoded string),
+    means no. An escaped printable character (``\\u0041``) is unescaped first: it could hide a
+    trigger."""
+    hits = _RAW_AC.find_matches_as_indexes(raw)
+    if not hits:
+        return False
+    escapes = max(index for index, _, _ in hits) >= len(_TRIGGERS)
+    if not escapes and raw.isascii():
+        return _confirmed(raw.decode("ascii"), hits)
+    if escapes:
+        text = _ASCII_ESCAPE_RE.sub(lambda m: chr(int(m.group(1), 16)), raw.decode("utf-8", "replace"))
+        return _confirmed(text, _TEXT_AC.find_matches_as_indexes(text))
+    return _confirmed(raw.decode("utf-8", "replace"), _char_offsets(raw, hits))
 
 
-def _matches(rule: Rule, hits: _Hits):
-    seen = set()
-    for start, end in hits.windows(rule):
-        for m in rule.regex.finditer(hits.text, start, end):
-            if m.span() not in seen:
-                seen.add(m.span())
-                yield m
+def _char_offsets(raw: bytes, hits):
+    """Byte offsets of trigger hits as character offsets: a trigger starts with an ASCII
+    character, so each offset is a character boundary and the text between two hits decodes
+    on its own."""
+    out, chars, last = [], 0, 0
+    for index, start, end in hits:
+        chars += len(raw[last:start].decode("utf-8", "replace"))
+        last = start
+        out.append((index, chars, chars + (end - start)))
+    return out
 
 
-def _private_keys(text: str, r: _Redactor) -> None:
-    if "PRIVATE KEY" not in text:
-        return
-    for m in _PRIVATE_KEY_RE.finditer(text):
-        end_m = _PRIVATE_KEY_END_RE.search(text, m.end(), m.end() + _PRIVATE_KEY_SPAN)
-        if end_m is not None:
-            end = end_m.end()
-        else:  # no end marker nearby: to the end of the JSON string or the paragraph
-            stop = [i for i in (text.find('"', m.end()), text.find("\n\n", m.end())) if i != -1]
-            end = min([*stop, m.end() + 4000, len(text)])
-        r.add(m.start(), end, "private-key")
+def _confirmed(text: str, hits) -> bool:
+    spans: list = []
+    for index, start in _every(text, hits):
+        for rule in _RULES_AT[index]:
+            if rule is _KEYED:
+                m = rule.regex.match(text, start)
+                if m is not None and secret_rules.secret_name(
+                        secret_rules.full_name(text, m.start("name"), m.end("name"))) is not None:
+                    return True
+                continue
+            _try(rule, text, start, spans)
+            if spans:
+                return True
+    return False
 
 
-def scrub_transcript(text: str) -> tuple[str, list[dict]]:
-    """Return (scrubbed text, redactions). Each redaction: ``{"kind", "line", "preview"}``,
-    ``line`` 1-based; the preview is masked and never contains the secret."""
-    r = _Redactor(text)
-    hits = _Hits(text)
-    _private_keys(text, r)
-    for rule in _TOKENS:
-        for m in _matches(rule, hits):
-            r.add(m.start(rule.group), m.end(rule.group), rule.kind)
-    for rule in _CONTEXT:
-        for m in _matches(rule, hits):
-            if _secret_value(m.group(rule.group)):
-                r.add(m.start(rule.group), m.end(rule.group), rule.kind)
-    for m in _matches(_KEYED, hits):
-        name, quote = m.group(1), m.group(3)
-        group = 4 if quote else 5
-        value = m.group(group)
-        if value and _keyed_secret(name, bool(quote or m.group(2)), value):
-            word = _NAME_WORD_RE.search(name)  # the label names the kind, never text around it
-            r.add(m.start(group), m.end(group), "secret-assignment", (word.group() if word else "secret") + "=")
-    for m in _CANDIDATE_RE.finditer(text):
-        if not _high_entropy(m.group()):
-            continue
-        if text[m.start() - 1:m.start()] == '"' and _STRUCTURAL_KEY_RE.search(text, max(0, m.start() - 40), m.start()):
-            continue  # a signature or an id in the transcript's own structure
-        r.add(m.start(), m.end(), "high-entropy")
-    return r.result()
+def scrub_decoded(raw: bytes | None, value, tally: Counter | None = None):
+    """``value`` (the JSON value decoded from ``raw``) with every string scrubbed: its text and,
+    for a string under a secret-sounding key (``"password": "…"``), the whole value. Counts go
+    to ``tally`` by kind. Returns ``value`` itself when nothing changed; the walk is skipped when
+    ``raw`` shows there is nothing to find (:func:`might_hold_secret`)."""
+    if raw is not None and not might_hold_secret(raw):
+        return value
+    return _walk(value, None, tally if tally is not None else Counter())
+
+
+def _walk(value, key, tally: Counter):
+    if isinstance(value, str):
+        return _string(value, key, tally)
+    if isinstance(value, dict):
+        changed = None
+        for k, v in value.items():
+            if isinstance(v, (str, dict, list)):
+                new = _walk(v, k, tally)
+                if new is not v:
+                    if changed is None:
+                        changed = dict(value)
+                    changed[k] = new
+        if any(isinstance(k, str) and _TEXT_AC.find_matches_as_indexes(k) for k in value):
+            changed = {(_string(k, None, tally) if isinstance(k, str) else k): v
+                       for k, v in (changed or value).items()}
+        return value if changed is None else changed
+    if isinstance(value, list):
+        out = None
+        for i, v in enumerate(value):
+            if isinstance(v, (str, dict, list)):
+                new = _walk(v, key, tally)
+                if new is not v:
+                    if out is None:
+                        out = list(value)
+                    out[i] = new
+        return value if out is None else out
+    return value
+
+
+def _string(value: str, key, tally: Counter) -> str:
+    if isinstance(key, str) and value:
+        kind = _key_kind(key)
+        if kind is not None and secret_rules.quoted_secret(kind, value):
+            tally[kind] += 1
+            return MARK % kind
+    found = find(value)
+    if not found:
+        return value
+    for _, _, kind in found:
+        tally[kind] += 1
+    return _redacted(value, found)
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_kind(key: str) -> str | None:
+    """The kind a JSON key announces for its string value (``"password"`` -> ``password``)."""
+    if len(key) > 64 or not _TEXT_AC.find_matches_as_indexes(key + '"'):
+        return None
+    return secret_rules.secret_name(key)
+
+
+# -- saved transcripts ------------------------------------------------------------------------
+def scrub_jsonl(text: str) -> tuple[str, list[dict]]:
+    """A JSONL transcript, scrubbed line by line for ``complete --save-transcript``: the
+    JSON-escaped form first, then the decoded strings of each record (a line is re-encoded
+    only when that second pass changed it). Lines that are not JSON get the first pass."""
+    out: list[str] = []
+    report: list[dict] = []
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        body = line.rstrip("\r\n")
+        ending = line[len(body):]
+        body, found = scrub_text(body)
+        report.extend({"kind": kind, "line": number} for _, _, kind in found)
+        if might_hold_secret(body.encode("utf-8", "surrogatepass")):
+            try:
+                value = json.loads(body)
+            except ValueError:
+                value = None
+            tally: Counter = Counter()
+            scrubbed = _walk(value, None, tally) if value is not None else None
+            if scrubbed is not value:
+                body = json.dumps(scrubbed, ensure_ascii=False, separators=(",", ":"))
+                report.extend({"kind": kind, "line": number} for kind, n in sorted(tally.items()) for _ in range(n))
+        out.append(body + ending)
+    return "".join(out), report

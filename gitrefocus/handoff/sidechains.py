@@ -94,7 +94,7 @@ def insert_by_time(messages: list[sp.Message], extra: list[sp.Message]) -> list[
     return out
 
 
-def read_subagent(path: str, stats: Counter) -> "Sidechain | None":
+def read_subagent(path: str, stats: Counter, tally: Counter | None = None) -> "Sidechain | None":
     label = os.path.basename(path)
     chain = Sidechain(label, label, 1, None)
     seen: set = set()
@@ -104,7 +104,7 @@ def read_subagent(path: str, stats: Counter) -> "Sidechain | None":
         stats["unreadable_subagent_files"] += 1
         return None
     with fh:
-        for line in jsonl.read_lines(fh, decode=decode_record):
+        for line in jsonl.read_lines(fh, decode=decode_record, tally=tally):
             if line.problem == "invalid-json":
                 stats["invalid_json_lines_subagents"] += 1
             record = line.record

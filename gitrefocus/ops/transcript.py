@@ -33,8 +33,9 @@ Scrubber = Callable[[str], tuple[str, list[dict]]]
 
 
 def prepare(ws: Workspace, state: RefocusState, scrub: Scrubber) -> PreparedTranscript:
-    """Find the child's transcript and scrub it with ``scrub`` (the handoff's
-    scrubber, passed in by the command so ops/ does not depend on handoff/)."""
+    """Find the child's transcript and scrub it with ``scrub`` (the handoff's JSONL
+    scrubber, passed in by the command so ops/ does not depend on handoff/): every line's
+    JSON-escaped form and its decoded strings, before a byte is written."""
     sid = state.child_session_id
     path = find_transcript(state.dest_dir or ws.workdir, sid) if sid else None
     if path is None:

@@ -1,6 +1,7 @@
-"""Precision and recall of the scrubber and of each cue family on the labelled corpora in
-tests/data/ (issue 11). Run ``.venv/bin/python -m tests.handoff.quality`` to print them; the
-tests in test_handoff_quality.py hold the targets."""
+"""Precision and recall of each cue family on the labelled corpus in tests/data/. Run
+``.venv/bin/python -m tests.handoff.quality`` to print them; the tests in
+test_handoff_quality.py hold the targets. (The scrubber's corpus and table are
+tests/handoff/secret_corpus.py and tests/handoff/scrub_table.py.)"""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gitrefocus.handoff import cues
-from gitrefocus.handoff.scrub import scrub_transcript
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -37,37 +37,6 @@ class Score:
 def _jsonl(name: str) -> list[dict]:
     with open(DATA / name, encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
-
-
-def as_record(text: str) -> str:
-    """``text`` as it sits in a transcript: a JSON string inside a JSONL record."""
-    return json.dumps({"type": "user", "message": {"role": "user", "content": text}})
-
-
-def scrubber() -> tuple[Score, list[str], list[str]]:
-    """(score, secrets missed, ordinary strings changed). A secret counts as caught when it
-    survives neither as plain text nor inside a JSONL record; an ordinary string is a false
-    positive when either form changes."""
-    score, missed, changed = Score(), [], []
-    for item in _jsonl("scrub_secrets.jsonl"):
-        out, _ = scrub_transcript(item["text"])
-        record, _ = scrub_transcript(as_record(item["text"]))
-        escaped = json.dumps(item["secret"])[1:-1]
-        if item["secret"] in out or item["secret"] in record or escaped in record:
-            score.fn += 1
-            missed.append(f"{item['kind']}: {item['text'][:120]}")
-        else:
-            score.tp += 1
-    for item in _jsonl("scrub_ordinary.jsonl"):
-        out, report = scrub_transcript(item["text"])
-        record, in_record = scrub_transcript(as_record(item["text"]))
-        if out != item["text"] or record != as_record(item["text"]):
-            report = report or in_record
-            score.fp += 1
-            changed.append(f"{item['what']}: {[r['kind'] for r in report]} {item['text'][:120]}")
-        else:
-            score.tn += 1
-    return score, missed, changed
 
 
 FAMILIES = {
@@ -103,21 +72,9 @@ def cue_families() -> tuple[dict[str, Score], list[str]]:
 
 
 def main() -> None:
-    score, missed, changed = scrubber()
-    kinds = len({i["kind"] for i in _jsonl("scrub_secrets.jsonl")})
-    print(f"scrubber: {score.tp + score.fn} secrets of {kinds} kinds, {score.fp + score.tn} ordinary strings")
-    print(score.row("scrubber"))
-    for m in missed:
-        print("  missed", m)
-    for c in changed:
-        print("  changed", c)
     scores, wrong = cue_families()
     print(f"cue corpus: {sum(s.tp + s.fp + s.fn + s.tn for s in scores.values())} labelled sentences")
     for name, s in scores.items():
         print(s.row(name))
     for w in wrong:
         print("  ", w)
-
-
-if __name__ == "__main__":
-    main()

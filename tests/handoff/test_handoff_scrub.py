@@ -1,93 +1,187 @@
-"""scrub_transcript: what is redacted, how it is reported, and that JSONL stays JSONL."""
+"""The scrubber itself: what is redacted and how it is named, what is left alone, and that
+JSON stays JSON. The corpus over every path is tests/handoff/test_scrub_corpus.py."""
 
 from __future__ import annotations
 
 import json
 import string
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitrefocus.handoff import scrub_transcript
+from gitrefocus.handoff import secret_rules
+from gitrefocus.handoff.scrub import scrub_decoded, scrub_jsonl, scrub_text
 from gitrefocus.handoff.scrub import scrub_transcript as direct
+
+GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+GLPAT = "glpat-" + "xnV1SYEEFNloPAmXXndI"
+PROJ = "sk-proj-" + "Zx9Qm2Lr7Tp4Wv8Ys1Kd6Hf3Jg5Nb0Cx-q" * 3
+PYPI = "pypi-AgEIcHlwaS5vcmc" + "CJDk3NzRhYjE0LTdlNzgtNDg5OS1hYTk1LTRiZjgxMzVhNTcyOQACKlsz"
 
 
 @pytest.mark.parametrize("text, secret, kind", [
-    ("export GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJklmnop", "ghp_0123456789abcdefghijABCDEFGHIJklmnop",
-     "github-token"),
-    ("curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def'", "eyJhbGciOiJIUzI1NiJ9.abc.def",
+    (f"export GITHUB_TOKEN={GHP}", GHP, "github-token"),
+    (f"use {PROJ} for the eval", PROJ, "openai-key"),
+    ("curl -H 'Authorization: Bearer Zx9Qm2Lr7Tp4Wv8Ys1Kd6Hf3Jg5Nb0C'", "Zx9Qm2Lr7Tp4Wv8Ys1Kd6Hf3Jg5Nb0C",
      "authorization-header"),
-    ('{"headers": {"Authorization": "token s3cr3t-value-here"}}', "s3cr3t-value-here", "authorization-header"),
-    ("psql postgres://u@h --password=hunter2hunter2", "hunter2hunter2", "cli-password"),
-    ('config: {"password": "correct horse"}', "correct", "secret-assignment"),
-    ("SLACK_API_KEY=xoxb-1234-abcd-efgh", "xoxb-1234-abcd-efgh", "slack-token"),
-    ("key is sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123", "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123",
-     "model-api-key"),
-    ("aws AKIAIOSFODNN7EXAMPLE here", "AKIAIOSFODNN7EXAMPLE", "aws-access-key-id"),
-    ("blob Zx9Qm2Lr7Tp4Wv8Ys1Kd6Hf3Jg5Nb0Cx", "Zx9Qm2Lr7Tp4Wv8Ys1Kd6Hf3Jg5Nb0Cx", "high-entropy"),
-    ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "MIIEow", "private-key"),
+    ("redis://:Vq7#pLm2xR9k@cache.internal:6379/0", "Vq7#pLm2xR9k", "url-credentials"),
+    ("mysql -h db -u root -pHunter2Hunter2 app", "Hunter2Hunter2", "mysql-password"),
+    ("curl -u admin:Hunter2Hunter2 https://x", "Hunter2Hunter2", "curl-credentials"),
+    ("docker login -u ci -p Hunter2Hunter2 registry.example.com", "Hunter2Hunter2", "registry-password"),
+    ("sshpass -p 'Hunter2Hunter2' ssh deploy@host", "Hunter2Hunter2", "sshpass-password"),
+    ('{"auths": {"ghcr.io": {"auth": "cm9ib3Q6SHVudGVyMkh1bnRlcjI="}}}', "cm9ib3Q6SHVudGVyMkh1bnRlcjI=", "auth"),
+    ("    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVB",
+     "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVB", "private-key"),
+    ('"private_key_id": "8f2c51d0a9e44b1f6c3d7e8a9b0c1d2e3f4a5b6c",', "8f2c51d0a9e44b1f6c3d7e8a9b0c1d2e3f4a5b6c",
+     "gcp-private-key-id"),
+    ("TWILIO key SK" + "8f2c51d0a9e44b1f6c3d7e8a9b0c1d2e", "SK8f2c51d0a9e44b1f6c3d7e8a9b0c1d2e", "twilio-key"),
+    ("MAILGUN_API_KEY=key-" + "8f2c51d0a9e44b1f6c3d7e8a9b0c1d2e", "key-8f2c51d0a9e44b1f6c3d7e8a9b0c1d2e",
+     "mailgun-key"),
+    ("DB_PASSWORD=Lantern03*QUAR3D9", "Lantern03*QUAR3D9", "password"),
+    ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
+     "b3BlbnNzaC1rZXktdjEAAAAA", "private-key"),
 ])
-def test_secrets_are_redacted_and_reported_masked(text, secret, kind):
+def test_a_redaction_names_its_kind_and_the_report_never_holds_the_secret(text, secret, kind):
     out, report = scrub_transcript(text)
-    assert secret not in out
+    assert secret not in out, out
+    assert f"[redacted: {kind}]" in out, out
     assert [r["kind"] for r in report] == [kind]
-    entry = report[0]
-    assert entry["line"] == 1
-    assert secret not in entry["preview"] and secret[2:10] not in entry["preview"]
-    assert f"[REDACTED:{kind}]" in out
+    assert secret not in json.dumps(report) and set(report[0]) == {"kind", "line"}
+
+
+@pytest.mark.parametrize("secret", [GHP, GLPAT, PYPI, "SG." + "ngeVfQFYQlKU0ufo8x5d1A.TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr",
+                                    "hvs." + "CAESIJlU7tyB1bcdefghijk0123456789abQ2xvZ1p", "dop_v1_" + "8f2c51d0a9e44b1f6c3d7e8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c"])
+def test_a_token_at_the_start_of_a_json_escaped_line_is_found(secret):
+    """Most token rules began with a word-boundary check that failed right after ``\\n``."""
+    for line in (json.dumps({"content": f"cat .env\n{secret}\nmore"}),
+                 json.dumps({"content": json.dumps({"stdout": f"KEY:\n{secret}\n"})})):
+        out, report = scrub_transcript(line)
+        assert secret not in out and report, line
+        assert json.loads(out)
 
 
 @pytest.mark.parametrize("text", [
     "commit 0123456789abcdef0123456789abcdef01234567 fixed it",
     "session 123e4567-e89b-12d3-a456-426614174000 resumed",
     "see gitrefocus/handoff/transcript_paths.py and tests/handoff/test_handoff_scrub.py",
-    "the function build_inherited_context_bullets_for_spawn is long",
     "password=$DB_PASSWORD and GITHUB_TOKEN=${GITHUB_TOKEN}",
+    "Authorization: Bearer <your-token>",
+    "OPENAI_API_KEY=sk-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "pk_live_" + "51H8dkLAbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "eyJ" + "hbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9",
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+    "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG and bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi",
+    '<input type="hidden" name="csrfmiddlewaretoken" value="kP9sT2vX8qL4mN7bR1cW6yZ3hJ5fD0gA">',
+    "X-CSRF-Token: kP9sT2vX8qL4mN7bR1cW6yZ3hJ5fD0gA",
+    'token := os.Getenv("GITHUB_TOKEN")',
+    "password = getpass.getpass()",
+    "client = Client(api_key=settings.API_KEY)",
+    "login(username=user, password=password)",
+    "token: Optional[str] = None",
+    '"max_tokens": 4096',
+    "valueFrom:\n  secretKeyRef:\n    name: db-credentials\n    key: password",
+    "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUGv\n-----END CERTIFICATE-----",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGv4pQ2Lr7Tp4Wv8Ys1Kd6Hf3Jg5Nb0CxZx9Qm2Lr7T dev@laptop",
     '{"id":"msg_01ABCDEFGHIJKLMNOPQRSTUV","signature":"EqQBCkYIBRABGAIiQGxy7Zq9vT3pQmW8"}',
-    '{"tool_use_id":"toolu_01AbCdEfGhIjKlMnOpQrStUv"}',
+    "The password must be at least 12 characters long.",
+    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 ])
-def test_ordinary_identifiers_are_left_alone(text):
-    out, report = scrub_transcript(text)
-    assert out == text and report == []
+def test_ordinary_text_is_left_alone(text):
+    for form in (text, json.dumps({"content": text})):
+        out, report = scrub_transcript(form)
+        assert out == form and report == [], out
 
 
-def test_lines_are_counted_from_one():
-    text = "a\nb\nPASSWORD: s3cret-pass\nc\nAPI_TOKEN=abcdef123456\n"
+def test_lines_are_counted_from_one_and_kept():
+    text = "a\nb\nPASSWORD: s3cret-pass\nc\nAPI_TOKEN=Xk29vLq8Rt7p\n"
     out, report = scrub_transcript(text)
-    assert [(r["kind"], r["line"]) for r in report] == [("secret-assignment", 3), ("secret-assignment", 5)]
+    assert [(r["kind"], r["line"]) for r in report] == [("password", 3), ("token", 5)]
     assert out.count("\n") == text.count("\n")
+
+
+def test_scrubbing_twice_changes_nothing_more():
+    text = f"export GITHUB_TOKEN={GHP}\npassword: Lantern03*QUAR3D9\n"
+    once, _ = scrub_transcript(text)
+    twice, report = scrub_transcript(once)
+    assert twice == once and report == []
 
 
 def test_the_package_level_name_is_the_scrubber():
     assert scrub_transcript is direct
 
 
-safe_text = st.text(alphabet=string.ascii_letters + string.digits + " =:_-/.\"'\\\n\té日", max_size=120)
+def test_a_decoded_record_is_scrubbed_in_every_string_and_under_secret_keys():
+    record = {"type": "assistant", "message": {"content": [
+        {"type": "tool_use", "name": "mcp__db__connect", "input": {"host": "db", "password": "Lantern03*QUAR3D9"}},
+        {"type": "text", "text": f"pushed with\n{GHP}"}]}, "toolUseResult": {"stdout": f"token {GLPAT}"}}
+    raw = json.dumps(record).encode()
+    tally: Counter = Counter()
+    out = scrub_decoded(raw, record, tally)
+    text = json.dumps(out)
+    for secret in ("Lantern03*QUAR3D9", GHP, GLPAT):
+        assert secret not in text
+    assert tally == Counter({"password": 1, "github-token": 1, "gitlab-token": 1})
+    assert record["message"]["content"][1]["text"].endswith(GHP), "the input is not mutated"
+
+
+def test_a_record_without_a_trigger_is_returned_as_it_is():
+    record = {"type": "user", "message": {"content": "run the tests again"}}
+    assert scrub_decoded(json.dumps(record).encode(), record) is record
+
+
+def test_an_escaped_letter_cannot_hide_a_trigger():
+    """``\\u0067hp_`` is ``ghp_``: a line holding escaped printable characters is decoded and walked."""
+    record = {"content": f"key {GHP}"}
+    raw = json.dumps(record).replace("ghp_", "\\u0067hp_").encode()
+    assert GHP not in json.dumps(scrub_decoded(raw, json.loads(raw)))
+
+
+def test_a_saved_transcript_keeps_its_bytes_except_the_secrets():
+    lines = [json.dumps({"type": "user", "message": {"content": "hello"}}, separators=(",", ":")),
+             json.dumps({"type": "user", "message": {"content": f"x\n{GHP}"}}, separators=(",", ":")),
+             json.dumps({"type": "assistant", "input": {"password": "Lantern03*QUAR3D9"}}),
+             "not json at all " + GLPAT]
+    out, report = scrub_jsonl("\n".join(lines) + "\n")
+    kept = out.splitlines()
+    assert kept[0] == lines[0]
+    assert GHP not in out and "Lantern03*QUAR3D9" not in out and GLPAT not in out
+    assert all(json.loads(line) for line in kept[:3])
+    assert sorted((r["kind"], r["line"]) for r in report) == [("github-token", 2), ("gitlab-token", 4),
+                                                                ("password", 3)]
+
+
+safe_text = st.text(alphabet=string.ascii_letters + string.digits + " =:_-/.\"'\\\n\té日→", max_size=120)
 secrets = st.sampled_from([
-    "password=hunter2xx", "MY_TOKEN=abc123def456", "Authorization: Bearer Zx9Qm2Lr7Tp4Wv8Ys1Kd",
-    "ghp_0123456789abcdefghijABCDEFGHIJklmnop", "Zx9Qm2Lr7Tp4Wv8Ys1Kd6Hf3Jg5Nb0Cx",
+    "password=hunter2xx", "MY_TOKEN=abc123def456", "Authorization: Bearer Zx9Qm2Lr7Tp4Wv8Ys1Kd", GHP, GLPAT, PROJ,
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n", "redis://:pw@h", "curl -u a:b ", "mysql -pX1y2Z3 ",
 ])
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(safe_text, secrets), max_size=6))
 def test_a_jsonl_line_stays_valid_json(parts):
     value = "".join(parts)
     for ascii_only in (True, False):
-        line = json.dumps({"type": "user", "message": {"role": "user", "content": value}}, ensure_ascii=ascii_only)
-        out, report = scrub_transcript(line)
-        parsed = json.loads(out)
-        assert parsed["type"] == "user"
-        for r in report:
-            assert r["line"] == 1
+        for inner in (value, json.dumps({"stdout": value}, ensure_ascii=ascii_only)):
+            line = json.dumps({"type": "user", "message": {"role": "user", "content": inner}}, ensure_ascii=ascii_only)
+            out, report = scrub_transcript(line)
+            assert json.loads(out)["type"] == "user"
+            saved, _ = scrub_jsonl(line + "\n")
+            assert json.loads(saved)["type"] == "user"
 
 
-@given(st.lists(secrets, min_size=1, max_size=4), safe_text)
-def test_previews_never_hold_the_secret(found, filler):
-    text = filler.join(found)
-    out, report = scrub_transcript(text)
-    for entry in report:
-        for s in found:
-            value = s.split("=", 1)[-1].split(" ")[-1]
-            assert value not in entry["preview"]
+@settings(max_examples=200, deadline=None)
+@given(safe_text, st.sampled_from([GHP, GLPAT, PROJ, PYPI]), safe_text)
+def test_no_cut_around_a_secret_can_bring_it_back(before, secret, after):
+    """Whatever surrounds a token, the scrubbed text never holds it."""
+    text = before + " " + secret + " " + after
+    out, found = scrub_text(text)
+    assert secret not in out
+
+
+def test_every_rule_names_a_kind_and_triggers():
+    for rule in secret_rules.RULES:
+        assert rule.kind and rule.triggers and all(rule.triggers), rule

@@ -1,0 +1,132 @@
+"""Every path a transcript takes is scrubbed first: the CLI's saved transcript, the spine, the
+brief (quotes cut after scrubbing, never before), its vocabulary, and what --json reports."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+from gitrefocus.handoff import prepare, transcript_paths
+from tests.handoff.transcript import Session, text, tool_use
+from tests.runner import refocus
+
+GHP = "ghp_" + "c3j27xdcg2lMLzgeonyLGcTJFiz4soCmZ9cp"
+PROJ = "sk-proj-" + "Q4vX-8Lr2_p7Wz9-d1Hf3_g5Nb0-xZm6Y_8Ue2R-4" + "T3BlbkFJ" + "Mn7P_1Rs3-u5Vw7_y9Za2-c4De6_g8Hi0-k"
+PYPI = "pypi-AgEIcHlwaS5vcmc" + "CJDk3NzRhYjE0LTdlNzgtNDg5OS1hYTk1LTRiZjgxMzVhNTcyOQACKlsz" + "W1sicHJvamVjdCJd"
+DOCKER_AUTH = base64.b64encode(b"robot:Lantern03*QUAR3D9").decode()
+PASSWORD = "Lantern03*QUAR3D9"
+
+
+def _tools_session(cwd: Path) -> Session:
+    s = Session(cwd=str(cwd))
+    s.user("Wire the deploy credentials.")
+    s.bash(f"export GITHUB_TOKEN={GHP} && ./deploy.sh", "deployed")
+    tid = "toolu_01" + "7" * 20
+    s.assistant(tool_use("mcp__db__connect", {"host": "db.internal", "password": PASSWORD}, tid))
+    s.tool_result(tid, "connected")
+    s.bash("cat ~/.docker/config.json", json.dumps({"auths": {"ghcr.io": {"auth": DOCKER_AUTH}}}, indent=2))
+    s.bash("cat .env", f"APP_ENV=prod\n{PROJ}\nPYPI_TOKEN=\n{PYPI}\n")
+    s.assistant(text("Done."))
+    return s
+
+
+def test_complete_save_transcript_keeps_no_secret_and_reports_kinds(spawned, hermetic):
+    src, dest, out = spawned
+    sid = out["child_session_id"]
+    from gitrefocus.store.transcripts import encode_project_dir
+
+    refocus("start", out["id"], "--session-id", sid, cwd=dest)
+    project = hermetic / ".claude/projects" / encode_project_dir(str(dest.resolve()))
+    _tools_session(dest).write(project / f"{sid}.jsonl")
+    done = refocus("complete", "--summary", "x", "--no-material-changes", "n/a", "--save-transcript", "--json",
+                   cwd=dest, env={"CLAUDE_CODE_SESSION_ID": sid}).json
+    saved = (dest / "docs/refocus/transcripts" / f"{out['id']}.jsonl").read_text()
+    for secret in (GHP, PROJ, PYPI, DOCKER_AUTH, PASSWORD):
+        assert secret not in saved and secret not in json.dumps(done), secret[:12]
+    assert all(json.loads(line) for line in saved.splitlines())
+    assert done["redacted"]["github-token"] >= 1 and done["redacted"]["openai-key"] >= 2
+    assert {"pypi-token", "password", "auth"} <= set(done["redacted"])
+    assert sum(done["redacted"].values()) == len(done["redactions"])
+    assert all(set(r) == {"kind", "line"} for r in done["redactions"])
+
+
+def test_handoff_json_counts_redactions_by_kind_and_shows_none(tmp_path):
+    path = _tools_session(tmp_path).write(tmp_path / "t.jsonl")
+    result = refocus("handoff", path, "--json", "--no-cache", cwd=tmp_path)
+    doc = result.json
+    assert doc["redacted"]["github-token"] >= 1 and doc["redacted"]["password"] == 1
+    for secret in (GHP, PROJ, PYPI, DOCKER_AUTH, PASSWORD):
+        assert secret not in result.stdout and secret not in result.stderr
+    assert "github-token" in result.stderr, "the warning names the kinds"
+
+
+def test_records_are_scrubbed_as_they_are_decoded(tmp_path):
+    """prepare never holds a secret: not in a message, a tool summary, a title."""
+    s = _tools_session(tmp_path)
+    s.user(f"by `{PROJ}` I mean the eval key")
+    s.summary(f"Deploy with {GHP}")
+    plan = prepare.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    held = json.dumps([[b.text for b in m.blocks] for m in plan.messages]) + str(plan.title)
+    for secret in (GHP, PROJ, PASSWORD):
+        assert secret not in held
+    assert plan.redactions["github-token"] >= 2 and plan.redactions["openai-key"] >= 1
+
+
+def test_a_quote_cut_never_prints_the_rest_of_a_key(tmp_path):
+    """The brief's quotes are cut to a window around the cue; cutting first dropped the key's
+    recognisable prefix (``sk-proj-``, ``pypi-``, a JWT header) and printed the rest."""
+    s = Session(cwd=str(tmp_path))
+    s.user("Set up the nightly evaluation job.")
+    s.assistant(text("I'll read the key from the config file."))
+    for secret in (PROJ, PYPI):
+        for pad in range(150, 230, 9):
+            s.user(f"No, that's wrong: {'the nightly evaluation job needs the other one ' * 8}"[:pad]
+                   + f" {secret} and never the config file.")
+            s.assistant(text("Understood."))
+    path = s.write(tmp_path / "t.jsonl")
+    brief = refocus("handoff", path, "--no-cache", cwd=tmp_path).stdout
+    assert "User corrections" in brief
+    for secret in (PROJ, PYPI):
+        body = secret[20:]
+        for i in range(0, len(body) - 10):
+            assert body[i:i + 10] not in brief, (secret[:8], brief)
+
+
+def test_a_long_message_cut_in_the_middle_never_shows_the_rest_of_a_key(tmp_path):
+    """A user message past 6,000 characters keeps its head and tail; the cut can fall inside a
+    key. Scrubbed before the cut, nothing of the key is left to show."""
+    s = Session(cwd=str(tmp_path))
+    s.user("Set up the nightly evaluation job.")
+    for shift in range(4, 60, 7):
+        # the head (4,000 characters) ends `shift` characters into the key ...
+        s.user("w" * (4000 - shift) + " " + PROJ + " " + "tail words " * 300)
+        s.assistant(text("Understood."))
+        # ... or the tail (the last 2,000) starts `shift` characters into it, past `sk-proj-`
+        lead = "w" * 5000 + " "
+        s.user(lead + PROJ + " " + "t" * (2000 - len(PROJ) - 1 + shift))
+        s.assistant(text("Understood."))
+    out = refocus("handoff", s.write(tmp_path / "t.jsonl"), "--spine", cwd=tmp_path).stdout
+    assert out.count("chars cut") == 16
+    body = PROJ[8:]
+    for i in range(0, len(body) - 8):
+        assert body[i:i + 8] not in out, body[i:i + 8]
+
+
+def test_the_vocabulary_never_lists_a_credential(tmp_path):
+    short_auth = base64.b64encode(b"ci:Pw9x!kQ2").decode()
+    s = Session(cwd=str(tmp_path))
+    s.user(f'The registry entry is `{{"auth": "{short_auth}"}}` and by `{GHP}` I mean the bot token.')
+    s.assistant(text("Noted."))
+    brief = refocus("handoff", s.write(tmp_path / "t.jsonl"), "--no-cache", cwd=tmp_path).stdout
+    assert "Vocabulary" in brief
+    assert short_auth not in brief and GHP not in brief and GHP[4:20] not in brief
+
+
+def test_a_huge_line_is_scrubbed_too(tmp_path):
+    """A line past the reader's piece size is reduced to a skeleton; what it keeps is scrubbed."""
+    s = Session(cwd=str(tmp_path))
+    s.user(f"Here is the log; the token is {GHP}.\n" + "x" * (2 << 20))
+    s.assistant(text("Read it."))
+    out = refocus("handoff", s.write(tmp_path / "t.jsonl"), "--spine", cwd=tmp_path).stdout
+    assert "the token is [redacted: github-token]" in out and GHP not in out

@@ -35,6 +35,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from gitrefocus.commands import leftovers
+from gitrefocus.commands.findings import INFO, PROBLEM, Finding
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
@@ -62,7 +64,6 @@ from gitrefocus.store.workspace import Workspace
 if TYPE_CHECKING:
     from pygit2 import Oid
 
-PROBLEM, INFO = "problem", "info"
 TMP_REF_PREFIXES = (refs.TMP_PREFIX, *refs.LEGACY_TMP_PREFIXES)
 _PID_RE = re.compile(r"-(\d+)-[0-9a-f]+$")
 FINISHED = linkage.FINISHED
@@ -72,28 +73,6 @@ _PATHS = {
     lifecycle.BLOCKED: [lifecycle.IN_PROGRESS, lifecycle.BLOCKED],
     lifecycle.RESULT: [lifecycle.IN_PROGRESS, lifecycle.RESULT], lifecycle.ABANDONED: [lifecycle.ABANDONED],
 }
-
-
-@dataclass
-class Finding:
-    kind: str
-    message: str
-    id: str | None = None
-    severity: str = PROBLEM
-    fix: Callable[[], object] | None = field(default=None, repr=False)  # a lossless repair, or None
-    repair: str | None = None  # what the repair does
-    repaired: bool = False
-    repair_error: str | None = None
-    touches: str | None = field(default=None, repr=False)  # another repository the repair writes to
-
-    @property
-    def repairable(self) -> bool:
-        return self.fix is not None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "id": self.id, "severity": self.severity, "message": self.message,
-                "repairable": self.repairable, "repair": self.repair, "repaired": self.repaired,
-                "repair_error": self.repair_error}
 
 
 @dataclass(frozen=True)
@@ -450,8 +429,10 @@ def check_index(ws: Workspace, cat: Catalog, here: Workspace | None = None) -> l
 def collect(ws: Workspace) -> list[Finding]:
     cat = catalog.load(ws)
     others: dict[str, Workspace] = {}
-    findings = check_setup(ws) + check_locks(ws) + check_entries(ws, cat) + check_counterparts(ws, cat, others)
+    findings = check_setup(ws) + check_locks(ws) + check_entries(ws, cat) + leftovers.check_logs(ws, cat)
+    findings += check_counterparts(ws, cat, others)
     findings += check_promotions(ws, cat) + check_notes(ws, cat) + check_local(ws, cat)
+    findings += leftovers.check_remote_conflicts(ws)
     if not any(f.repairable for f in findings):  # any repair regenerates INDEX.md anyway
         findings += check_index(ws, cat)
         for other in others.values():  # a write cut short between the two repositories

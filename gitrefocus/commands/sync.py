@@ -76,13 +76,14 @@ class SyncOutcome:
     notes_pushed: bool
     files_written: list[str]
     warnings: list[str]
+    conflicts: list[dict[str, Any]] = field(default_factory=list)  # {id, reason, ...}: what was not taken
 
     def to_json(self) -> dict[str, Any]:
         return {
             "remote": self.remote, "rounds": self.rounds, "created": self.created,
             "fast_forwarded": self.fast_forwarded, "merged": self.merged, "notes": self.notes,
             "pushed": self.pushed, "notes_pushed": self.notes_pushed,
-            "files_written": self.files_written, "warnings": self.warnings,
+            "files_written": self.files_written, "warnings": self.warnings, "conflicts": self.conflicts,
         }
 
 
@@ -98,6 +99,7 @@ class Report:
     notes_pushed: bool = False
     files_written: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, kind: str, rid: str) -> None:
         bucket = self.by_kind.setdefault(kind, [])
@@ -112,6 +114,7 @@ class Report:
             remote=self.remote, rounds=self.rounds, created=ids(refs.CREATED), fast_forwarded=ids(refs.FAST_FORWARD),
             merged=ids(refs.MERGED) + ids(refs.ADOPTED), notes=self.notes, pushed=sorted(set(self.pushed)),
             notes_pushed=self.notes_pushed, files_written=self.files_written, warnings=self.warnings,
+            conflicts=self.conflicts,
         )
 
 
@@ -130,19 +133,24 @@ class Sync:
             self.progress(message)
 
     # -- network ------------------------------------------------------------
-    def fetch(self) -> None:
+    def fetch(self) -> dict[str, str]:
+        """Fetch; return where the tracking refs stood before (what the remote last showed us)."""
+        seen = refs.tips(self.ws.git_dir, remote_.tracking_prefix(self.remote))
         self.say(f"fetching refocus refs and notes from {self.remote}...")
         remote_.fetch(self.ws, self.remote)
+        return seen
 
     def push(self, names: list[str]) -> list[str]:
         self.say(f"pushing {len(names)} ref(s) to {self.remote}...")
         return remote_.push(self.ws, self.remote, names)
 
     # -- merging ------------------------------------------------------------
-    def merge(self) -> tuple[dict[str, str], dict[str, str] | None]:
-        """Merge every tracking ref into the live refs; return the remote's state
-        ({id: tip}, as :func:`refs.tips` lists it), and ours when nothing was
-        merged (None: ours may have moved)."""
+    def merge(self, seen: dict[str, str] | None = None) -> tuple[dict[str, str], dict[str, str] | None]:
+        """Merge every tracking ref into the live refs (``seen``: where the tracking
+        refs stood before this fetch); return the remote's state ({id: tip}, as
+        :func:`refs.tips` lists it), and ours when nothing was merged (None: ours
+        may have moved)."""
+        seen = seen or {}
         listing_theirs = refs.tips_started(self.ws.git_dir, remote_.tracking_prefix(self.remote))
         ours = refs.tips(self.ws.git_dir)  # while git lists theirs
         theirs = listing_theirs()
@@ -157,14 +165,21 @@ class Sync:
                 self._warn(f"the remote has a ref {ref_name(rid)} that is not a refocus id; ignored.")
                 self.skipped.add(rid)
                 continue
+            if not _is_oid(oid):
+                self._warn(f"the remote's {ref_name(rid)} is a symbolic ref, not an event log; ignored.")
+                self.skipped.add(rid)
+                continue
+            before = seen.get(rid)
             try:
-                result = eventmerge.merge_ref(self.ws.repo, rid, _oid(oid), want_events=self._has_file(rid))
+                result = eventmerge.merge_ref(self.ws.repo, rid, _oid(oid), want_events=self._has_file(rid),
+                                              seen=_oid(before) if before and _is_oid(before) else None)
             except locks.StaleLock:
                 raise  # every other ref would wait on it too: name it and stop
             except RefocusError as exc:
-                self._warn(f"{exc} Skipped.")
+                self._warn(f"{str(exc).rstrip('.')}. Skipped.")
                 self.skipped.add(rid)
                 continue
+            self._conflicts(rid, oid, result)
             if result.changed_locally:
                 self.report.add(result.kind, rid)
                 self.touched.add(rid)
@@ -180,6 +195,24 @@ class Sync:
         if kind != refs.SAME and kind != refs.AHEAD:
             self.report.notes = kind
         return theirs, None if differ else ours
+
+    def _conflicts(self, rid: str, oid: str, result: eventmerge.RefMerge) -> None:
+        """Report (and quarantine) what the remote's log said that was not taken,
+        and the new events that were kept but not applied."""
+        if result.rejected:
+            where = eventmerge.quarantine_remote(self.ws.repo, self.remote, rid, _oid(oid), result.rejected)
+            kept = "the local log was kept" if any(r.rewrite for r in result.rejected) else "the rest was merged"
+            for r in result.rejected:
+                self.report.conflicts.append({"id": rid, "reason": r.reason, "event_id": r.event_id,
+                                              "quarantined": where})
+            self._warn(f"the remote {self.remote}'s log of {rid} was not taken as it is: "
+                       + "; ".join(r.reason for r in result.rejected) + f"; {kept} (the remote's log is kept "
+                       f"under {where}).")
+        for c in result.conflicts:
+            reason = (f"event {c.event_id} ({c.kind}, {c.at}) is not legal after status {c.status}; "
+                      f"it is kept in the log and not applied")
+            self.report.conflicts.append({"id": rid, "reason": reason, "event_id": c.event_id, "quarantined": None})
+            self._warn(f"{rid}: {reason}.")
 
     def _warn(self, message: str) -> None:
         if message not in self.report.warnings:
@@ -198,6 +231,23 @@ class Sync:
         if ours_notes is not None and ours_notes != self.ws.ref_target(remote_.tracking_notes(self.remote)):
             names.append(NOTES_REF)
         return sorted(names)
+
+    def remember_pushed(self, accepted: list[str], pushed: dict[str, str]) -> None:
+        """The remote now holds what was pushed: its tracking refs say so, so that
+        the next sync knows which events the remote has held (and may not drop)."""
+        prefix = remote_.tracking_prefix(self.remote)
+        for name in accepted:
+            if not name.startswith(refs.REF_PREFIX):
+                continue
+            rid = name[len(refs.REF_PREFIX):]
+            oid = pushed.get(rid)
+            if not oid or not _is_oid(oid):
+                continue
+            try:
+                old = refs.resolve(self.ws.repo, prefix + rid)
+                refs.cas(self.ws.repo, prefix + rid, _oid(oid), old, "refocus: sync (pushed)")
+            except (RefocusError, refs._Lost, refs.GitError()):
+                pass  # the next fetch sets it anyway
 
     # -- this machine --------------------------------------------------------
     def propagate(self) -> None:
@@ -226,13 +276,15 @@ class Sync:
     def run(self) -> SyncOutcome:
         for round_ in range(1, MAX_ROUNDS + 1):
             self.report.rounds = round_
-            self.fetch()
-            theirs, ours = self.merge()
+            seen = self.fetch()
+            theirs, ours = self.merge(seen)
             names = self.to_push(theirs, ours)
             if not names:
                 break
+            pushing = refs.tips(self.ws.git_dir)
             rejected = set(self.push(names))
             accepted = [r for r in names if r not in rejected]
+            self.remember_pushed(accepted, pushing)
             self.report.pushed += [r[len(refs.REF_PREFIX):] for r in accepted if r.startswith(refs.REF_PREFIX)]
             self.report.notes_pushed = self.report.notes_pushed or NOTES_REF in accepted
             rejected = {r for r in rejected if r[len(refs.REF_PREFIX):] not in self.skipped}
@@ -249,10 +301,14 @@ class Sync:
         return self.report.outcome()
 
 
+def _is_oid(tip: str) -> bool:
+    return len(tip) == 40 and not tip.strip("0123456789abcdef")
+
+
 def _oid(tip: str) -> Oid:
     """A listed tip as libgit2 takes it: an id, or a symbolic ref's target name
     as :func:`refs.iter_refs` gives it (and merge_ref refuses it)."""
-    if len(tip) == 40 and not tip.strip("0123456789abcdef"):
+    if _is_oid(tip):
         return cast("Oid", refs._pygit2().Oid(hex=tip))
     return cast("Oid", tip)
 

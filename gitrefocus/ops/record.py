@@ -179,9 +179,10 @@ def materialize(ws: Workspace, refocus_id: str, new_events: list[Event]) -> list
     except (RefocusError, OSError):
         return []  # doctor reports files it cannot read; never overwrite them blindly
     tip = eventlog.read_tip(ws.repo, refocus_id)
+    not_applied = {c.event_id for c in tip.state.conflicts} if tip is not None else set()
     new = doc
-    for event in new_events:
-        if event.kind in ev.DOC_KINDS and event.kind != ev.SPAWNED:
+    for event in new_events:  # an event kept in the log as a conflict changes no file
+        if event.kind in ev.DOC_KINDS and event.kind != ev.SPAWNED and event.event_id not in not_applied:
             new = apply_to_doc(new, event)
     if tip is not None and new.status != tip.state.status:
         new = new.with_meta(status=tip.state.status)

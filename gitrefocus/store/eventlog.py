@@ -25,7 +25,7 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event, RefocusState
-from gitrefocus.model.records import dataclass
+from gitrefocus.model.records import dataclass, replace
 from gitrefocus.store import refs
 from gitrefocus.store.refs import ref_name, resolve
 
@@ -92,11 +92,20 @@ def _json_blob(repo: Repository, commit: Commit, name: str) -> object:
         raise _corrupt(commit.id, f"{name} is not valid JSON ({type(exc).__name__})") from None
 
 
-def _event(repo: Repository, commit: Commit) -> Event:
+def read_event(repo: Repository, commit: Commit) -> Event:
+    """The event an event commit holds, or :class:`CorruptLog`."""
     try:
         return Event.from_raw(_json_blob(repo, commit, "event.json"))
     except (ValueError, TypeError) as exc:
         raise _corrupt(commit.id, f"event.json: {exc}") from None
+
+
+_event = read_event
+
+
+def blob(repo: Repository, commit: Commit, name: str) -> bytes | None:
+    """The bytes of the file ``name`` at the top of ``commit``'s tree (None: no such blob)."""
+    return _blob(repo, commit, name)
 
 
 def _blob(repo: Repository, commit: Commit, name: str) -> bytes | None:
@@ -185,21 +194,6 @@ def chain(repo: Repository, tip_oid: Oid | None) -> list[tuple[Oid, Event]]:
     return out
 
 
-def states_match_events(repo: Repository, tip_oid: Oid) -> bool:
-    """Whether every ``state.json`` along the log is the fold of its events.
-
-    ``state.json`` is derived data that makes listing cheap; a remote's copy is
-    evidence, not truth (SPEC §13). A log whose stored states disagree with its
-    events (a forged ``state.json``) is rebuilt from the events instead of adopted."""
-    state = None
-    for oid, event in chain(repo, tip_oid):
-        state, _ = ev.apply(state, event)
-        stored = _blob(repo, event_commit(repo, oid), "state.json")
-        if stored != state_json(state):
-            return False
-    return True
-
-
 # -- writing event commits ---------------------------------------------
 def _signature(event: Event) -> Signature:
     from typing import cast
@@ -250,6 +244,10 @@ def append(repo: Repository, refocus_id: str, build: Build) -> Tip:
     def attempt() -> Tip:
         tip = read_tip(repo, refocus_id)
         event, brief = build(tip)
+        if tip is not None and event.at < tip.event.at:
+            # a clock behind the last event's: an event never claims to precede
+            # the one it follows (other clones refuse such an event as forged)
+            event = replace(event, at=tip.event.at)
         new = build_commit(repo, tip, event, brief)
         refs.cas(repo, refname, new.oid, tip.oid if tip else None, f"refocus: {event.kind}")
         return new

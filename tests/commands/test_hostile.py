@@ -221,10 +221,11 @@ def test_a_second_spawned_event_cannot_rewrite_dest_dir(clones):
     _forge(b, rid, event={"refocus_id": rid, "kind": "spawned", "at": "2026-11-23T00:00:00Z", "event_id": "e" * 32,
                           "actor": {}, "data": {"meta": evil}, "schema": 1}, state=None)
     git(b, "push", "-q", "origin", f"refs/refocus/{rid}")
-    refocus("sync", cwd=a)
+    synced = refocus("sync", "--json", cwd=a).json
     show = refocus("show", rid, "--json", cwd=a).json
     assert show["state"]["dest_dir"] == meta["dest_dir"] and show["state"]["slug"] == meta["slug"], show
-    assert show["state"]["conflicts"], "the second spawned is a conflict"
+    assert [c for c in synced["conflicts"] if "second spawned" in c["reason"]], "the second spawned is a conflict"
+    assert show["state"]["conflicts"] == [], "a rejected event changes nothing, not even the state's conflicts"
     assert refs(victim, "refs/refocus/") == {} and (victim / "docs").exists() == index_before
 
 

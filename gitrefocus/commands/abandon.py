@@ -39,12 +39,14 @@ def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".
     def make(tip: Tip | None) -> Event:
         if tip is None:
             raise RefocusError(f"{rid} has no event log here; run `git refocus doctor --repair`.")
+        if tip.state.status == lifecycle.RESULT:  # the other terminal event won: a lost race, not a mistake
+            raise record.LostRace(record.lost_to(ws, rid, tip, ev.ABANDONED))
         lifecycle.require_transition(rid, tip.state.status, lifecycle.ABANDONED,
                                      tip.state.completed_at or tip.state.last_event_at)
         return record.new_event(ws, rid, ev.ABANDONED, "user", reason=reason.strip(),
                                 meta_changes={"status": lifecycle.ABANDONED, "reason": reason.strip()})
 
-    out = record.write_event(ws, rid, make)
+    out = record.write_event(ws, rid, make, settle=True)  # side effects only once this event won
     state = out.tip.state
     localstate.clear_active(ws.git_dir, rid)
     localstate.unmap_sessions(ws.git_dir, rid)
@@ -53,6 +55,9 @@ def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".
     warnings = out.warnings + linkage.on_finish(ws, rid, "abandoned")
     other = record.counterpart(ws, state)
     other_written = record.propagate(ws, other, rid)
+    if other is not None:  # abandoned from the source: the destination stops tagging commits with it too
+        localstate.clear_active(other.git_dir, rid)
+        localstate.unmap_sessions(other.git_dir, rid)
     if other is not None and other_written:
         record.note(other, other.head_oid(), rid, "abandoned", role="dest", status="abandoned", reason=reason.strip())
     index_md.refresh(ws, other)

@@ -157,6 +157,8 @@ def complete(
             child_session=transcript_pointer(state.dest_dir or ws.workdir, str(state.child_session_id)),
             completed_at=now,
         ).checked()
+        if state.status == lifecycle.ABANDONED:  # the other terminal event won: a lost race, not a mistake
+            raise record.LostRace(record.lost_to(ws, rid, tip, ev.COMPLETED))
         if state.status in lifecycle.PENDING_LAUNCH:
             raise RefocusError(f"cannot complete {rid}: it is {state.status} and was never started (run `git refocus start {rid}` first).")
         lifecycle.require_transition(rid, state.status, result.lifecycle_status, state.completed_at or state.last_event_at)
@@ -174,7 +176,7 @@ def complete(
 
     _preflight(ws, rid, draft, save_transcript)
     with interrupts.deferred(f"{rid} was completed in full"):
-        out = record.write_event(ws, rid, make)
+        out = record.write_event(ws, rid, make, settle=True)  # side effects only once this event won
         try:
             return _finish(ws, rid, out, made[0], prepared, now, commit)
         except (OSError, RefocusError, refs.GitError()) as exc:

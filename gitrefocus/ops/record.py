@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 
-from gitrefocus.errors import RefocusError
+from gitrefocus.errors import ConflictError, RefocusError
 from gitrefocus.model import clock
 from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief
@@ -110,11 +110,15 @@ def brief_file(ws: Workspace, refocus_id: str) -> str | None:
 
 
 def write_event(ws: Workspace, refocus_id: str, make_event: Callable[[eventlog.Tip | None], Event], *,
-                write_file: bool | None = None, reconcile: bool = True) -> Outcome:
+                write_file: bool | None = None, reconcile: bool = True, settle: bool = False) -> Outcome:
     """Append an event built by ``make_event(tip) -> Event`` and rewrite the file.
 
     ``make_event`` runs against the tip actually being extended (again after a
-    lost race) and raises RefocusError to refuse.
+    lost race) and raises RefocusError to refuse. ``settle`` (a terminal event:
+    one of several racing ones wins): before anything else is written, the
+    event is exchanged with the counterpart repository on this machine, and if
+    another terminal event won there, :class:`LostRace` names it and nothing
+    more is written (the event stays in the log, a conflict that changed nothing).
     """
     warnings: list[str] = []
     docs: dict[str, Brief] = {}
@@ -135,6 +139,12 @@ def write_event(ws: Workspace, refocus_id: str, make_event: Callable[[eventlog.T
         return event, new_doc.render().encode("utf-8")
 
     tip = eventlog.append(ws.repo, refocus_id, build)
+    if settle:
+        settled = _settle(ws, refocus_id, tip)
+        if settled.oid != tip.oid and "new" in docs:  # the exchange brought events: build on the file as it is now
+            doc = current_doc(ws, refocus_id, settled)
+            docs["new"] = apply_to_doc(doc, tip.event) if doc is not None else docs["new"]
+        tip = eventlog.Tip(oid=settled.oid, state=settled.state, event=tip.event)
     written = []
     path = brief_file(ws, refocus_id)
     if write_file is None:
@@ -145,6 +155,38 @@ def write_event(ws: Workspace, refocus_id: str, make_event: Callable[[eventlog.T
             atomic.write_text(path, docs["new"].render())
         written.append(path)
     return Outcome(tip=tip, written=written, warnings=warnings)
+
+
+class LostRace(ConflictError):
+    """Another terminal event of the refocus won; this one changed nothing."""
+
+
+def _settle(ws: Workspace, refocus_id: str, tip: eventlog.Tip) -> eventlog.Tip:
+    """Exchange the log with the counterpart on this machine both ways, then
+    check that ``tip.event`` is the one that took effect (:class:`LostRace`)."""
+    other = counterpart(ws, tip.state)
+    if other is not None:
+        propagate(ws, other, refocus_id)
+        propagate(other, ws, refocus_id)
+    now = eventlog.require_tip(ws.repo, refocus_id)
+    if any(c.event_id == tip.event.event_id for c in now.state.conflicts):
+        raise LostRace(lost_to(ws, refocus_id, now, tip.event.kind, logged=True))
+    return now
+
+
+def lost_to(ws: Workspace, refocus_id: str, tip: eventlog.Tip, kind: str, *, logged: bool = False) -> str:
+    """One sentence naming the terminal event that won over this command's
+    ``kind`` of event (``logged``: that event is in the log, as a conflict)."""
+    from gitrefocus.model import lifecycle
+
+    winner = eventlog.terminal_event(ws.repo, tip.oid)
+    won = {lifecycle.RESULT: "completion", lifecycle.ABANDONED: "abandonment"}.get(tip.state.status, "status change")
+    when = f" at {winner.at[:16].replace('T', ' ')}" if winner is not None else ""
+    why = f" ({tip.state.reason})" if tip.state.status == lifecycle.ABANDONED and tip.state.reason else ""
+    lost = {ev.COMPLETED: "completion", ev.ABANDONED: "abandonment"}.get(kind, kind)
+    kept = " (it is kept in the event log as a conflict)" if logged else ""
+    return (f"{refocus_id} was {lifecycle.in_words(tip.state.status)}{when}{why} first: that {won} won, and this "
+            f"{lost} changed nothing{kept}.")
 
 
 def propagate(from_ws: Workspace, to_ws: Workspace | None, refocus_id: str) -> list[str]:

@@ -194,6 +194,19 @@ def chain(repo: Repository, tip_oid: Oid | None) -> list[tuple[Oid, Event]]:
     return out
 
 
+def terminal_event(repo: Repository, tip_oid: Oid) -> Event | None:
+    """The event that made the refocus terminal (result or abandoned), or None."""
+    from gitrefocus.model import lifecycle
+
+    state = None
+    for _, event in chain(repo, tip_oid):
+        before = state.status if state is not None else None
+        state, applied = ev.apply(state, event)
+        if applied and state.status in lifecycle.TERMINAL and before not in lifecycle.TERMINAL:
+            return event
+    return None
+
+
 # -- writing event commits ---------------------------------------------
 def _signature(event: Event) -> Signature:
     from typing import cast

@@ -128,8 +128,7 @@ def _event_id(*parts: str) -> str:
 def rebuild_ref(ws: Workspace, rid: str, path: str) -> None:
     """Write an event log for a brief file whose ref is gone: spawned, then the
     legal path of ``edited`` events to the file's status; every snapshot is the file."""
-    with open(path, "rb") as fh:
-        data = fh.read()
+    data = atomic.read_bytes(path)
     doc = Brief.parse(data, ws.rel(path))
     meta, digest = doc.meta, git.blob_hash(data)
     actor = {"name": "git-refocus doctor", "role": "doctor"}
@@ -163,8 +162,7 @@ def recreate_file(ws: Workspace, rid: str, tip_oid: Oid) -> None:
 def _classify_file(ws: Workspace, entry: Entry, path: str) -> Finding | None:
     """A brief file that differs from its ref's snapshot."""
     rid, rel = entry.id, ws.rel(path)
-    with open(path, "rb") as fh:
-        data = fh.read()
+    data = atomic.read_bytes(path)
     tip = eventlog.read_tip(ws.repo, rid)
     if tip is None:
         return None
@@ -194,8 +192,7 @@ def _ref_missing(ws: Workspace, rid: str, path: str) -> Finding:
     """Take the log from the counterpart repository when it has one; rebuild it from the file otherwise."""
     message = f"{ws.rel(path)} has no event log ({ref_name(rid)} is missing)."
     try:
-        with open(path, "rb") as fh:
-            meta = Brief.parse(fh.read(), ws.rel(path)).meta
+        meta = Brief.parse(atomic.read_bytes(path), ws.rel(path)).meta
         other = record.counterpart_in(ws, (meta.get("source_dir"), meta.get("dest_dir")))
     except RefocusError:
         other = None

@@ -21,7 +21,6 @@ from gitrefocus.store import (
     catalog,
     eventlog,
     interrupts,
-    notes,
     refs,
     registry,
 )
@@ -158,12 +157,13 @@ def uninitialised(dest: Workspace, written: Sequence[str]) -> list[str]:
 
 def _preflight(repos: list[Workspace], brief_path: str) -> None:
     """Refuse before the first write what would stop spawn halfway: a corrupt notes
-    ref, a symlink where a file will be written (SPEC §13)."""
-    atomic.refuse_symlinks(brief_path)
+    ref, a symlink, FIFO or directory where a file will be written, a repository
+    that is read-only or has no room (SPEC §13)."""
+    atomic.check_writable(brief_path)
     for ws in repos:
-        notes.require_readable(ws.repo)
-        atomic.refuse_symlinks(os.path.join(ws.refocus_dir, "INDEX.md"))
-        setup.planned(ws.workdir)  # reads .gitignore and CLAUDE.md, refusing symlinks
+        record.preflight(ws, os.path.join(ws.refocus_dir, "INDEX.md"))
+        for path, text in setup.planned(ws.workdir):  # reads .gitignore and CLAUDE.md, refusing symlinks
+            atomic.check_writable(path, len(text))
 
 
 def _finish(source: Workspace, dest_ws: Workspace, rid: str, brief_path: str, doc: Brief, dest_dir: str,

@@ -28,8 +28,7 @@ def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
     tip = eventlog.read_tip(ws.repo, rid)
     if path is None or tip is None:
         return []
-    with open(path, "rb") as fh:
-        data = fh.read()
+    data = atomic.read_bytes(path)  # never blocks on a FIFO put in the brief's place
     digest = git.blob_hash(data)
     if digest == str(eventlog.snapshot_oid(ws.repo, tip.oid)):
         return []

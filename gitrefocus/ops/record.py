@@ -77,8 +77,7 @@ def load_brief(ws: Workspace, refocus_id: str, tip: eventlog.Tip | None = None) 
     ref (path None). None when this repository has neither."""
     path = brief_file(ws, refocus_id)
     if path is not None:
-        with open(path, "rb") as fh:
-            return Brief.parse(fh.read(), ws.rel(path)), path
+        return Brief.parse(atomic.read_bytes(path), ws.rel(path)), path
     if tip is None:
         tip = eventlog.read_tip(ws.repo, refocus_id)
     data = eventlog.snapshot(ws.repo, tip.oid) if tip is not None else None
@@ -122,6 +121,8 @@ def write_event(ws: Workspace, refocus_id: str, make_event: Callable[[eventlog.T
     """
     warnings: list[str] = []
     docs: dict[str, Brief] = {}
+    path = brief_file(ws, refocus_id)
+    preflight(ws, *([path] if path is not None and write_file is not False else []))
     if reconcile:  # a hand edit of the file is recorded before anything builds on it
         from gitrefocus.ops.reconcile import reconcile_one
 
@@ -146,7 +147,7 @@ def write_event(ws: Workspace, refocus_id: str, make_event: Callable[[eventlog.T
             docs["new"] = apply_to_doc(doc, tip.event) if doc is not None else docs["new"]
         tip = eventlog.Tip(oid=settled.oid, state=settled.state, event=tip.event)
     written = []
-    path = brief_file(ws, refocus_id)
+    path = brief_file(ws, refocus_id) or path
     if write_file is None:
         write_file = path is not None
     if write_file and "new" in docs and tip.state.status == docs["new"].status:
@@ -155,6 +156,24 @@ def write_event(ws: Workspace, refocus_id: str, make_event: Callable[[eventlog.T
             atomic.write_text(path, docs["new"].render())
         written.append(path)
     return Outcome(tip=tip, written=written, warnings=warnings)
+
+
+REPO_MARGIN = 256 * 1024  # objects, refs, notes and the catalog's cache of one command
+
+
+def preflight(ws: Workspace, *files: str) -> None:
+    """Refuse, before the first durable write, what would stop a write part-way
+    (SPEC §13): a corrupt notes ref; a git directory, local state or INDEX.md
+    that cannot be written (read-only, full, or not a regular file); any of
+    ``files`` that is a symlink, a FIFO, a directory, or cannot be written."""
+    notes.require_readable(ws.repo)
+    atomic.check_writable(os.path.join(ws.common_dir, "objects", ".refocus-probe"), REPO_MARGIN)
+    atomic.check_writable(os.path.join(ws.common_dir, "refs", "refocus", ".refocus-probe"))
+    atomic.check_writable(os.path.join(ws.git_dir, "refocus", ".refocus-probe"))
+    if os.path.isdir(ws.refocus_dir):
+        atomic.check_writable(os.path.join(ws.refocus_dir, "INDEX.md"))
+    for path in files:
+        atomic.check_writable(path)
 
 
 class LostRace(ConflictError):
@@ -216,8 +235,7 @@ def materialize(ws: Workspace, refocus_id: str, new_events: list[Event]) -> list
     if path is None:
         return []
     try:
-        with open(path, "rb") as fh:
-            doc = Brief.parse(fh.read(), ws.rel(path))
+        doc = Brief.parse(atomic.read_bytes(path), ws.rel(path))
     except (RefocusError, OSError):
         return []  # doctor reports files it cannot read; never overwrite them blindly
     tip = eventlog.read_tip(ws.repo, refocus_id)

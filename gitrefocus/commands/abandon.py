@@ -50,17 +50,17 @@ def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".
     state = out.tip.state
     localstate.clear_active(ws.git_dir, rid)
     localstate.unmap_sessions(ws.git_dir, rid)
-    role = "dest" if record.brief_file(ws, rid) else "source"
-    record.note(ws, ws.head_oid(), rid, "abandoned", role=role, status="abandoned", reason=reason.strip())
+    record.note_event(ws, out.tip, record.DEST if record.brief_file(ws, rid) else record.SOURCE)
     warnings = out.warnings + linkage.on_finish(ws, rid, "abandoned")
     other = record.counterpart(ws, state)
     other_written = record.propagate(ws, other, rid)
-    if other is not None:  # abandoned from the source: the destination stops tagging commits with it too
+    if other is not None:  # the other side's audit line, and it stops tagging commits with the refocus
+        record.note_event(other, out.tip, record.DEST if record.brief_file(other, rid) else record.SOURCE)
         localstate.clear_active(other.git_dir, rid)
         localstate.unmap_sessions(other.git_dir, rid)
-    if other is not None and other_written:
-        record.note(other, other.head_oid(), rid, "abandoned", role="dest", status="abandoned", reason=reason.strip())
     index_md.refresh(ws, other)
     commit_oid = scoped_commit(ws, out.written, f"refocus({rid}): abandoned", refocus_id=rid) if commit else None
+    if commit_oid:  # the commit carries the trailer: a linked commit of a finished refocus gets its final note
+        warnings += linkage.on_finish(ws, rid, "abandoned")
     return AbandonOutcome(id=rid, status=state.status, reason=reason.strip(), files_written=out.written + other_written,
                      commit=commit_oid, warnings=warnings)

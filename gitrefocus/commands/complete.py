@@ -224,12 +224,14 @@ def _finish(ws: Workspace, rid: str, out: record.Outcome, made: tuple[Result, li
     localstate.unmap_sessions(ws.git_dir, rid)
     end_loops(ws.git_dir, rid, out.tip.state.status)  # a loop tied to the child ends with it
     state = out.tip.state
-    record.note(ws, ws.head_oid(), rid, "completed", role="dest", status=state.status)
+    record.note_event(ws, out.tip, record.DEST)
     warnings += linkage.on_finish(ws, rid, state.status)
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
     index_md.refresh(ws, other)
     commit_oid = scoped_commit(ws, written, f"refocus({rid}): {state.status}", refocus_id=rid) if commit else None
+    if commit_oid:  # the commit carries the trailer: a linked commit of a finished refocus gets its final note
+        warnings += linkage.on_finish(ws, rid, state.status)
     return CompleteOutcome(
         id=rid, status=state.status, completed_at=state.completed_at, result=result,
         brief_path=record.brief_file(ws, rid), source_updated=other is not None, source_dir=state.source_dir,

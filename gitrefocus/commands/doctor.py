@@ -43,7 +43,7 @@ from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief
 from gitrefocus.model.events import Event
 from gitrefocus.model.ids import brief_relpath, ref_name
-from gitrefocus.model.records import dataclass, field
+from gitrefocus.model.records import dataclass
 from gitrefocus.model.result import MaterialChange
 from gitrefocus.ops import index_md, linkage, promote, reconcile, record, setup
 from gitrefocus.store import (
@@ -216,7 +216,7 @@ def check_entries(ws: Workspace, cat: Catalog) -> list[Finding]:
                 entry.problems.append(f"{ref_name(rid)} is unreadable: {exc}")
                 entry.corrupt = True
         if entry.corrupt:
-            out += [Finding("ref-unreadable", p, rid, fix=functools.partial(refs.quarantine, ws.repo, ref_name(rid)),
+            out += [Finding("ref-unreadable", p, rid, fix=functools.partial(leftovers.quarantine_ref, ws, ref_name(rid)),
                             repair=f"move it to {refs.QUARANTINE_PREFIX}{ref_name(rid).removeprefix('refs/')} "
                                    f"(nothing is deleted)") for p in entry.problems[:1]]
             out += [Finding("ref-unreadable", p, rid) for p in entry.problems[1:]]
@@ -406,7 +406,7 @@ def check_promotions(ws: Workspace, cat: Catalog) -> list[Finding]:
 def check_index(ws: Workspace, cat: Catalog, here: Workspace | None = None) -> list[Finding]:
     """INDEX.md left behind by a write that was cut short (``ws`` may be a
     counterpart of ``here``, the repository doctor runs in)."""
-    if not os.path.isdir(ws.refocus_dir) or not cat.entries:
+    if not cat.entries or not index_md.expected(ws):
         return []
     path = os.path.join(ws.refocus_dir, "INDEX.md")
     name = ws.rel(path) if here is None or here.same_repo(ws) else path
@@ -429,7 +429,10 @@ def collect(ws: Workspace) -> list[Finding]:
     findings = check_setup(ws) + check_locks(ws) + check_entries(ws, cat) + leftovers.check_logs(ws, cat)
     findings += check_counterparts(ws, cat, others)
     findings += check_promotions(ws, cat) + check_notes(ws, cat) + check_local(ws, cat)
-    findings += leftovers.check_remote_conflicts(ws)
+    findings += leftovers.check_transcripts(ws, cat) + leftovers.check_index_lock(ws)
+    findings += leftovers.check_remote_locks(ws) + leftovers.check_remote_conflicts(ws)
+    if not any(f.kind == "notes" for f in findings):
+        findings += leftovers.check_note_lines(ws, cat)
     if not any(f.repairable for f in findings):  # any repair regenerates INDEX.md anyway
         findings += check_index(ws, cat)
         for other in others.values():  # a write cut short between the two repositories
@@ -448,7 +451,7 @@ def _refresh_indexes(ws: Workspace, done: list[tuple[Finding, Callable[[], objec
     """Regenerate INDEX.md here and in every counterpart a repair carried events to."""
     others = {f.touches for f, _ in done if f.repair_error is None and f.touches}
     targets = [w for w in [ws, *(Workspace.try_open(d) for d in sorted(others))]
-               if w is not None and os.path.isdir(w.refocus_dir)]
+               if w is not None and index_md.expected(w)]
     try:
         index_md.refresh(*targets)
     except (RefocusError, OSError):
@@ -469,8 +472,8 @@ def doctor(*, repair: bool = False, cwd: str = ".", passes: int = 3) -> DoctorOu
         for f, fix in todo:
             try:
                 fix()
-            except (RefocusError, OSError) as exc:
-                f.repair_error = str(exc)
+            except (RefocusError, OSError, refs._Lost) as exc:
+                f.repair_error = str(exc) or type(exc).__name__
             attempted.append(f)
         _refresh_indexes(ws, todo)
         findings = collect(ws)

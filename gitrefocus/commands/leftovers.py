@@ -9,12 +9,19 @@ a repair is attached only when it loses nothing.
 from __future__ import annotations
 
 import functools
+import os
+import shlex
 
 from gitrefocus.commands.findings import INFO, Finding
 from gitrefocus.errors import RefocusError
+from gitrefocus.model import events as ev
+from gitrefocus.model.brief import Brief
+from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import ref_name
-from gitrefocus.store import eventmerge, refs
-from gitrefocus.store.catalog import Catalog
+from gitrefocus.model.note_line import NoteRecord
+from gitrefocus.ops import record
+from gitrefocus.store import atomic, eventlog, eventmerge, locks, notes, refs
+from gitrefocus.store.catalog import INCOMING, LOCAL, OUTGOING, Catalog, Entry
 from gitrefocus.store.workspace import Workspace
 
 
@@ -51,3 +58,209 @@ def check_logs(ws: Workspace, cat: Catalog) -> list[Finding]:
                                repair=f"rebuild it from its events (the log as it is stays under "
                                       f"{refs.QUARANTINE_PREFIX})"))
     return out
+
+
+# -- audit lines ---------------------------------------------------------------------------------------
+def _held_lines(ws: Workspace) -> tuple[set[tuple], set[tuple[str, str]]]:
+    """What refs/notes/refocus holds: (id, event, fields) of every line, whatever
+    its time, and (id, commit) of every ``linked ... via=link`` line."""
+    from gitrefocus.model import note_line
+
+    lines: set[tuple] = set()
+    linked: set[tuple[str, str]] = set()
+    tip = refs.resolve(ws.repo, notes.NOTES_REF)
+    if tip is None or notes.unreadable(ws.repo):
+        return lines, linked
+    for target, blob in notes.notes_in(ws.repo, tip).items():
+        for rec in note_line.parse(notes.note_text(ws.repo, blob)):
+            lines.add((rec.refocus_id, rec.event, frozenset(rec.fields.items())))
+            if rec.event == "linked" and rec.fields.get("via") == "link":
+                linked.add((rec.refocus_id, target))
+    return lines, linked
+
+
+def _roles(entry: Entry) -> list[str]:
+    return {INCOMING: [record.DEST], OUTGOING: [record.SOURCE], LOCAL: [record.SOURCE, record.DEST]}[entry.direction]
+
+
+def check_note_lines(ws: Workspace, cat: Catalog) -> list[Finding]:
+    """Audit lines an applied event should have left here (:func:`record.audit_line`,
+    the ``linked`` lines of ``link``) that refs/notes/refocus lacks: a command killed
+    between its event and its note. Re-created from the event log, dated as the
+    event, so a repair adds each line once."""
+    head = ws.head_oid()
+    if head is None:
+        return []  # nothing to attach a note to (the command that ran skipped it too)
+    held, linked = _held_lines(ws)
+    out = []
+    for entry in sorted(cat.entries.values(), key=lambda e: e.id):
+        oid = refs.resolve(ws.repo, ref_name(entry.id)) if entry.state is not None and not entry.corrupt else None
+        if oid is None:
+            continue
+        try:
+            events = [e for _, e in eventlog.chain(ws.repo, oid)]
+        except RefocusError:
+            continue
+        missing: list[tuple[str | None, NoteRecord]] = []
+        state = None
+        for event in events:
+            state, applied = ev.apply(state, event)
+            if not applied:
+                continue
+            for role in _roles(entry):
+                line = record.audit_line(state, event, role)
+                if line is None:
+                    continue
+                rec = record.note_line(entry.id, line[0], event.at, line[1])
+                if (rec.refocus_id, rec.event, frozenset(rec.fields.items())) not in held:
+                    missing.append((None, rec))
+            if event.kind == ev.LINKED and event.data.get("via") == "link":
+                for commit in event.data.get("commits") or []:
+                    if isinstance(commit, str) and (entry.id, commit) not in linked and _is_commit(ws, commit):
+                        missing.append((commit, record.note_line(entry.id, "linked", event.at,
+                                                                 {"status": state.status, "via": "link"})))
+        if missing:
+            names = ", ".join(dict.fromkeys(rec.event for _, rec in missing))
+            out.append(Finding("note-missing", f"{len(missing)} audit line(s) of {entry.id} are missing from "
+                               f"{notes.NOTES_REF} ({names}); the events are recorded.", entry.id,
+                               fix=functools.partial(_add_lines, ws, missing), repair="re-create them from the event log"))
+    return out
+
+
+def _is_commit(ws: Workspace, oid: str) -> bool:
+    try:
+        return isinstance(ws.repo.get(oid), refs._pygit2().Commit)
+    except (ValueError, KeyError):
+        return False
+
+
+def _add_lines(ws: Workspace, missing: list[tuple[str | None, NoteRecord]]) -> None:
+    head = ws.head_oid()
+    for commit, rec in missing:
+        target = commit or head
+        if target is not None:
+            notes.add_note(ws.repo, target, rec.format())
+
+
+# -- a saved transcript --------------------------------------------------------------------------------
+def check_transcripts(ws: Workspace, cat: Catalog) -> list[Finding]:
+    """A brief that says ``transcript_saved: true`` whose transcript file is missing
+    (a completion killed after its event): saved again from the child's transcript,
+    scrubbed, when it is still on this machine. A saved transcript whose
+    ``.gitattributes`` LFS line is missing gets the line."""
+    from gitrefocus.ops import transcript
+
+    out = []
+    for entry in sorted(cat.entries.values(), key=lambda e: e.id):
+        if not entry.incoming or entry.path is None or entry.state is None or entry.file_error:
+            continue
+        try:
+            meta = Brief.parse(atomic.read_bytes(entry.path), ws.rel(entry.path)).meta
+        except RefocusError:
+            continue  # reported as an unreadable file
+        if meta.get("transcript_saved") is not True:
+            continue
+        saved = os.path.join(ws.transcripts_dir, f"{entry.id}.jsonl")
+        if not os.path.lexists(saved):
+            state = entry.state
+            source = transcript.find_source(ws, state)
+            if source is None:
+                out.append(Finding("transcript-missing", f"{ws.rel(saved)} is missing although {entry.id} says "
+                                   f"transcript_saved: true, and the child's transcript is no longer on this machine.",
+                                   entry.id))
+            else:
+                out.append(Finding("transcript-missing", f"{ws.rel(saved)} is missing although {entry.id} says "
+                                   f"transcript_saved: true.", entry.id,
+                                   fix=functools.partial(_save_transcript, ws, entry.id, state),
+                                   repair=f"save it again, scrubbed, from {source}"))
+        elif not transcript.attributes_ok(ws):
+            out.append(Finding("transcript-attributes", f".gitattributes lacks the LFS line for saved transcripts "
+                               f"({transcript.LFS_LINE}).", entry.id,
+                               fix=functools.partial(transcript.ensure_attributes, ws), repair="add the line"))
+    return out
+
+
+def _save_transcript(ws: Workspace, rid: str, state: RefocusState) -> None:
+    from gitrefocus.handoff.scrub import scrub_transcript
+    from gitrefocus.ops import transcript
+
+    transcript.write(ws, rid, transcript.prepare(ws, state, scrub_transcript))
+
+
+# -- git's own locks --------------------------------------------------------------------------------------
+INDEX_LOCK_STALE_AFTER = 600.0  # seconds, where no process table tells who runs git
+
+
+def check_index_lock(ws: Workspace) -> list[Finding]:
+    """``.git/index.lock`` that no git process holds (a ``complete --commit`` killed
+    with its git): every later commit fails on it."""
+    path = os.path.join(ws.git_dir, "index.lock")
+    if not os.path.lexists(path):
+        return []
+    if _git_running_in(ws):
+        return [Finding("index-lock", f"{path} is held by a git process running in {ws.workdir}.", severity=INFO)]
+    return [Finding("stale-index-lock", f"{path} was left by a git process that did not finish; git refuses every "
+                     f"commit until it is removed.", fix=functools.partial(_remove_index_lock, ws, path),
+                     repair="remove it (no git process is running in this repository)")]
+
+
+def _git_running_in(ws: Workspace) -> bool:
+    """Whether a git process works in this repository (its working directory or an
+    open file inside it); without a process table, whether the lock is younger
+    than :data:`INDEX_LOCK_STALE_AFTER`."""
+    path = os.path.join(ws.git_dir, "index.lock")
+    if not os.path.isdir("/proc/self/fd"):
+        return (locks.age(path) or 0) < INDEX_LOCK_STALE_AFTER
+    if (locks.age(path) or 0) < 1.0:
+        return True  # just made: a git that started a moment ago
+    places = (ws.workdir, ws.git_dir, ws.common_dir)
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                stat = fh.read()
+            comm, ppid = stat[stat.index(b"(") + 1:stat.rindex(b")")], int(stat[stat.rindex(b")") + 2:].split()[1])
+            if not comm.startswith(b"git") or ppid == os.getpid():  # our own readers are no committer
+                continue
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if any(cwd == p or cwd.startswith(p + os.sep) for p in places):
+            return True
+    held = locks._holders()
+    return held is not None and path in held
+
+
+def _remove_index_lock(ws: Workspace, path: str) -> None:
+    if os.path.lexists(path) and not _git_running_in(ws):
+        os.unlink(path)
+
+
+# -- locks on a remote ----------------------------------------------------------------------------------------
+def check_remote_locks(ws: Workspace) -> list[Finding]:
+    """Stale ref locks in a remote on this machine (a path or file:// URL): every
+    push of that ref fails until they go. Not ours to remove: reported with the
+    command that removes them."""
+    from gitrefocus.store import remote as remote_
+
+    out = []
+    for name in remote_.names(ws):
+        for path in remote_.stale_locks(ws, name):
+            out.append(Finding("remote-lock", f"the remote {name} is locked by {path}, left by a push that did not "
+                               f"finish; every sync fails on it until it is removed: rm {shlex.quote(path)}"))
+    return out
+
+
+# -- refs that are no event logs ------------------------------------------------------------------------------
+def quarantine_ref(ws: Workspace, refname: str) -> str:
+    """Move a ref that names no event log out of ``refs/refocus/``: a symbolic ref
+    is deleted (it holds only the name it points to, given in the finding), any
+    other is kept under ``refs/refocus-quarantine/``."""
+    ref = ws.repo.references.get(refname)
+    if ref is None:
+        return refname
+    if ref.type == refs._pygit2().enums.ReferenceType.SYMBOLIC:
+        refs.delete(ws.repo, refname)
+        return f"(deleted; it pointed to {ref.target})"
+    return refs.quarantine(ws.repo, refname)

@@ -166,15 +166,15 @@ def _preflight(repos: list[Workspace], brief_path: str) -> None:
             atomic.check_writable(path, len(text))
 
 
-def _finish(source: Workspace, dest_ws: Workspace, rid: str, brief_path: str, doc: Brief, dest_dir: str,
-            source_dir: str) -> tuple[list[str], list[str]]:
+def _finish(source: Workspace, dest_ws: Workspace, tip: Tip, brief_path: str, doc: Brief) -> tuple[list[str], list[str]]:
     """Everything spawn writes after the event log in DEST: the brief, the source's
     copy of the log, notes, first-use setup, INDEX in both repositories."""
+    rid = tip.event.refocus_id
     with catalog.briefs_changing(dest_ws, brief_path):
         atomic.write_text(brief_path, doc.render())
     record.propagate(dest_ws, source, rid)
-    record.note(source, source.head_oid(), rid, "spawned", role="source", status="reserved", dest=dest_dir)
-    record.note(dest_ws, dest_ws.head_oid(), rid, "spawned", role="dest", status="reserved", source=source_dir)
+    record.note_event(source, tip, record.SOURCE)
+    record.note_event(dest_ws, tip, record.DEST)
     dest_written = [brief_path] + setup.ensure(dest_ws.workdir)
     source_written = setup.ensure(source.workdir) if not dest_ws.same_repo(source) else []
     index_md.refresh(source, dest_ws)
@@ -258,9 +258,9 @@ def spawn(
     except (OSError, RefocusError, refs.GitError()) as exc:
         raise RefocusError(f"could not write {atomic.what_failed(exc)}; nothing was spawned.") from None
     with interrupts.deferred(f"{rid} was spawned in full"):
-        eventlog.append(dest_ws.repo, rid, build)
+        tip = eventlog.append(dest_ws.repo, rid, build)
         try:
-            dest_written, source_written = _finish(source, dest_ws, rid, brief_path, doc, dest_dir, source_dir)
+            dest_written, source_written = _finish(source, dest_ws, tip, brief_path, doc)
         except (OSError, RefocusError, refs.GitError()) as exc:
             # the refocus exists in DEST from here on: say what is missing and what completes it
             where = " and in ".join(dict.fromkeys(w.workdir for w in repos))

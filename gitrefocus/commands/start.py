@@ -14,7 +14,7 @@ from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
 from gitrefocus.model.records import dataclass
 from gitrefocus.ops import index_md, record, setup
-from gitrefocus.store import catalog, localstate
+from gitrefocus.store import catalog, eventlog, localstate
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.workspace import Workspace
 
@@ -81,6 +81,40 @@ def tagging(ws: Workspace) -> bool:
         return False
 
 
+def _check(ws: Workspace, rid: str) -> None:
+    tip = eventlog.require_tip(ws.repo, rid)
+    if tip.state.status != lifecycle.IN_PROGRESS:
+        lifecycle.require_transition(rid, tip.state.status, lifecycle.IN_PROGRESS,
+                                     tip.state.completed_at or tip.state.last_event_at)
+
+
+class _Markers:
+    """The active id and the session map that make commits carry the refocus's
+    trailer. Set before the ``started`` event, so a start killed between the two
+    leaves markers naming a refocus never started, which doctor clears; a start
+    refused at its event puts back what was there."""
+
+    def __init__(self, ws: Workspace, rid: str, session_id: str | None):
+        self.ws, self.rid, self.session_id = ws, rid, session_id
+        self.active = localstate.read(ws.git_dir, "active")
+        self.mapped = localstate.read(ws.git_dir, "sessions", session_id) if session_id else None
+
+    def set(self) -> None:
+        localstate.set_active(self.ws.git_dir, self.rid)
+        if self.session_id:
+            localstate.map_session(self.ws.git_dir, self.session_id, self.rid)
+
+    def undo(self) -> None:
+        places: list[tuple[tuple[str, ...], str | None]] = [(("active",), self.active)]
+        if self.session_id:
+            places.append((("sessions", self.session_id), self.mapped))
+        for parts, text in places:
+            if text is None:
+                localstate.remove(self.ws.git_dir, *parts)
+            else:
+                localstate.write(self.ws.git_dir, *parts, text=text)
+
+
 def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: str = ".",
           env: Mapping[str, str] = os.environ) -> StartOutcome:
     ws = Workspace.open(cwd)
@@ -106,12 +140,17 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
             changes = {"status": lifecycle.IN_PROGRESS, "launched_at": clock.now_iso()}
         return record.new_event(ws, rid, ev.STARTED, "child", session_id=session_id, meta_changes=changes)
 
-    out = record.write_event(ws, rid, make)
+    _check(ws, rid)  # refuse before the markers are set, as make() would
+    record.preflight(ws)
+    markers = _Markers(ws, rid, session_id)
+    markers.set()  # first: a start killed after its event leaves nothing doctor cannot see
+    try:
+        out = record.write_event(ws, rid, make)
+    except BaseException:
+        markers.undo()
+        raise
     state = out.tip.state
-    localstate.set_active(ws.git_dir, rid)
-    if session_id:
-        localstate.map_session(ws.git_dir, session_id, rid)
-    record.note(ws, ws.head_oid(), rid, "started", role="dest", status=state.status, session=session_id)
+    record.note_event(ws, out.tip, record.DEST)
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
     index_md.refresh(ws, other)

@@ -46,6 +46,8 @@ def marker_problem(cat: Catalog, rid: str | None) -> str | None:
         return f"names {rid}, which this repository does not know"
     if entry.status in lifecycle.TERMINAL:
         return f"names {rid}, which is already {lifecycle.in_words(entry.status)}"
+    if entry.status in lifecycle.PENDING_LAUNCH:  # `start` sets the markers first: it died before its event
+        return f"names {rid}, which was never started"
     if not entry.incoming:
         where = entry.state.dest_dir if entry.state else "another repository"
         return f"names {rid}, which is worked on in {where}, not here"

@@ -14,7 +14,6 @@ hooks disabled.
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from collections.abc import Callable
@@ -34,6 +33,7 @@ if TYPE_CHECKING:
     from pygit2 import Oid
 
 MAX_ROUNDS = 8
+STALE_LOCK_ROUNDS = 3  # a remote lock named by this many pushes in a row is no other writer's
 PROGRESS_EVERY = 250
 
 
@@ -127,6 +127,7 @@ class Sync:
         self.touched: set[str] = set()  # ids whose live ref changed here
         self.skipped: set[str] = set()  # ids whose remote ref could not be merged (warned)
         self._opened: dict[tuple[str | None, str | None], Workspace | None] = {}
+        self._locked: dict[str, int] = {}  # lock files the remote named, and in how many rounds
 
     def say(self, message: str) -> None:
         if self.progress is not None:
@@ -142,7 +143,22 @@ class Sync:
 
     def push(self, names: list[str]) -> list[str]:
         self.say(f"pushing {len(names)} ref(s) to {self.remote}...")
-        return remote_.push(self.ws, self.remote, names)
+        rejected, locked = remote_.push(self.ws, self.remote, names)
+        self._stale_remote_lock(locked)
+        return rejected
+
+    def _stale_remote_lock(self, locked: list[str]) -> None:
+        """A lock the remote named that outlives a push: left by a push that died.
+        Retrying cannot get past it; say which file it is and how to remove it."""
+        for path in locked:
+            self._locked[path] = self._locked.get(path, 0) + 1
+            age = locks.age(path)
+            if (age is not None and age >= locks.STALE_AFTER) or self._locked[path] >= STALE_LOCK_ROUNDS:
+                import shlex
+
+                raise RefocusError(f"the remote {self.remote} is locked by {path}, left by a push that did not "
+                                   f"finish; remove it where the remote lives (rm {shlex.quote(path)}) and run "
+                                   f"`git refocus sync` again.")
 
     # -- merging ------------------------------------------------------------
     def merge(self, seen: dict[str, str] | None = None) -> tuple[dict[str, str], dict[str, str] | None]:
@@ -265,7 +281,7 @@ class Sync:
                 except RefocusError as exc:
                     self._warn(f"could not update {other.workdir} for {rid}: {exc}")
         if self.touched or others:
-            index_md.refresh(*[w for w in [self.ws, *others] if os.path.isdir(w.refocus_dir)])
+            index_md.refresh(*[w for w in [self.ws, *others] if index_md.expected(w)])
 
     def _counterpart(self, state: RefocusState) -> Workspace | None:
         """The counterpart on this machine, only when it already takes part in

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 
+from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model.records import dataclass
 from gitrefocus.model.text import one_line
@@ -227,6 +228,19 @@ def _write(ws: Workspace, text: str, moves: str | None = None, last: bool = True
             return False
         atomic.write_text_if_changed(path, text)
     return True
+
+
+def expected(ws: Workspace) -> bool:
+    """Whether this repository keeps an INDEX.md: it has docs/refocus/, or it took
+    part in a spawn or ran ``init`` (its .gitignore lists INDEX.md)."""
+    if os.path.isdir(ws.refocus_dir):
+        return True
+    from gitrefocus.ops import setup
+
+    try:
+        return setup.gitignore_change(ws.workdir) is None
+    except RefocusError:
+        return False
 
 
 RENDERS = 5  # how many times a refresh renders INDEX.md while other writers keep moving refs

@@ -61,8 +61,8 @@ def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
             raise RefocusError(f"{rid} changed while importing the edit of {rel}; run the command again.")
         return record.new_event(ws, rid, ev.EDITED, "user", **{"from": current, "to": edited, "reason": doc.meta.get("reason")})
 
-    record.write_event(ws, rid, make, reconcile=False)
-    record.note(ws, ws.head_oid(), rid, "edited", status=edited, was=current)
+    out = record.write_event(ws, rid, make, reconcile=False)
+    record.note(ws, ws.head_oid(), rid, "edited", at=out.tip.event.at, status=edited, was=current)
     return [f"imported the hand edit of {rel}: {current} → {edited}."]
 
 

@@ -253,13 +253,54 @@ def materialize(ws: Workspace, refocus_id: str, new_events: list[Event]) -> list
     return [path]
 
 
-def note(ws: Workspace, oid: Oid | str | None, refocus_id: str, event: str, **fields: object) -> None:
-    """Attach an audit line to commit ``oid`` (skipped on an unborn branch)."""
+def note(ws: Workspace, oid: Oid | str | None, refocus_id: str, event: str, *, at: str | None = None,
+         **fields: object) -> None:
+    """Attach an audit line to commit ``oid`` (skipped on an unborn branch),
+    dated ``at`` (the event's time, so that doctor re-creates the very line)."""
     if oid is None:
         return
+    notes.add_note(ws.repo, oid, note_line(refocus_id, event, at or clock.now_iso(), fields).format())
+
+
+def note_line(refocus_id: str, event: str, at: str, fields: dict[str, object]) -> NoteRecord:
     clean = {k: str(v) for k, v in fields.items() if v not in (None, "")}
-    line = NoteRecord(at=clock.now_iso(), refocus_id=refocus_id, event=event, fields=clean).format()
-    notes.add_note(ws.repo, oid, line)
+    return NoteRecord(at=at, refocus_id=refocus_id, event=event, fields=clean)
+
+
+SOURCE, DEST = "source", "dest"
+
+
+def audit_line(state: RefocusState, event: Event, role: str) -> tuple[str, dict[str, object]] | None:
+    """The audit line an applied ``event`` leaves in the notes of the repository
+    that plays ``role`` in the refocus (``state``: the state after the event),
+    or None: one definition for the commands that write the lines and for
+    doctor, which re-creates the missing ones from the event log."""
+    kind, data = event.kind, event.data
+    if kind == ev.SPAWNED:
+        other = {"dest": state.dest_dir} if role == SOURCE else {"source": state.source_dir}
+        return "spawned", {"role": role, "status": "reserved", **other}
+    if kind == ev.ABANDONED:
+        return "abandoned", {"role": role, "status": "abandoned", "reason": data.get("reason")}
+    if kind == ev.RECEIVED:
+        return ("received", {"role": SOURCE, "status": state.status}) if role == SOURCE else None
+    if role != DEST:
+        return None
+    if kind == ev.STARTED:
+        return "started", {"role": DEST, "status": state.status, "session": data.get("session_id")}
+    if kind == ev.COMPLETED:
+        return "completed", {"role": DEST, "status": state.status}
+    if kind == ev.EDITED and "to" in data and not data.get("rebuilt_from") and data.get("to") != data.get("from"):
+        return "edited", {"status": data.get("to"), "was": data.get("from")}
+    if kind == ev.SESSION_ENDED:
+        return "session-ended", {"role": DEST, "status": "in-progress", "session": data.get("session_id")}
+    return None
+
+
+def note_event(ws: Workspace, tip: eventlog.Tip, role: str, oid: Oid | str | None = None) -> None:
+    """Attach the audit line of ``tip.event`` (:func:`audit_line`) to ``oid`` (default: HEAD)."""
+    line = audit_line(tip.state, tip.event, role)
+    if line is not None:
+        note(ws, oid if oid is not None else ws.head_oid(), tip.event.refocus_id, line[0], at=tip.event.at, **line[1])
 
 
 COUNTERPARTS = "counterparts"  # local state: refocus id -> the other repository spawn wrote to

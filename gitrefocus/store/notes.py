@@ -121,7 +121,7 @@ def merge_notes(ws: Workspace, theirs_ref: str) -> str:
     why = unreadable(repo, theirs_ref)
     if why:
         raise RefocusError(f"the remote's notes are unusable: {why}.")
-    their_notes = _notes_in(repo, theirs)
+    their_notes = notes_in(repo, theirs)
 
     def attempt() -> str:
         ours = refs.resolve(repo, NOTES_REF)
@@ -129,7 +129,7 @@ def merge_notes(ws: Workspace, theirs_ref: str) -> str:
             return SAME
         if ours is not None and repo.descendant_of(ours, theirs):
             return AHEAD
-        our_notes = _notes_in(repo, ours) if ours is not None else {}
+        our_notes = notes_in(repo, ours) if ours is not None else {}
         theirs_has_all, to_write = True, {}
         for target in our_notes.keys() | their_notes.keys():
             mine, yours = our_notes.get(target), their_notes.get(target)
@@ -160,18 +160,18 @@ def merge_notes(ws: Workspace, theirs_ref: str) -> str:
 MAX_NOTE_BYTES = 1 << 20  # a note of refocus lines is a few KB; a larger one is read no further
 
 
+def note_text(repo: Repository, blob: Oid | None) -> str:
+    """The text of a note blob (at most :data:`MAX_NOTE_BYTES`; "" for none, or one that is no blob)."""
+    data = getattr(repo.get(blob), "data", b"") if blob is not None else b""
+    return data[:MAX_NOTE_BYTES].decode("utf-8", "replace") if isinstance(data, bytes) else ""
+
+
 def _lines(repo: Repository, blob: Oid | None) -> frozenset[str]:
-    """The non-empty lines of a note blob (none for no note, or one that is not text)."""
-    if blob is None:
-        return frozenset()
-    data = getattr(repo.get(blob), "data", b"")
-    if not isinstance(data, bytes):
-        return frozenset()
-    text = data[:MAX_NOTE_BYTES].decode("utf-8", "replace")
-    return frozenset(line for line in text.splitlines() if line.strip())
+    """The non-empty lines of a note blob."""
+    return frozenset(line for line in note_text(repo, blob).splitlines() if line.strip())
 
 
-def _notes_in(repo: Repository, commit: Oid) -> dict[str, Oid]:
+def notes_in(repo: Repository, commit: Oid) -> dict[str, Oid]:
     """{annotated object (hex): note blob} of the notes commit ``commit``,
     whatever its fan-out (``ab/cdef...`` directories or flat names)."""
     pygit2 = refs._pygit2()

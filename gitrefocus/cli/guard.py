@@ -47,6 +47,9 @@ def environment_problem(exc: BaseException) -> str | None:
     bug): an OSError of the kinds above, or a libgit2 or sqlite error that says so."""
     import errno
 
+    if isinstance(exc, UnicodeError):  # a path or value that is not UTF-8 (a directory's name, a file)
+        return (f"text that is not valid UTF-8 cannot be recorded ({getattr(exc, 'reason', exc)}); "
+                f"rename the directory or file, or pass UTF-8.")
     if isinstance(exc, OSError) and exc.errno in {getattr(errno, n) for n in _ERRNOS if hasattr(errno, n)}:
         where = f" {exc.filename}" if exc.filename else ""
         return f"could not write or read{where}: {exc.strerror or exc}."

@@ -19,6 +19,7 @@ from gitrefocus.model.session import transcript_pointer
 from gitrefocus.ops import index_md, linkage, promote, record
 from gitrefocus.store import atomic, catalog, interrupts, localstate, notes, refs
 from gitrefocus.store.eventlog import Tip
+from gitrefocus.store import scoped_commit as promised
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace
 
@@ -175,13 +176,31 @@ def complete(
         )
 
     _preflight(ws, rid, draft, save_transcript)
+    if commit:  # before the first write: a completion killed before its commit is committed by doctor
+        promised.promise(ws, rid, _will_write(ws, rid, draft, save_transcript),
+                         f"refocus({rid}): {draft.lifecycle_status}")
     with interrupts.deferred(f"{rid} was completed in full"):
-        out = record.write_event(ws, rid, make, settle=True)  # side effects only once this event won
+        before = refs.resolve(ws.repo, refs.ref_name(rid))
+        try:
+            out = record.write_event(ws, rid, make, settle=True)  # side effects only once this event won
+        except BaseException:
+            if commit and refs.resolve(ws.repo, refs.ref_name(rid)) == before:
+                promised.kept(ws, rid)  # refused before its event: nothing to commit
+            raise
         try:
             return _finish(ws, rid, out, made[0], prepared, now, commit)
         except (OSError, RefocusError, refs.GitError()) as exc:
             raise RefocusError(f"{rid} is recorded as {out.tip.state.status}, but could not write {atomic.what_failed(exc)}. "
                                f"Run `git refocus doctor --repair` in {ws.workdir} to complete it.") from None
+
+
+def _will_write(ws: Workspace, rid: str, draft: Result, save_transcript: bool) -> list[str]:
+    """The files a completion writes (what ``--commit`` commits)."""
+    paths = [record.brief_file(ws, rid) or ws.brief_path(rid)]
+    paths += [promote.context_path(ws, change.file) for change in draft.material_changes]
+    if save_transcript:
+        paths += [os.path.join(ws.transcripts_dir, f"{rid}.jsonl"), os.path.join(ws.workdir, ".gitattributes")]
+    return paths
 
 
 def _preflight(ws: Workspace, rid: str, draft: Result, save_transcript: bool) -> None:
@@ -230,6 +249,8 @@ def _finish(ws: Workspace, rid: str, out: record.Outcome, made: tuple[Result, li
     record.propagate(ws, other, rid)
     index_md.refresh(ws, other)
     commit_oid = scoped_commit(ws, written, f"refocus({rid}): {state.status}", refocus_id=rid) if commit else None
+    if commit:
+        promised.kept(ws, rid)
     if commit_oid:  # the commit carries the trailer: a linked commit of a finished refocus gets its final note
         warnings += linkage.on_finish(ws, rid, state.status)
     return CompleteOutcome(

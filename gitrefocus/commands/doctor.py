@@ -111,6 +111,12 @@ def check_setup(ws: Workspace) -> list[Finding]:
     problem = setup.rewrite_mode_problem(ws)
     if problem:
         out.append(Finding("config", problem))
+    try:  # the rest of what `init` (and a spawn) sets up: an `init` killed part-way is finished here
+        for path, text in setup.planned(ws.workdir):
+            out.append(Finding("setup", f"{ws.rel(path)} lacks the line `git refocus init` adds.",
+                               fix=functools.partial(atomic.write_text, path, text), repair="add it"))
+    except RefocusError as exc:
+        out.append(Finding("setup", str(exc)))
     return out
 
 
@@ -440,6 +446,8 @@ def collect(ws: Workspace) -> list[Finding]:
                 findings += check_index(other, catalog.load(other), ws)
             except (RefocusError, OSError):
                 pass
+    if not any(f.repairable for f in findings):  # last: the commit takes the files as the repairs leave them
+        findings += leftovers.check_commit_promises(ws)
     return findings
 
 

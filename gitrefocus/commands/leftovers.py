@@ -264,3 +264,32 @@ def quarantine_ref(ws: Workspace, refname: str) -> str:
         refs.delete(ws.repo, refname)
         return f"(deleted; it pointed to {ref.target})"
     return refs.quarantine(ws.repo, refname)
+
+
+# -- a --commit cut short -------------------------------------------------------------------------------------
+def check_commit_promises(ws: Workspace) -> list[Finding]:
+    """A ``--commit`` its command promised (store/scoped_commit.py) and did not make:
+    the command was killed. Made now of whichever promised files changed."""
+    from gitrefocus.store import scoped_commit
+
+    out = []
+    for record_ in scoped_commit.promises(ws):
+        pid = record_.get("pid")
+        if isinstance(pid, int) and pid != os.getpid() and _alive(pid):
+            continue  # its command is still running
+        rid = record_.get("refocus_id")
+        out.append(Finding("commit-pending", f"the `--commit` of {rid} was cut short before its commit "
+                           f"({record_.get('message')!r}).", rid if isinstance(rid, str) else None,
+                           fix=functools.partial(scoped_commit.keep, ws, record_),
+                           repair="commit the files it wrote (or forget it when it wrote none)"))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -25,6 +25,7 @@ from gitrefocus.store import (
     registry,
 )
 from gitrefocus.store.eventlog import Tip
+from gitrefocus.store import scoped_commit as promised
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace, is_inside
 
@@ -251,14 +252,25 @@ def spawn(
     brief_path = dest_ws.brief_path(rid)
     repos = [dest_ws] if dest_ws.same_repo(source) else [dest_ws, source]
     _preflight(repos, brief_path)
-    try:  # the first writes: local state naming each side's counterpart (spawn is what makes it known)
+    message = f"refocus({rid}): spawned"
+    try:  # the first writes: the --commit promises, local state naming each side's counterpart
+        if commit:
+            promised.promise(dest_ws, rid, [brief_path, *(p for p, _ in setup.planned(dest_ws.workdir))], message)
+            if len(repos) == 2:
+                promised.promise(source, rid, [p for p, _ in setup.planned(source.workdir)], message)
         if len(repos) == 2:
             record.remember_counterpart(dest_ws, rid, source)
             record.remember_counterpart(source, rid, dest_ws)
     except (OSError, RefocusError, refs.GitError()) as exc:
         raise RefocusError(f"could not write {atomic.what_failed(exc)}; nothing was spawned.") from None
     with interrupts.deferred(f"{rid} was spawned in full"):
-        tip = eventlog.append(dest_ws.repo, rid, build)
+        try:
+            tip = eventlog.append(dest_ws.repo, rid, build)
+        except BaseException:
+            if commit and refs.resolve(dest_ws.repo, refs.ref_name(rid)) is None:
+                for ws in repos:  # refused before its event: nothing to commit
+                    promised.kept(ws, rid)
+            raise
         try:
             dest_written, source_written = _finish(source, dest_ws, tip, brief_path, doc)
         except (OSError, RefocusError, refs.GitError()) as exc:
@@ -273,9 +285,12 @@ def spawn(
 
     commits: dict[str, str | None] = {}
     if commit:
-        commits["dest"] = scoped_commit(dest_ws, dest_written, f"refocus({rid}): spawned", refocus_id=rid)
-        if source_written:
-            commits["source"] = scoped_commit(source, source_written, f"refocus({rid}): spawned", refocus_id=rid)
+        commits["dest"] = scoped_commit(dest_ws, dest_written, message, refocus_id=rid)
+        promised.kept(dest_ws, rid)
+        if len(repos) == 2:
+            if source_written:
+                commits["source"] = scoped_commit(source, source_written, message, refocus_id=rid)
+            promised.kept(source, rid)
     return SpawnOutcome(
         id=rid, child_session_id=sid, status=lifecycle.RESERVED, brief_path=brief_path, dest_dir=dest_dir,
         source_dir=source_dir, parent_refocus_id=parent_id,

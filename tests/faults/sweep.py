@@ -253,7 +253,8 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"      {line}", file=sys.stderr)
                     if case.internal_error or (bad and case.stderr.strip()):
                         print(f"      stderr: {case.stderr.strip()[:300]}", file=sys.stderr)
-    print(f"fault sweep over {len({c.scenario for c in cases})} commands ({'mounted tmpfs and read-only binds' if mounting else 'injected faults'}):")
+    how = "mounted tmpfs and read-only binds" if mounting else "injected faults"
+    print(f"fault sweep over {len({c.scenario for c in cases})} commands ({how}):")
     totals = summarise(cases)
     bad = sum(t["undetected"] + t["not restored"] + t["exit 70"] for t in totals.values())
     return 1 if bad else 0

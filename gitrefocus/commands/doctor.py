@@ -50,6 +50,7 @@ from gitrefocus.store import (
     atomic,
     catalog,
     eventlog,
+    eventmerge,
     git,
     localstate,
     locks,
@@ -205,6 +206,12 @@ def _ref_missing(ws: Workspace, rid: str, path: str) -> Finding:
     if other is not None and refs.resolve(other.repo, refs.ref_name(rid)) is not None:
         return Finding("ref-missing", message, rid, fix=lambda: record.propagate(other, ws, rid),
                        repair=f"copy the event log from {other.workdir}")
+    fetched = [(name, oid) for name, oid in refs.iter_refs(ws.repo, refs.TRACKING_PREFIX)
+               if name.endswith(f"/refocus/{rid}")]
+    if fetched:  # what sync last fetched: the real history, not a reconstruction
+        name, oid = fetched[0]
+        return Finding("ref-missing", message, rid, fix=functools.partial(eventmerge.merge_ref, ws.repo, rid, oid),
+                       repair=f"take the event log sync fetched ({refs.TRACKING_PREFIX}{name})")
     return Finding("ref-missing", message, rid, fix=lambda: rebuild_ref(ws, rid, path),
                    repair="rebuild the event log from the file")
 
@@ -436,6 +443,7 @@ def collect(ws: Workspace) -> list[Finding]:
     findings += check_counterparts(ws, cat, others)
     findings += check_promotions(ws, cat) + check_notes(ws, cat) + check_local(ws, cat)
     findings += leftovers.check_transcripts(ws, cat) + leftovers.check_index_lock(ws)
+    findings += leftovers.check_loops(ws, cat) + leftovers.check_stops(ws) + leftovers.check_fetched(ws)
     findings += leftovers.check_remote_locks(ws) + leftovers.check_remote_conflicts(ws)
     if not any(f.kind == "notes" for f in findings):
         findings += leftovers.check_note_lines(ws, cat)

@@ -21,7 +21,7 @@ from gitrefocus.model.ids import ref_name
 from gitrefocus.model.note_line import NoteRecord
 from gitrefocus.ops import record
 from gitrefocus.store import atomic, eventlog, eventmerge, locks, notes, refs
-from gitrefocus.store.catalog import INCOMING, LOCAL, OUTGOING, Catalog, Entry
+from gitrefocus.store.catalog import INCOMING, LOCAL, Catalog, Entry
 from gitrefocus.store.workspace import Workspace
 
 
@@ -79,8 +79,27 @@ def _held_lines(ws: Workspace) -> tuple[set[tuple], set[tuple[str, str]]]:
     return lines, linked
 
 
-def _roles(entry: Entry) -> list[str]:
-    return {INCOMING: [record.DEST], OUTGOING: [record.SOURCE], LOCAL: [record.SOURCE, record.DEST]}[entry.direction]
+def _roles(ws: Workspace, entry: Entry) -> list[str]:
+    """The sides of the refocus this repository surely plays: it holds the commit
+    that side stood on at spawn, or it is the directory named. (A clone that holds
+    neither is listed by a guess, and its audit lines are not asked for.)"""
+    state = entry.state
+    if state is None:
+        return []
+    repos = state.extra.get("repos")
+    roles = []
+    for role, directory in ((record.SOURCE, state.source_dir), (record.DEST, state.dest_dir)):
+        oid = repos.get(role) if isinstance(repos, dict) else None
+        if (isinstance(oid, str) and ws.holds(oid)) or (directory and _inside(directory, ws.workdir)):
+            roles.append(role)
+    if len(roles) == 2 and entry.direction != LOCAL:  # two clones on one commit: the catalog's call
+        roles = [record.DEST if entry.direction == INCOMING else record.SOURCE]
+    return roles
+
+
+def _inside(path: str, top: str) -> bool:
+    real = os.path.realpath(path)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def check_note_lines(ws: Workspace, cat: Catalog) -> list[Finding]:
@@ -102,12 +121,13 @@ def check_note_lines(ws: Workspace, cat: Catalog) -> list[Finding]:
         except RefocusError:
             continue
         missing: list[tuple[str | None, NoteRecord]] = []
+        roles = _roles(ws, entry)
         state = None
         for event in events:
             state, applied = ev.apply(state, event)
             if not applied:
                 continue
-            for role in _roles(entry):
+            for role in roles:
                 line = record.audit_line(state, event, role)
                 if line is None:
                     continue
@@ -293,3 +313,59 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+# -- loops and stops cut short ---------------------------------------------------------------------------------
+def check_loops(ws: Workspace, cat: Catalog) -> list[Finding]:
+    """A loop tied to a refocus in progress whose ``started`` loop event is not in
+    the refocus's log (``loop start`` killed between the loop file and the event)."""
+    from gitrefocus.commands.loop import record_event
+    from gitrefocus.model import lifecycle
+    from gitrefocus.store import loops
+
+    out = []
+    logged: dict[str, set[str]] = {}
+    for state in loops.all_sessions(ws.git_dir)[0]:
+        for loop in state.loops:
+            entry = cat.entries.get(loop.refocus_id or "")
+            if entry is None or entry.status != lifecycle.IN_PROGRESS or entry.corrupt:
+                continue
+            if entry.id not in logged:
+                try:
+                    oid = refs.resolve(ws.repo, ref_name(entry.id))
+                    logged[entry.id] = {str(e.data.get("loop_id")) for _, e in eventlog.chain(ws.repo, oid)
+                                        if e.kind == ev.LOOP and e.data.get("action") == "started"}
+                except RefocusError:
+                    logged[entry.id] = set()
+            if loop.id not in logged[entry.id]:
+                out.append(Finding("loop-event-missing", f"loop {loop.id} of session {loop.session_id} is tied to "
+                                   f"{entry.id}, whose log lacks its started event.", entry.id,
+                                   fix=functools.partial(record_event, ws, loop, "started", promise=loop.promise),
+                                   repair="record the event"))
+    return out
+
+
+def check_stops(ws: Workspace) -> list[Finding]:
+    """A ``stop`` killed part-way (store: ``$GIT_DIR/refocus/stopping/<id>``): some markers
+    still name the refocus it stopped. Finished by removing them."""
+    from gitrefocus.commands.stop import STOPPING, finish_stop
+    from gitrefocus.store import localstate
+
+    try:
+        names = sorted(os.listdir(localstate._checked(ws.git_dir, STOPPING)))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [Finding("stop-unfinished", f"`git refocus stop` of {rid} was cut short; markers may still tag commits "
+                    f"with it.", rid, fix=functools.partial(finish_stop, ws, rid), repair="finish it")
+            for rid in names if not rid.startswith(".")]
+
+
+# -- a sync cut short ----------------------------------------------------------------------------------------
+def check_fetched(ws: Workspace) -> list[Finding]:
+    """What a sync fetched and did not merge (killed between its fetch and its merge)."""
+    from gitrefocus.commands import sync
+
+    return [Finding("sync-unfinished", f"the last sync with {remote} fetched {len(names)} ref(s) it did not merge "
+                    f"({', '.join(names[:3])}).", fix=functools.partial(sync.finish_merge, ws, remote),
+                    repair=f"merge them (what `git refocus sync {remote}` does after its fetch)")
+            for remote, names in sorted(sync.unmerged(ws).items())]

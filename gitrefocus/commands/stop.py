@@ -46,11 +46,11 @@ def marker_problem(cat: Catalog, rid: str | None) -> str | None:
         return f"names {rid}, which this repository does not know"
     if entry.status in lifecycle.TERMINAL:
         return f"names {rid}, which is already {lifecycle.in_words(entry.status)}"
-    if entry.status in lifecycle.PENDING_LAUNCH:  # `start` sets the markers first: it died before its event
-        return f"names {rid}, which was never started"
     if not entry.incoming:
         where = entry.state.dest_dir if entry.state else "another repository"
         return f"names {rid}, which is worked on in {where}, not here"
+    if entry.status in lifecycle.PENDING_LAUNCH:  # `start` sets the markers first: it died before its event
+        return f"names {rid}, which was never started"
     return None
 
 
@@ -69,11 +69,24 @@ def stop(*, refocus_id: str | None = None, cwd: str = ".", env: Mapping[str, str
     if not rid:
         return StopOutcome(None, False, 0, False)
     cleared = localstate.active_id(ws.git_dir) == rid
-    if cleared:
-        localstate.clear_active(ws.git_dir, rid)
     before = _mapped(ws, rid)
-    localstate.unmap_sessions(ws.git_dir, rid)
+    if cleared or before:
+        try:  # first a note that a stop is under way: one killed part-way is finished by doctor --repair
+            localstate.write(ws.git_dir, STOPPING, rid, text=rid + "\n")
+        except RefocusError:
+            pass  # a marker naming no refocus id: nothing doctor could finish by name
+        finish_stop(ws, rid)
     return StopOutcome(rid, cleared, before, env.get("SESSION_REFOCUS_ID") == rid)
+
+
+STOPPING = "stopping"
+
+
+def finish_stop(ws: Workspace, rid: str) -> None:
+    """Remove every marker naming ``rid``, then the note that a stop was under way."""
+    localstate.clear_active(ws.git_dir, rid)
+    localstate.unmap_sessions(ws.git_dir, rid)
+    localstate.remove(ws.git_dir, STOPPING, rid)
 
 
 def _mapped(ws: Workspace, rid: str) -> int:

@@ -317,6 +317,42 @@ class Sync:
         return self.report.outcome()
 
 
+def finish_merge(ws: Workspace, remote: str) -> SyncOutcome:
+    """The local half of a sync that was cut short after its fetch: merge what the
+    tracking refs of ``remote`` hold, bring files and INDEX.md up to date (no network)."""
+    s = Sync(ws, remote, None)
+    s.merge()
+    s.propagate()
+    return s.report.outcome()
+
+
+def unmerged(ws: Workspace) -> dict[str, list[str]]:
+    """{remote: refs its tracking refs hold that were fetched and never merged here}:
+    a sync cut short between its fetch and its merge."""
+    repo = ws.repo
+    out: dict[str, list[str]] = {}
+    rejected = {str(eventlog.commit_at(repo, oid).parent_ids[0])
+                for _, oid in refs.iter_refs(repo, eventmerge.QUARANTINE_REMOTES)}
+    for name, oid in refs.iter_refs(repo, refs.TRACKING_PREFIX):
+        remote, _, rest = name.partition("/")
+        if not isinstance(oid, refs._pygit2().Oid) or str(oid) in rejected:
+            continue
+        if rest == "notes/refocus":
+            live = refs.resolve(repo, NOTES_REF)
+        elif rest.startswith("refocus/") and RefocusId.is_valid(rest[len("refocus/"):]):
+            live = refs.resolve(repo, refs.ref_name(rest[len("refocus/"):]))
+            try:
+                if live is None and not eventmerge.read_log(repo, rest[len("refocus/"):], oid).events:
+                    continue  # not an event log: sync skips it with a warning
+            except RefocusError:
+                continue
+        else:
+            continue
+        if live is None or (live != oid and not repo.descendant_of(live, oid)):
+            out.setdefault(remote, []).append(rest)
+    return out
+
+
 def _is_oid(tip: str) -> bool:
     return len(tip) == 40 and not tip.strip("0123456789abcdef")
 

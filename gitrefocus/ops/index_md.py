@@ -236,9 +236,10 @@ def expected(ws: Workspace) -> bool:
     if os.path.isdir(ws.refocus_dir):
         return True
     from gitrefocus.ops import setup
+    from gitrefocus.store import refs
 
     try:
-        return setup.gitignore_change(ws.workdir) is None
+        return setup.gitignore_change(ws.workdir) is None and bool(refs.tips(ws.git_dir))
     except RefocusError:
         return False
 

@@ -243,6 +243,26 @@ def _seen_ids(repo: Repository, refocus_id: str, oid: Oid | None) -> set[str]:
         return set()
 
 
+def rebuilt(event: Event) -> bool:
+    """An event ``doctor`` made up from a brief file whose log was missing: a
+    reconstruction, which yields to the real history when it arrives."""
+    return bool(event.data.get("rebuilt_from"))
+
+
+def _yield_rebuilt(repo: Repository, refocus_id: str, ours: Oid, theirs: RemoteLog) -> None:
+    """Replace our log, begun by a reconstruction (:func:`rebuilt`), with the
+    remote's real one and every event of ours that was no reconstruction."""
+    refname = refs.ref_name(refocus_id)
+    kept = [(e, eventlog.snapshot(repo, oid)) for oid, e in eventlog.chain(repo, ours) if not rebuilt(e)]
+    merged = ev.merge([e for e, _ in theirs.events], [e for e, _ in kept])
+    briefs = {e.event_id: b for e, b in [*kept, *theirs.events]}
+    tip = None
+    for event in merged:
+        tip = eventlog.build_commit(repo, tip, event, briefs.get(event.event_id) if event.kind in ev.DOC_KINDS else None)
+    assert tip is not None
+    refs.cas(repo, refname, tip.oid, ours, "refocus: sync (the real log replaces one rebuilt from a file)")
+
+
 def judge(repo: Repository, refocus_id: str, ours: list[Event], theirs: RemoteLog, *, descends: bool,
           seen: set[str]) -> list[Rejected]:
     """What in the remote's log rewrites history held here: an event held here
@@ -301,6 +321,10 @@ def merge_ref(repo: Repository, refocus_id: str, theirs: Oid, *, seen: Oid | Non
         if ours is not None and repo.descendant_of(ours, theirs):
             return AHEAD
         our_events = [e for _, e in eventlog.chain(repo, ours)] if ours is not None else []
+        if ours is not None and our_events and rebuilt(our_events[0]) and log.events \
+                and log.events[0][0].kind == ev.SPAWNED and not rebuilt(log.events[0][0]):
+            _yield_rebuilt(repo, refocus_id, ours, log)
+            raise refs._Lost()  # merge again onto the real log
         descends = ours is not None and repo.descendant_of(theirs, ours)
         rejected[:] = judge(repo, refocus_id, our_events, log, descends=descends, seen=seen_ids)
         rewrite = any(r.rewrite for r in rejected)

@@ -45,8 +45,13 @@ def scoped_commit(ws: Workspace, paths: list[str], message: str, *, refocus_id: 
 
 
 def promise(ws: Workspace, refocus_id: str, paths: list[str], message: str) -> None:
-    """Record, before the first write, that a commit of ``paths`` will follow."""
-    record = {"refocus_id": refocus_id, "message": message, "paths": sorted(set(paths)), "pid": os.getpid()}
+    """Record, before the first write, that a commit of ``paths`` will follow, and
+    where the refocus's ref stands (its event not yet written)."""
+    from gitrefocus.store import refs
+
+    before = ws.ref_target(refs.ref_name(refocus_id))
+    record = {"refocus_id": refocus_id, "message": message, "paths": sorted(set(paths)), "pid": os.getpid(),
+              "before": before}
     localstate.write(ws.git_dir, PROMISES, f"{refocus_id}.json", text=json.dumps(record, indent=1) + "\n")
 
 
@@ -77,11 +82,17 @@ def promises(ws: Workspace) -> list[dict[str, Any]]:
 
 
 def keep(ws: Workspace, record: dict[str, Any]) -> str | None:
-    """Make the commit a killed command promised (of those of its files that
-    changed) and drop the promise; the commit, or None when nothing changed."""
+    """Make the commit a killed command promised, of those of its files that
+    changed, once its event was recorded (the refocus's ref moved since the
+    promise); drop the promise. The commit, or None when there was nothing to commit."""
+    from gitrefocus.store import refs
+
     rid = str(record.get("refocus_id"))
     paths = [p for p in record.get("paths") or [] if isinstance(p, str) and os.path.lexists(p)]
     message = record.get("message")
-    oid = scoped_commit(ws, paths, message, refocus_id=rid) if isinstance(message, str) and message else None
+    recorded = ws.ref_target(refs.ref_name(rid)) != record.get("before")
+    oid = None
+    if recorded and isinstance(message, str) and message:
+        oid = scoped_commit(ws, paths, message, refocus_id=rid)
     kept(ws, rid)
     return oid

@@ -31,6 +31,7 @@ class Scenario:
     name: str
     repos: list[str]
     build: Callable[[World], Command]  # builds the starting state; returns the command to run
+    clean_start: bool = True  # doctor calls the starting state consistent (not so before `init`)
 
 
 def _spawn_args(dest: Path, slug: str = "mcp-standard") -> list[str]:
@@ -140,10 +141,14 @@ def gc(w: World) -> Command:
     w.refocus("complete", out["id"], "--summary", SUMMARY, "--no-material-changes", "none", cwd=dest, env=old)
     w.git(dest, "add", "docs/refocus")
     w.git(dest, "commit", "-q", "-m", "the brief")
+    for repo in (src, dest):  # INDEX.md as of the sweep's clock
+        w.refocus("index", cwd=repo)
     return Command(["gc"], "dest")
 
 
 def sync(w: World) -> Command:
+    """A spawns into dest, which completes; A syncs; B, another clone of A's repository,
+    syncs and learns the whole log, the notes and INDEX.md."""
     remote = w.root / "remote.git"
     w.git(w.root, "init", "-q", "--bare", str(remote))
     seed = w.repo("seed")
@@ -151,16 +156,12 @@ def sync(w: World) -> Command:
     for name in ("A", "B"):
         w.git(w.root, "clone", "-q", str(remote), str(w.root / name))
         w.refocus("init", cwd=w.root / name)
-    a = w.root / "A"
-    src = w.repo("src")
-    out = json.loads(w.refocus(*_spawn_args(a), cwd=src).stdout)
-    w.refocus("start", out["id"], cwd=a)
-    w.refocus("complete", out["id"], "--summary", SUMMARY, "--no-material-changes", "none", cwd=a)
-    w.git(a, "add", "docs/refocus")
-    w.git(a, "commit", "-q", "-m", "the brief")
-    w.git(a, "push", "-q", "origin", "main")
+    a, dest = w.root / "A", w.repo("dest")
+    w.refocus("init", cwd=dest)
+    out = json.loads(w.refocus(*_spawn_args(dest), cwd=a).stdout)
+    w.refocus("start", out["id"], cwd=dest)
+    w.refocus("complete", out["id"], "--summary", SUMMARY, "--no-material-changes", "none", cwd=dest)
     w.refocus("sync", cwd=a)
-    w.git(w.root / "B", "pull", "-q", "--no-rebase", "origin", "main")
     return Command(["sync"], "B")
 
 
@@ -176,7 +177,7 @@ def stop(w: World) -> Command:
 
 
 SCENARIOS = [
-    Scenario("init", ["repo"], init),
+    Scenario("init", ["repo"], init, clean_start=False),
     Scenario("spawn", ["src", "dest"], spawn),
     Scenario("start", ["src", "dest"], start),
     Scenario("session-start hook", ["src", "dest"], session_start_hook),

@@ -66,6 +66,8 @@ class Bench:
             shutil.rmtree(self.template)
         copy_tree(self.world.root, self.template)
         self.before = snapshot(self.world, scenario.repos)
+        if scenario.clean_start and any(code != 0 for code in self.doctor()):
+            raise RuntimeError(f"{scenario.name}: doctor does not call the starting state consistent")
         self.restore()
         log = base / "points.log"
         log.unlink(missing_ok=True)

@@ -17,7 +17,7 @@ from gitrefocus.model.records import dataclass, replace
 from gitrefocus.model.result import DodItem, Result
 from gitrefocus.model.session import transcript_pointer
 from gitrefocus.ops import index_md, linkage, promote, record
-from gitrefocus.store import atomic, catalog, interrupts, localstate, notes, refs
+from gitrefocus.store import atomic, catalog, interrupts, localstate, refs
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store import scoped_commit as promised
 from gitrefocus.store.scoped_commit import scoped_commit
@@ -204,16 +204,12 @@ def _will_write(ws: Workspace, rid: str, draft: Result, save_transcript: bool) -
 
 
 def _preflight(ws: Workspace, rid: str, draft: Result, save_transcript: bool) -> None:
-    """Refuse, before the first write, what would stop complete halfway (SPEC §13)."""
-    if save_transcript:
-        atomic.refuse_symlinks(os.path.join(ws.transcripts_dir, f"{rid}.jsonl"))
-        atomic.refuse_symlinks(os.path.join(ws.workdir, ".gitattributes"))
-
-    notes.require_readable(ws.repo)
-    atomic.refuse_symlinks(record.brief_file(ws, rid) or ws.brief_path(rid))
-    atomic.refuse_symlinks(os.path.join(ws.refocus_dir, "INDEX.md"))
-    for change in draft.material_changes:
-        atomic.refuse_symlinks(promote.context_path(ws, change.file))
+    """Refuse, before the first write, what would stop complete halfway (SPEC §13):
+    every file it writes must be a regular file (or none yet) it can write."""
+    record.preflight(ws)
+    for path in _will_write(ws, rid, draft, save_transcript):
+        atomic.check_writable(path)
+    promote.missing(ws, rid, draft.material_changes)  # reads each context file: readable UTF-8, or refused
 
 
 def _finish(ws: Workspace, rid: str, out: record.Outcome, made: tuple[Result, list[str]], prepared: Any,

@@ -336,7 +336,8 @@ def test_a_notes_ref_at_a_blob_is_refused_before_writing_and_quarantined(started
     assert refs(dest)[f"refs/refocus/{rid}"] == before, "nothing moved"
     refocus("list", cwd=dest)
     refocus("doctor", "--repair", cwd=dest, check=False)
-    assert refs(dest).get("refs/notes/refocus") is None
+    assert refs(dest).get("refs/notes/refocus") != blob and blob in refs(dest, "refs/refocus-quarantine/").values()
+    assert git(dest, "cat-file", "-t", "refs/notes/refocus").strip() == "commit", "audit lines re-created from the log"
     refocus("complete", rid, "--summary", "s", "--no-material-changes", "n", cwd=dest)
 
 

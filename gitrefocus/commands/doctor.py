@@ -284,14 +284,22 @@ def _check_counterpart(ws: Workspace, entry: Entry, seen: dict[str, Workspace]) 
     their_ids = {e.event_id for _, e in eventlog.chain(other.repo, theirs)} if theirs is not None else set()
     if ours - their_ids:
         out.append(Finding("counterpart-behind", f"{other.workdir} lacks {len(ours - their_ids)} event(s) of {entry.id}.",
-                           entry.id, fix=functools.partial(record.propagate, ws, other, entry.id),
+                           entry.id, fix=functools.partial(_carry, ws, other, entry.id),
                            repair=f"carry the events to {other.workdir}", touches=other.workdir))
     if their_ids - ours:
         out.append(Finding("behind-counterpart", f"{other.workdir} has {len(their_ids - ours)} event(s) of {entry.id} "
                            f"this repository lacks.", entry.id,
-                           fix=functools.partial(record.propagate, other, ws, entry.id),
+                           fix=functools.partial(_carry, other, ws, entry.id),
                            repair=f"carry the events over from {other.workdir}"))
     return out
+
+
+def _carry(from_ws: Workspace, to_ws: Workspace, rid: str) -> None:
+    """Carry the events of ``rid`` over, and the audit lines they leave there."""
+    record.propagate(from_ws, to_ws, rid)
+    for finding in leftovers.check_note_lines(to_ws, catalog.load(to_ws, only=rid)):
+        if finding.fix is not None:
+            finding.fix()
 
 
 # -- notes -------------------------------------------------------------------

@@ -155,8 +155,14 @@ def _is_commit(ws: Workspace, oid: str) -> bool:
 
 
 def _add_lines(ws: Workspace, missing: list[tuple[str | None, NoteRecord]]) -> None:
+    """Add the lines still missing (an earlier repair, a notes merge, may have brought some)."""
     head = ws.head_oid()
+    held, linked = _held_lines(ws)
     for commit, rec in missing:
+        if commit is not None and (rec.refocus_id, commit) in linked:
+            continue
+        if commit is None and (rec.refocus_id, rec.event, frozenset(rec.fields.items())) in held:
+            continue
         target = commit or head
         if target is not None:
             notes.add_note(ws.repo, target, rec.format())

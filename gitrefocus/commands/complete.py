@@ -175,7 +175,7 @@ def complete(
             meta_changes=changes, result_markdown=result.render(),
         )
 
-    _preflight(ws, rid, draft, save_transcript)
+    _preflight(ws, rid, draft, save_transcript, commit)
     if commit:  # before the first write: a completion killed before its commit is committed by doctor
         promised.promise(ws, rid, _will_write(ws, rid, draft, save_transcript),
                          f"refocus({rid}): {draft.lifecycle_status}")
@@ -203,10 +203,10 @@ def _will_write(ws: Workspace, rid: str, draft: Result, save_transcript: bool) -
     return paths
 
 
-def _preflight(ws: Workspace, rid: str, draft: Result, save_transcript: bool) -> None:
+def _preflight(ws: Workspace, rid: str, draft: Result, save_transcript: bool, commit: bool) -> None:
     """Refuse, before the first write, what would stop complete halfway (SPEC §13):
     every file it writes must be a regular file (or none yet) it can write."""
-    record.preflight(ws)
+    record.preflight(ws, index=commit)
     for path in _will_write(ws, rid, draft, save_transcript):
         atomic.check_writable(path)
     promote.missing(ws, rid, draft.material_changes)  # reads each context file: readable UTF-8, or refused

@@ -251,19 +251,9 @@ class Sync:
     def remember_pushed(self, accepted: list[str], pushed: dict[str, str]) -> None:
         """The remote now holds what was pushed: its tracking refs say so, so that
         the next sync knows which events the remote has held (and may not drop)."""
-        prefix = remote_.tracking_prefix(self.remote)
-        for name in accepted:
-            if not name.startswith(refs.REF_PREFIX):
-                continue
-            rid = name[len(refs.REF_PREFIX):]
-            oid = pushed.get(rid)
-            if not oid or not _is_oid(oid):
-                continue
-            try:
-                old = refs.resolve(self.ws.repo, prefix + rid)
-                refs.cas(self.ws.repo, prefix + rid, _oid(oid), old, "refocus: sync (pushed)")
-            except (RefocusError, refs._Lost, refs.GitError()):
-                pass  # the next fetch sets it anyway
+        held = {rid: pushed[rid] for rid in (n[len(refs.REF_PREFIX):] for n in accepted if n.startswith(refs.REF_PREFIX))
+                if _is_oid(pushed.get(rid) or "")}
+        remote_.remember(self.ws, self.remote, held)
 
     # -- this machine --------------------------------------------------------
     def propagate(self) -> None:

@@ -161,13 +161,20 @@ def write_event(ws: Workspace, refocus_id: str, make_event: Callable[[eventlog.T
 REPO_MARGIN = 256 * 1024  # objects, refs, notes and the catalog's cache of one command
 
 
-def preflight(ws: Workspace, *files: str) -> None:
+def preflight(ws: Workspace, *files: str, index: bool = False) -> None:
     """Refuse, before the first durable write, what would stop a write part-way
     (SPEC §13): a corrupt notes ref; a git directory, local state or INDEX.md
     that cannot be written (read-only, full, or not a regular file); any of
-    ``files`` that is a symlink, a FIFO, a directory, or cannot be written."""
+    ``files`` that is a symlink, a FIFO, a directory, or cannot be written.
+    ``index``: git will rewrite its index too (``git mv``, ``--commit``)."""
     notes.require_readable(ws.repo)
-    atomic.check_writable(os.path.join(ws.common_dir, "objects", ".refocus-probe"), REPO_MARGIN)
+    extra = 0
+    if index:
+        try:
+            extra = os.path.getsize(os.path.join(ws.git_dir, "index"))
+        except OSError:
+            pass
+    atomic.check_writable(os.path.join(ws.common_dir, "objects", ".refocus-probe"), REPO_MARGIN + extra)
     atomic.check_writable(os.path.join(ws.common_dir, "refs", "refocus", ".refocus-probe"))
     atomic.check_writable(os.path.join(ws.git_dir, "refocus", ".refocus-probe"))
     if os.path.isdir(ws.refocus_dir):

@@ -86,6 +86,15 @@ def push(ws: Workspace, remote: str, refnames: list[str]) -> tuple[list[str], li
     return rejected, locked
 
 
+def remember(ws: Workspace, remote: str, pushed: dict[str, str]) -> None:
+    """Set the tracking refs of ``remote`` to what a push just gave it ({id: oid}),
+    in one transaction; a failure is no error (the next fetch sets them)."""
+    if not pushed:
+        return
+    lines = "".join(f"update {tracking_prefix(remote)}{rid} {oid}\n" for rid, oid in sorted(pushed.items()))
+    git.run(ws.workdir, "update-ref", "--no-deref", "--stdin", input=lines, check=False)
+
+
 def local_git_dir(ws: Workspace, remote: str) -> str | None:
     """The git directory of ``remote`` when it is a repository on this machine
     (a path or a file:// URL), else None."""

@@ -104,7 +104,7 @@ def record_event(ws: Workspace, loop: Loop, action: str, **data: Any) -> str | N
     try:
         out = record.write_event(ws, loop.refocus_id, make, reconcile=False)
         record.propagate(ws, record.counterpart(ws, out.tip.state), loop.refocus_id)  # the source sees it too
-    except RefocusError as exc:
+    except (RefocusError, OSError) as exc:
         return f"loop {loop.id}: the {action} event was not recorded on {loop.refocus_id}: {exc}"
     return None
 

@@ -14,7 +14,7 @@ from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
 from gitrefocus.model.records import dataclass
 from gitrefocus.ops import index_md, record, setup
-from gitrefocus.store import catalog, eventlog, localstate
+from gitrefocus.store import catalog, eventlog, localstate, refs
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.workspace import Workspace
 
@@ -144,10 +144,12 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
     record.preflight(ws)
     markers = _Markers(ws, rid, session_id)
     markers.set()  # first: a start killed after its event leaves nothing doctor cannot see
+    before = refs.resolve(ws.repo, ref_name(rid))
     try:
         out = record.write_event(ws, rid, make)
     except BaseException:
-        markers.undo()
+        if refs.resolve(ws.repo, ref_name(rid)) == before:
+            markers.undo()  # refused before its event; after it, the markers stand
         raise
     state = out.tip.state
     record.note_event(ws, out.tip, record.DEST)

@@ -224,10 +224,8 @@ def _finish(ws: Workspace, rid: str, out: record.Outcome, made: tuple[Result, li
         unmet = [d.criterion for d in result.dod if not d.met]
         if unmet:
             warnings.append(f"completed with {len(unmet)} done_when criteria not marked met (--dod N): " + "; ".join(unmet))
-    try:
-        written += promote.promote(ws, rid, result.material_changes, now[:10])
-    except (RefocusError, OSError) as exc:
-        warnings.append(f"material changes were recorded but not promoted: {exc}")
+    # checked before the event (_preflight): a failure here is the disk's, and doctor --repair promotes
+    written += promote.promote(ws, rid, result.material_changes, now[:10])
     problem = promote.run_context_save(ws, rid)
     if problem:
         warnings.append(problem + " (the result is recorded)")

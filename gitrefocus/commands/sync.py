@@ -134,9 +134,14 @@ class Sync:
             self.progress(message)
 
     # -- network ------------------------------------------------------------
-    def fetch(self) -> dict[str, str]:
-        """Fetch; return where the tracking refs stood before (what the remote last showed us)."""
-        seen = refs.tips(self.ws.git_dir, remote_.tracking_prefix(self.remote))
+    def fetch(self) -> dict[str, list[str]]:
+        """Fetch; return, per id, the tips the remote held before: where its tracking
+        ref stood, and what this repository last pushed to it."""
+        seen: dict[str, list[str]] = {}
+        for tips in (refs.tips(self.ws.git_dir, remote_.tracking_prefix(self.remote)),
+                     remote_.last_pushed(self.ws, self.remote)):
+            for rid, oid in tips.items():
+                seen.setdefault(rid, []).append(oid)
         self.say(f"fetching refocus refs and notes from {self.remote}...")
         remote_.fetch(self.ws, self.remote)
         return seen
@@ -161,7 +166,7 @@ class Sync:
                                    f"`git refocus sync` again.")
 
     # -- merging ------------------------------------------------------------
-    def merge(self, seen: dict[str, str] | None = None) -> tuple[dict[str, str], dict[str, str] | None]:
+    def merge(self, seen: dict[str, list[str]] | None = None) -> tuple[dict[str, str], dict[str, str] | None]:
         """Merge every tracking ref into the live refs (``seen``: where the tracking
         refs stood before this fetch); return the remote's state ({id: tip}, as
         :func:`refs.tips` lists it), and ours when nothing was merged (None: ours
@@ -185,10 +190,10 @@ class Sync:
                 self._warn(f"the remote's {ref_name(rid)} is a symbolic ref, not an event log; ignored.")
                 self.skipped.add(rid)
                 continue
-            before = seen.get(rid)
+            before = [_oid(tip) for tip in seen.get(rid, []) if _is_oid(tip) and tip != oid]
             try:
                 result = eventmerge.merge_ref(self.ws.repo, rid, _oid(oid), want_events=self._has_file(rid),
-                                              seen=_oid(before) if before and _is_oid(before) else None)
+                                              seen=before)
             except locks.StaleLock:
                 raise  # every other ref would wait on it too: name it and stop
             except RefocusError as exc:
@@ -249,8 +254,8 @@ class Sync:
         return sorted(names)
 
     def remember_pushed(self, accepted: list[str], pushed: dict[str, str]) -> None:
-        """The remote now holds what was pushed: its tracking refs say so, so that
-        the next sync knows which events the remote has held (and may not drop)."""
+        """The remote now holds what was pushed: recorded, so that the next sync
+        knows which events the remote has held (and may not drop)."""
         held = {rid: pushed[rid] for rid in (n[len(refs.REF_PREFIX):] for n in accepted if n.startswith(refs.REF_PREFIX))
                 if _is_oid(pushed.get(rid) or "")}
         remote_.remember(self.ws, self.remote, held)

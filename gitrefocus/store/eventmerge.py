@@ -27,18 +27,22 @@ an honest clone builds from its events.
 
 from __future__ import annotations
 
+import json
+
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
 from gitrefocus.model.records import dataclass, field
-from gitrefocus.store import eventlog, git, refs
+from gitrefocus.store import eventlog, refs
 from gitrefocus.store.refs import ADOPTED, AHEAD, CREATED, FAST_FORWARD, MERGED, SAME
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pygit2 import Commit, Oid, Repository
 
 MAX_LOG = 100_000  # commits along a log's first parents; a longer one is not a refocus's history
@@ -65,6 +69,7 @@ class RemoteLog:
     events: list[tuple[Event, bytes | None]] = field(default_factory=list)  # well-formed, in order
     rejected: list[Rejected] = field(default_factory=list)
     exact: bool = True  # every commit is what an honest clone builds: its states may be believed
+    state: ev.RefocusState | None = None  # the fold of ``events``
 
     @property
     def ids(self) -> list[str]:
@@ -135,10 +140,11 @@ def read_log(repo: Repository, refocus_id: str, tip: Oid, *, now: str | None = N
         prev_at = event.at
         state, applied = ev.apply(state, event)
         snapshot = eventlog.blob(repo, commit, eventlog.SNAPSHOT)
-        if out.exact and not _as_built(repo, commit, event, state, applied, snapshot, parent_snapshot):
+        if out.exact and not _as_built(repo, commit, state, applied, event.kind, snapshot, parent_snapshot):
             out.exact = False
         parent_snapshot = snapshot
         out.events.append((event, snapshot))
+    out.state = state
     return out
 
 
@@ -147,19 +153,23 @@ def _why(exc: Exception) -> str:
     return text.split(": ", 1)[1].split("; `git refocus", 1)[0] if ": " in text else text
 
 
-def _as_built(repo: Repository, commit: Commit, event: Event, state: ev.RefocusState, applied: bool,
+def _as_built(repo: Repository, commit: Commit, state: ev.RefocusState, applied: bool, kind: str,
               snapshot: bytes | None, parent_snapshot: bytes | None) -> bool:
-    """Whether ``commit`` holds what :func:`eventlog.build_commit` makes of ``event``."""
-    tree = commit.tree
-    names = {entry.name for entry in tree}
+    """Whether ``commit`` holds what :func:`eventlog.build_commit` makes of its
+    event: nothing but the three files, the fold as its state (compared as JSON
+    values: a clone's formatting is not evidence of anything), and a new brief
+    only for an applied event that rewrites it."""
+    names = {entry.name for entry in commit.tree}
     if names - {"event.json", "state.json", eventlog.SNAPSHOT} or len(commit.parent_ids) > 1:
         return False
-    if str(tree["event.json"].id) != git.blob_hash(event.to_json().encode("utf-8")):
+    stored = eventlog.blob(repo, commit, "state.json")
+    try:
+        if stored is None or json.loads(stored) != state.to_json():
+            return False
+    except (ValueError, RecursionError):
         return False
-    if "state.json" not in names or str(tree["state.json"].id) != git.blob_hash(eventlog.state_json(state)):
+    if (kind not in ev.DOC_KINDS or not applied) and snapshot != parent_snapshot:
         return False
-    if (event.kind not in ev.DOC_KINDS or not applied) and snapshot != parent_snapshot:
-        return False  # only an applied document event brings a new brief
     return True
 
 
@@ -289,15 +299,15 @@ def judge(repo: Repository, refocus_id: str, ours: list[Event], theirs: RemoteLo
     return out
 
 
-def merge_ref(repo: Repository, refocus_id: str, theirs: Oid, *, seen: Oid | None = None,
+def merge_ref(repo: Repository, refocus_id: str, theirs: Oid, *, seen: Sequence[Oid] = (),
               want_events: bool = True) -> RefMerge:
     """Bring ``refs/refocus/<id>`` up to date with the remote's ``theirs``;
-    ``seen`` is where the remote's ref stood when this repository last saw it."""
+    ``seen``: tips the remote's ref had when this repository last saw it (fetched or pushed)."""
     refname = refs.ref_name(refocus_id)
     before = refs.resolve(repo, refname)
     if before == theirs:
         return RefMerge(SAME)
-    seen_ids = _seen_ids(repo, refocus_id, seen) if seen is not None and seen != theirs else set()
+    seen_ids = set().union(*(_seen_ids(repo, refocus_id, oid) for oid in seen if oid != theirs))
     if before is not None and repo.descendant_of(before, theirs):
         # judged and merged before, or behind us; behind what it showed us before is a rewind
         if not seen_ids:
@@ -357,13 +367,18 @@ def merge_ref(repo: Repository, refocus_id: str, theirs: Oid, *, seen: Oid | Non
     out = RefMerge(kind, rejected=list(rejected))
     if out.changed_locally:
         known = set(_event_ids(repo, before))
-        tip = eventlog.read_tip(repo, refocus_id)
-        new = [e for _, e in eventlog.chain(repo, tip.oid if tip else None) if e.event_id not in known]
+        if kind in (CREATED, FAST_FORWARD, ADOPTED) and refs.resolve(repo, refname) == theirs:
+            events, state = [e for e, _ in log.events], log.state  # theirs, as read: no second reading
+        else:
+            tip = eventlog.read_tip(repo, refocus_id)
+            events = [e for _, e in eventlog.chain(repo, tip.oid)] if tip is not None else []
+            state = tip.state if tip is not None else None
+        new = [e for e in events if e.event_id not in known]
         if want_events:
             out.new_events = new
-        if tip is not None:
+        if state is not None:
             new_ids = {e.event_id for e in new}
-            out.conflicts = [c for c in tip.state.conflicts if c.event_id in new_ids]
+            out.conflicts = [c for c in state.conflicts if c.event_id in new_ids]
     return out
 
 

@@ -6,6 +6,7 @@ is :mod:`gitrefocus.store.eventmerge` and :func:`gitrefocus.store.notes.merge_no
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from typing import TYPE_CHECKING
@@ -86,13 +87,34 @@ def push(ws: Workspace, remote: str, refnames: list[str]) -> tuple[list[str], li
     return rejected, locked
 
 
+PUSHED = "pushed"  # local state: {refocus id: the tip last pushed} per remote
+
+
 def remember(ws: Workspace, remote: str, pushed: dict[str, str]) -> None:
-    """Set the tracking refs of ``remote`` to what a push just gave it ({id: oid}),
-    in one transaction; a failure is no error (the next fetch sets them)."""
+    """Record what a push just gave ``remote`` ({id: oid}): events the remote
+    has held, which it may not drop later. One small file, not a ref per id
+    (a thousand loose refs cost a second to write)."""
     if not pushed:
         return
-    lines = "".join(f"update {tracking_prefix(remote)}{rid} {oid}\n" for rid, oid in sorted(pushed.items()))
-    git.run(ws.workdir, "update-ref", "--no-deref", "--stdin", input=lines, check=False)
+    from gitrefocus.store import localstate
+
+    try:
+        held = last_pushed(ws, remote)
+        held.update(pushed)
+        localstate.write(ws.git_dir, PUSHED, f"{remote}.json", text=json.dumps(held, sort_keys=True) + "\n")
+    except RefocusError:
+        pass  # a remote whose name cannot name a file: its tracking refs alone say what it held
+
+
+def last_pushed(ws: Workspace, remote: str) -> dict[str, str]:
+    """{refocus id: tip} of what this repository pushed to ``remote`` (:func:`remember`)."""
+    from gitrefocus.store import localstate
+
+    try:
+        raw = json.loads(localstate.read(ws.git_dir, PUSHED, f"{remote}.json") or "{}")
+    except (ValueError, RefocusError):
+        return {}
+    return {k: v for k, v in raw.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(raw, dict) else {}
 
 
 def local_git_dir(ws: Workspace, remote: str) -> str | None:

@@ -25,7 +25,7 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event, RefocusState
-from gitrefocus.model.records import dataclass, replace
+from gitrefocus.model.records import dataclass
 from gitrefocus.store import refs
 from gitrefocus.store.refs import ref_name, resolve
 
@@ -257,10 +257,6 @@ def append(repo: Repository, refocus_id: str, build: Build) -> Tip:
     def attempt() -> Tip:
         tip = read_tip(repo, refocus_id)
         event, brief = build(tip)
-        if tip is not None and event.at < tip.event.at:
-            # a clock behind the last event's: an event never claims to precede
-            # the one it follows (other clones refuse such an event as forged)
-            event = replace(event, at=tip.event.at)
         new = build_commit(repo, tip, event, brief)
         refs.cas(repo, refname, new.oid, tip.oid if tip else None, f"refocus: {event.kind}")
         return new

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 MAX_LOG = 100_000  # commits along a log's first parents; a longer one is not a refocus's history
 FUTURE_SLACK_HOURS = 24  # an event dated further ahead than this is refused (clocks differ, not by days)
+SKEW_SECONDS = 600  # how far an event may be dated before the one it follows: two clones' clocks, not a forgery
 QUARANTINE_REMOTES = refs.QUARANTINE_PREFIX + "remotes/"
 
 
@@ -127,7 +128,7 @@ def read_log(repo: Repository, refocus_id: str, tip: Oid, *, now: str | None = N
             out.rejected.append(Rejected(f"it brings a second spawned event {event.event_id} ({event.at})",
                                          event.event_id))
             continue
-        if event.at < prev_at and ordered:
+        if ordered and event.at < prev_at and _seconds_between(event.at, prev_at) > SKEW_SECONDS:
             out.exact = False
             out.rejected.append(Rejected(f"event {event.event_id} ({event.kind}, {event.at}) claims to precede "
                                          f"the event it follows ({prev_at})", event.event_id))
@@ -137,7 +138,7 @@ def read_log(repo: Repository, refocus_id: str, tip: Oid, *, now: str | None = N
             out.rejected.append(Rejected(f"event {event.event_id} ({event.kind}) is dated in the future ({event.at})",
                                          event.event_id))
             continue
-        prev_at = event.at
+        prev_at = max(prev_at, event.at)
         state, applied = ev.apply(state, event)
         snapshot = eventlog.blob(repo, commit, eventlog.SNAPSHOT)
         if out.exact and not _as_built(repo, commit, state, applied, event.kind, snapshot, parent_snapshot):
@@ -146,6 +147,10 @@ def read_log(repo: Repository, refocus_id: str, tip: Oid, *, now: str | None = N
         out.events.append((event, snapshot))
     out.state = state
     return out
+
+
+def _seconds_between(earlier: str, later: str) -> float:
+    return (clock.parse(later) - clock.parse(earlier)).total_seconds()
 
 
 def _why(exc: Exception) -> str:

@@ -1,15 +1,16 @@
-"""The fault sweeps (tests/faults/sweep.py, run whole by scripts/fault-sweep) in the suite.
+"""The fault sweeps (tests/faults/sweep.py) in the suite: a representative subset, a few
+seconds per case. The whole sweeps (every kill point of every command that writes, a full
+and a read-only disk) take most of an hour: `scripts/fault-sweep` runs them and prints
+the counts.
 
-Unmarked: a representative subset, a few seconds per case. A crash right after a
-completion's event is recorded (the brief, the promotion, the notes, the source's copy
-and INDEX.md all still to come), right after the marker of a start and before its
-event, in the middle of a sync; an injected full disk and read-only disk at the first
-write and after the event. Each must leave a state doctor does not call consistent
-while damaged, and that doctor --repair restores, with no internal error.
-
-Slow: every kill point of every command, and every injected failure.
+Here: a crash right after a completion's event is recorded (the brief, the promotion,
+the notes, the source's copy and INDEX.md all still to come), before its note, right
+after a start set its marker and before its event, between a sync's fetch and its
+merge, between the source's abandonment and the destination's copy; an injected full
+disk and read-only disk at the first write and after the event. Each must leave a state
+doctor does not call consistent while damaged, and that doctor --repair restores, with
+no internal error.
 """
-
 from __future__ import annotations
 
 import pytest
@@ -80,18 +81,3 @@ def test_a_full_or_read_only_disk_is_one_line_and_repaired(benches, errno, where
     assert ("nothing was changed" in case.stderr) != ("doctor --repair" in case.stderr), case.stderr
     _ok(case)
 
-
-@pytest.mark.slow
-@pytest.mark.parametrize("scenario", [s.name for s in sc.SCENARIOS])
-def test_every_kill_point_of_every_command(tmp_path, scenario):
-    bench = sweep.Bench(tmp_path, sc.BY_NAME[scenario])
-    bad = [c for c in sweep.crash(bench) if c.undetected or not c.restored or c.internal_error]
-    assert not bad, [(c.where, c.detail) for c in bad]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("scenario", [s.name for s in sc.SCENARIOS])
-def test_every_injected_write_failure_of_every_command(tmp_path, scenario):
-    bench = sweep.Bench(tmp_path, sc.BY_NAME[scenario])
-    bad = [c for c in sweep.injected(bench) if not c.restored or c.internal_error]
-    assert not bad, [(c.where, c.exit_code, c.detail, c.stderr[-200:]) for c in bad]

@@ -334,17 +334,22 @@ def unmerged(ws: Workspace) -> dict[str, list[str]]:
             continue
         if rest == "notes/refocus":
             live = refs.resolve(repo, NOTES_REF)
-        elif rest.startswith("refocus/") and RefocusId.is_valid(rest[len("refocus/"):]):
-            live = refs.resolve(repo, refs.ref_name(rest[len("refocus/"):]))
-            try:
-                if live is None and not eventmerge.read_log(repo, rest[len("refocus/"):], oid).events:
-                    continue  # not an event log: sync skips it with a warning
-            except RefocusError:
-                continue
-        else:
+            if live is None or (live != oid and not repo.descendant_of(live, oid)):
+                out.setdefault(remote, []).append(rest)
             continue
-        if live is None or (live != oid and not repo.descendant_of(live, oid)):
-            out.setdefault(remote, []).append(rest)
+        rid = rest[len("refocus/"):]
+        if not rest.startswith("refocus/") or not RefocusId.is_valid(rid):
+            continue
+        live = refs.resolve(repo, refs.ref_name(rid))
+        if live is not None and (live == oid or repo.descendant_of(live, oid)):
+            continue
+        try:
+            fetched = eventmerge.read_log(repo, rid, oid).ids
+            held = {e.event_id for _, e in eventlog.chain(repo, live)} if live is not None else set()
+        except RefocusError:
+            continue
+        if fetched and not set(fetched) <= held:  # (no events: not a log, which sync skips with a warning)
+            out[remote] = [*out.get(remote, []), rest]
     return out
 
 

@@ -22,8 +22,13 @@ loses nothing (SPEC §5, §13):
 - a ref or notes ref that names no readable event log / notes commit: move it
   under ``refs/refocus-quarantine/`` (nothing is deleted).
 
+What a command killed between two writes leaves beyond these (audit lines, a
+saved transcript, markers, loops, stops, syncs and --commit commits cut short,
+git's index.lock, logs whose stored state cannot be believed, evidence a
+remote sent that sync did not take) is checked in :mod:`gitrefocus.commands.leftovers`.
+
 Everything else (an unreadable file, an illegal status edit, events that
-conflicted after a merge) is reported for a person to decide.
+conflicted after a merge, a stale lock on a remote) is reported for a person to decide.
 """
 
 from __future__ import annotations

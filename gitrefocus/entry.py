@@ -8,10 +8,46 @@ from __future__ import annotations
 import sys
 
 HOOK_EVENTS = ("session-start", "session-end", "post-tool-use", "stop")
+# variables whose value git refocus records or compares as text (paths it only opens may be any bytes)
+TEXT_VARIABLES = ("CLAUDE_CODE_SESSION_ID", "SESSION_REFOCUS_ID", "SESSION_REFOCUS_ROLE", "CLAUDE_PROJECT_DIR",
+                  "GIT_REFOCUS_NOW")
+
+
+def not_utf8(args: list[str], environ=None) -> str | None:
+    """What in the command line or the environment is not UTF-8 text (Python
+    carries such bytes as lone surrogates), as one sentence, or None."""
+    import os
+
+    environ = os.environ if environ is None else environ
+    for n, arg in enumerate(args, 1):
+        if not _utf8(arg):
+            return f"argument {n} ({_shown(arg)}) is not valid UTF-8; pass it as UTF-8 text."
+    for name in TEXT_VARIABLES:
+        value = environ.get(name)
+        if value is not None and not _utf8(value):
+            return f"the environment variable {name} ({_shown(value)}) is not valid UTF-8; set it as UTF-8 text."
+    return None
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _shown(text: str) -> str:
+    return repr(text.encode("utf-8", "surrogateescape"))[2:-1][:80]
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] != ["hook"]:
+        bad = not_utf8(args)
+        if bad:  # before anything reads them: one line, never a traceback (hooks check their own input)
+            sys.stderr.write(f"error: {bad}\n")
+            return 2 if not _utf8("".join(args)) else 1
     if args[:1] == ["hook"] and len(args) in (2, 3) and args[1] in HOOK_EVENTS and args[2:] in ([], ["--plugin"]):
         from gitrefocus.claude.dispatch import run
 

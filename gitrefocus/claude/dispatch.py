@@ -22,10 +22,28 @@ HANDLERS = {
 
 def run(event: str, plugin: bool = False) -> int:
     """``plugin``: this is the plugin's copy of the hook, which stands aside when a settings
-    file registers the same hook (the client would otherwise run both)."""
+    file registers the same hook (the client would otherwise run both). Exits 0
+    whatever arrives on stdin and whatever fails."""
+    payload: dict = {}
+    try:
+        return _run(event, plugin, payload)
+    except BaseException as exc:  # noqa: BLE001 - stdin, the environment, an interrupt: never fail the session
+        _log(payload, event, exc)
+        try:
+            sys.stderr.write(f"git refocus hook {event}: {type(exc).__name__}: {_printable(exc)}\n")
+        except Exception:  # noqa: BLE001 - a closed stderr
+            pass
+        return 0
+
+
+def _printable(exc: BaseException) -> str:
+    return str(exc).encode("utf-8", "backslashreplace").decode("utf-8")[:300]
+
+
+def _run(event: str, plugin: bool, payload: dict) -> int:
     from gitrefocus.claude import hookio
 
-    payload = hookio.read_input()
+    payload.update(hookio.read_input())
     if plugin:
         from gitrefocus.claude.settings import registered_in_settings
 
@@ -43,7 +61,7 @@ def run(event: str, plugin: bool = False) -> int:
             reply.delivered()  # only once the text is on stdout (a failed write raised above)
     except Exception as exc:  # noqa: BLE001 - a hook must never fail the session
         _log(payload, event, exc)
-        sys.stderr.write(f"git refocus hook {event}: {type(exc).__name__}: {exc}\n")
+        sys.stderr.write(f"git refocus hook {event}: {type(exc).__name__}: {_printable(exc)}\n")
     return 0
 
 

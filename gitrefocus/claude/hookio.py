@@ -14,8 +14,10 @@ STARTED = time.monotonic()  # about when the hook began: dispatch imports this m
 
 
 def read_input(timeout: float = 1.0, stream=None) -> dict:
-    """The hook's stdin JSON; {} when there is none. Stdin may never close, so
-    read with a deadline and stop as soon as a complete JSON object arrived."""
+    """The hook's stdin JSON; {} when there is none or it is not a JSON object
+    within :data:`MAX_INPUT` bytes and the decoder's nesting limit. Stdin
+    may never close, so read with a deadline and stop as soon as a complete JSON
+    object arrived."""
     stream = stream or sys.stdin
     try:
         fd = stream.fileno()
@@ -34,17 +36,20 @@ def read_input(timeout: float = 1.0, stream=None) -> dict:
             break
         chunks.append(chunk)
         size += len(chunk)
-        data = _parse(b"".join(chunks))
-        if data is not None:
-            return data
+        if chunk.rstrip().endswith(b"}"):  # an object can only be complete here: no parse per chunk
+            data = _parse(b"".join(chunks))
+            if data is not None:
+                return data
         timeout = min(timeout, 0.2)
-    return _parse(b"".join(chunks)) or {}
+    return _parse(b"".join(chunks)[:MAX_INPUT]) or {}
 
 
 def _parse(raw: bytes) -> dict | None:
+    # json's C decoder bounds nesting itself (RecursionError past the interpreter's limit),
+    # at no cost to the large payloads PostToolUse carries
     try:
         data = json.loads(raw.decode("utf-8", errors="replace"))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 

@@ -48,14 +48,14 @@ def handle(payload: dict, env=os.environ) -> str | None:
         ended = _refocus_finished(ws, loop.refocus_id)
         if ended:
             loops.write(git_dir, replace(state.put(replace(loop, status=lp.DONE, ended=f"refocus {ended}",
-                                                           updated_at=now)), foreground=None))
+                                                           updated_at=now)), foreground=None), expected=state)
             return None
     cap = lp.block_cap(env.get("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"))  # the client's own setting: we run under it
     decision = lp.on_stop(loop, message if isinstance(message, str) else None, active, now, cap)
     new_state = state.put(decision.loop)
     if decision.loop.status != lp.ACTIVE and decision.loop.status != lp.PAUSED:
         new_state = replace(new_state, foreground=None)
-    loops.write(git_dir, new_state)
+    loops.write(git_dir, new_state, expected=state)  # another writer in between: this stop goes through
     if ws is not None:
         from gitrefocus.commands.loop import record_event
 

@@ -67,6 +67,12 @@ def sync(remote, progress, as_json):
     order and status on every clone) and notes (union of lines), then pushes
     without force; a push rejected because the remote moved is retried.
     Git runs without hooks.
+
+    The remote's data is evidence: state is recomputed from events, and a log
+    that drops or changes an event held here, or an event that is malformed,
+    dated before what it follows or a second spawned event, is not taken. The
+    local log is kept (and pushed back); the remote's is kept under
+    refs/refocus-quarantine/remotes/ and listed as a conflict.
     """
     from gitrefocus.commands.sync import sync as run
 
@@ -95,10 +101,13 @@ def doctor(ctx, repair, as_json):
     """Check that brief files, refs, notes, the hook and local state agree.
 
     Reports every divergence; with --repair fixes those whose fix loses
-    nothing (a missing file or ref rebuilt from the other, a file left behind
-    by an interrupted write brought forward, missing linkage notes, the hook
-    and notes config, stale temporary refs and session-map entries). Exits 1
-    while problems remain.
+    nothing: a missing file or ref rebuilt from the other, a file left behind
+    by an interrupted write brought forward, missing audit lines and linkage
+    notes re-created from the event log, a saved transcript saved again,
+    markers, loops, stops, syncs and --commit commits a killed command left
+    unfinished, stale locks (git's index.lock among them), the hook, notes
+    config and what init sets up. A stale lock on a remote is reported with
+    the command that removes it. Exits 1 while problems remain.
     """
     from gitrefocus.commands.doctor import doctor as run
 

@@ -18,6 +18,8 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 
+from gitrefocus.model.text import neutralise as neutralise  # re-exported: the renderers use it by this name
+
 JSON_VERSION = 1
 JSON_HELP = "Print a versioned JSON object instead of text."  # the --json option of every command
 _settings = {"pager": True, "color": True}  # the global --no-pager / --no-color
@@ -41,18 +43,6 @@ def _git_config(key: str) -> str | None:
         return (values[-1] or "").strip().lower() if values else None
     proc = git.run(".", "config", "--get", key, check=False)
     return proc.stdout.strip().lower() if proc.returncode == 0 else None
-
-
-# C0 controls but newline and tab, DEL, C1 controls: what a terminal obeys as a command
-_CONTROL = dict.fromkeys([*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f, *range(0x80, 0xa0)])
-_CONTROL_TABLE = {c: f"\\x{c:02x}" for c in _CONTROL}
-
-
-def neutralise(text: str) -> str:
-    """``text`` with terminal control characters shown as ``\\xNN`` (SPEC §13): briefs,
-    results, transcripts and remote data must not move the cursor, set the window
-    title or hide text. (Like git quoting a refname; ``--json`` escapes them already.)"""
-    return text.translate(_CONTROL_TABLE) if not text.isprintable() else text
 
 
 def _use_rich(stream) -> bool:

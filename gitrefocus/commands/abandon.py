@@ -10,7 +10,8 @@ from gitrefocus.model import lifecycle
 from gitrefocus.model.events import Event
 from gitrefocus.model.records import dataclass
 from gitrefocus.ops import index_md, linkage, record
-from gitrefocus.store import catalog, localstate
+from gitrefocus.store import catalog, localstate, refs
+from gitrefocus.store import scoped_commit as promised
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace
@@ -39,23 +40,39 @@ def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".
     def make(tip: Tip | None) -> Event:
         if tip is None:
             raise RefocusError(f"{rid} has no event log here; run `git refocus doctor --repair`.")
+        if tip.state.status == lifecycle.RESULT:  # the other terminal event won: a lost race, not a mistake
+            raise record.LostRace(record.lost_to(ws, rid, tip, ev.ABANDONED))
         lifecycle.require_transition(rid, tip.state.status, lifecycle.ABANDONED,
                                      tip.state.completed_at or tip.state.last_event_at)
         return record.new_event(ws, rid, ev.ABANDONED, "user", reason=reason.strip(),
                                 meta_changes={"status": lifecycle.ABANDONED, "reason": reason.strip()})
 
-    out = record.write_event(ws, rid, make)
+    brief = record.brief_file(ws, rid)
+    if commit and brief:  # before the first write: an abandon killed before its commit is committed by doctor
+        promised.promise(ws, rid, [brief], f"refocus({rid}): abandoned")
+    before = refs.resolve(ws.repo, refs.ref_name(rid))
+    try:
+        out = record.write_event(ws, rid, make, settle=True)  # side effects only once this event won
+    except BaseException:
+        if commit and brief and refs.resolve(ws.repo, refs.ref_name(rid)) == before:
+            promised.kept(ws, rid)  # refused before its event: nothing to commit
+        raise
     state = out.tip.state
     localstate.clear_active(ws.git_dir, rid)
     localstate.unmap_sessions(ws.git_dir, rid)
-    role = "dest" if record.brief_file(ws, rid) else "source"
-    record.note(ws, ws.head_oid(), rid, "abandoned", role=role, status="abandoned", reason=reason.strip())
+    record.note_event(ws, out.tip, record.DEST if record.brief_file(ws, rid) else record.SOURCE)
     warnings = out.warnings + linkage.on_finish(ws, rid, "abandoned")
     other = record.counterpart(ws, state)
     other_written = record.propagate(ws, other, rid)
-    if other is not None and other_written:
-        record.note(other, other.head_oid(), rid, "abandoned", role="dest", status="abandoned", reason=reason.strip())
+    if other is not None:  # the other side's audit line, and it stops tagging commits with the refocus
+        record.note_event(other, out.tip, record.DEST if record.brief_file(other, rid) else record.SOURCE)
+        localstate.clear_active(other.git_dir, rid)
+        localstate.unmap_sessions(other.git_dir, rid)
     index_md.refresh(ws, other)
     commit_oid = scoped_commit(ws, out.written, f"refocus({rid}): abandoned", refocus_id=rid) if commit else None
+    if commit and brief:
+        promised.kept(ws, rid)
+    if commit_oid:  # the commit carries the trailer: a linked commit of a finished refocus gets its final note
+        warnings += linkage.on_finish(ws, rid, "abandoned")
     return AbandonOutcome(id=rid, status=state.status, reason=reason.strip(), files_written=out.written + other_written,
                      commit=commit_oid, warnings=warnings)

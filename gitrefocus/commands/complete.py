@@ -18,8 +18,9 @@ from gitrefocus.model.records import dataclass, replace
 from gitrefocus.model.result import DodItem, Result
 from gitrefocus.model.session import transcript_pointer
 from gitrefocus.ops import guards, index_md, linkage, promote, record
-from gitrefocus.store import atomic, catalog, eventlog, interrupts, localstate, notes, refs
+from gitrefocus.store import atomic, catalog, eventlog, interrupts, localstate, refs
 from gitrefocus.store.eventlog import Tip
+from gitrefocus.store import scoped_commit as promised
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace
 
@@ -179,6 +180,8 @@ def complete(
             child_session=transcript_pointer(state.dest_dir or ws.workdir, str(state.child_session_id)),
             completed_at=now,
         ).checked()
+        if state.status == lifecycle.ABANDONED:  # the other terminal event won: a lost race, not a mistake
+            raise record.LostRace(record.lost_to(ws, rid, tip, ev.COMPLETED))
         if state.status in lifecycle.PENDING_LAUNCH:
             raise RefocusError(f"cannot complete {rid}: it is {state.status} and was never started (run `git refocus start {rid}` first).")
         lifecycle.require_transition(rid, state.status, result.lifecycle_status, state.completed_at or state.last_event_at)
@@ -194,9 +197,18 @@ def complete(
             meta_changes=changes, result_markdown=result.render(),
         )
 
-    _preflight(ws, rid, draft, save_transcript)
+    _preflight(ws, rid, draft, save_transcript, commit)
+    if commit:  # before the first write: a completion killed before its commit is committed by doctor
+        promised.promise(ws, rid, _will_write(ws, rid, draft, save_transcript),
+                         f"refocus({rid}): {draft.lifecycle_status}")
     with interrupts.deferred(f"{rid} was completed in full"):
-        out = record.write_event(ws, rid, make)
+        before = refs.resolve(ws.repo, refs.ref_name(rid))
+        try:
+            out = record.write_event(ws, rid, make, settle=True)  # side effects only once this event won
+        except BaseException:
+            if commit and refs.resolve(ws.repo, refs.ref_name(rid)) == before:
+                promised.kept(ws, rid)  # refused before its event: nothing to commit
+            raise
         try:
             return without_lfs(_finish(ws, rid, out, made[0], prepared, now, commit))
         except (OSError, RefocusError, refs.GitError()) as exc:
@@ -217,17 +229,22 @@ def without_lfs(outcome: CompleteOutcome) -> CompleteOutcome:
         "(install git-lfs before committing it to store it there)."])
 
 
-def _preflight(ws: Workspace, rid: str, draft: Result, save_transcript: bool) -> None:
-    """Refuse, before the first write, what would stop complete halfway (SPEC §13)."""
+def _will_write(ws: Workspace, rid: str, draft: Result, save_transcript: bool) -> list[str]:
+    """The files a completion writes (what ``--commit`` commits)."""
+    paths = [record.brief_file(ws, rid) or ws.brief_path(rid)]
+    paths += [promote.context_path(ws, change.file) for change in draft.material_changes]
     if save_transcript:
-        atomic.refuse_symlinks(os.path.join(ws.transcripts_dir, f"{rid}.jsonl"))
-        atomic.refuse_symlinks(os.path.join(ws.workdir, ".gitattributes"))
+        paths += [os.path.join(ws.transcripts_dir, f"{rid}.jsonl"), os.path.join(ws.workdir, ".gitattributes")]
+    return paths
 
-    notes.require_readable(ws.repo)
-    atomic.refuse_symlinks(record.brief_file(ws, rid) or ws.brief_path(rid))
-    atomic.refuse_symlinks(os.path.join(ws.refocus_dir, "INDEX.md"))
-    for change in draft.material_changes:
-        atomic.refuse_symlinks(promote.context_path(ws, change.file))
+
+def _preflight(ws: Workspace, rid: str, draft: Result, save_transcript: bool, commit: bool) -> None:
+    """Refuse, before the first write, what would stop complete halfway (SPEC §13):
+    every file it writes must be a regular file (or none yet) it can write."""
+    record.preflight(ws, index=commit)
+    for path in _will_write(ws, rid, draft, save_transcript):
+        atomic.check_writable(path)
+    promote.missing(ws, rid, draft.material_changes)  # reads each context file: readable UTF-8, or refused
 
 
 def _finish(ws: Workspace, rid: str, out: record.Outcome, made: tuple[Result, list[str]], prepared: Any,
@@ -243,10 +260,8 @@ def _finish(ws: Workspace, rid: str, out: record.Outcome, made: tuple[Result, li
         if unstated:
             warnings.append(f"completed with {len(unstated)} done_when criteria marked neither met (--dod N) "
                             "nor unmet (--dod-unmet N=WHY): " + "; ".join(unstated))
-    try:
-        written += promote.promote(ws, rid, result.material_changes, now[:10])
-    except (RefocusError, OSError) as exc:
-        warnings.append(f"material changes were recorded but not promoted: {exc}")
+    # checked before the event (_preflight): a failure here is the disk's, and doctor --repair promotes
+    written += promote.promote(ws, rid, result.material_changes, now[:10])
     problem = promote.run_context_save(ws, rid)
     if problem:
         warnings.append(problem + " (the result is recorded)")
@@ -258,12 +273,16 @@ def _finish(ws: Workspace, rid: str, out: record.Outcome, made: tuple[Result, li
     localstate.unmap_sessions(ws.git_dir, rid)
     end_loops(ws.git_dir, rid, out.tip.state.status)  # a loop tied to the child ends with it
     state = out.tip.state
-    record.note(ws, ws.head_oid(), rid, "completed", role="dest", status=state.status)
+    record.note_event(ws, out.tip, record.DEST)
     warnings += linkage.on_finish(ws, rid, state.status)
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
     index_md.refresh(ws, other)
     commit_oid = scoped_commit(ws, written, f"refocus({rid}): {state.status}", refocus_id=rid) if commit else None
+    if commit:
+        promised.kept(ws, rid)
+    if commit_oid:  # the commit carries the trailer: a linked commit of a finished refocus gets its final note
+        warnings += linkage.on_finish(ws, rid, state.status)
     return CompleteOutcome(
         id=rid, status=state.status, completed_at=state.completed_at, result=result,
         brief_path=record.brief_file(ws, rid), source_updated=other is not None, source_dir=state.source_dir,

@@ -22,8 +22,13 @@ loses nothing (SPEC §5, §13):
 - a ref or notes ref that names no readable event log / notes commit: move it
   under ``refs/refocus-quarantine/`` (nothing is deleted).
 
+What a command killed between two writes leaves beyond these (audit lines, a
+saved transcript, markers, loops, stops, syncs and --commit commits cut short,
+git's index.lock, logs whose stored state cannot be believed, evidence a
+remote sent that sync did not take) is checked in :mod:`gitrefocus.commands.leftovers`.
+
 Everything else (an unreadable file, an illegal status edit, events that
-conflicted after a merge) is reported for a person to decide.
+conflicted after a merge, a stale lock on a remote) is reported for a person to decide.
 """
 
 from __future__ import annotations
@@ -35,19 +40,22 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from gitrefocus.commands import leftovers
+from gitrefocus.commands.findings import INFO, PROBLEM, Finding
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief
 from gitrefocus.model.events import Event
 from gitrefocus.model.ids import brief_relpath, ref_name
-from gitrefocus.model.records import dataclass, field
+from gitrefocus.model.records import dataclass
 from gitrefocus.model.result import MaterialChange
 from gitrefocus.ops import index_md, linkage, promote, reconcile, record, setup
 from gitrefocus.store import (
     atomic,
     catalog,
     eventlog,
+    eventmerge,
     git,
     localstate,
     locks,
@@ -62,7 +70,6 @@ from gitrefocus.store.workspace import Workspace
 if TYPE_CHECKING:
     from pygit2 import Oid
 
-PROBLEM, INFO = "problem", "info"
 TMP_REF_PREFIXES = (refs.TMP_PREFIX, *refs.LEGACY_TMP_PREFIXES)
 _PID_RE = re.compile(r"-(\d+)-[0-9a-f]+$")
 FINISHED = linkage.FINISHED
@@ -72,28 +79,6 @@ _PATHS = {
     lifecycle.BLOCKED: [lifecycle.IN_PROGRESS, lifecycle.BLOCKED],
     lifecycle.RESULT: [lifecycle.IN_PROGRESS, lifecycle.RESULT], lifecycle.ABANDONED: [lifecycle.ABANDONED],
 }
-
-
-@dataclass
-class Finding:
-    kind: str
-    message: str
-    id: str | None = None
-    severity: str = PROBLEM
-    fix: Callable[[], object] | None = field(default=None, repr=False)  # a lossless repair, or None
-    repair: str | None = None  # what the repair does
-    repaired: bool = False
-    repair_error: str | None = None
-    touches: str | None = field(default=None, repr=False)  # another repository the repair writes to
-
-    @property
-    def repairable(self) -> bool:
-        return self.fix is not None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "id": self.id, "severity": self.severity, "message": self.message,
-                "repairable": self.repairable, "repair": self.repair, "repaired": self.repaired,
-                "repair_error": self.repair_error}
 
 
 @dataclass(frozen=True)
@@ -132,6 +117,12 @@ def check_setup(ws: Workspace) -> list[Finding]:
     problem = setup.rewrite_mode_problem(ws)
     if problem:
         out.append(Finding("config", problem))
+    try:  # the rest of what `init` (and a spawn) sets up: an `init` killed part-way is finished here
+        for path, text in setup.planned(ws.workdir):
+            out.append(Finding("setup", f"{ws.rel(path)} lacks the line `git refocus init` adds.",
+                               fix=functools.partial(atomic.write_text, path, text), repair="add it"))
+    except RefocusError as exc:
+        out.append(Finding("setup", str(exc)))
     return out
 
 
@@ -149,8 +140,7 @@ def _event_id(*parts: str) -> str:
 def rebuild_ref(ws: Workspace, rid: str, path: str) -> None:
     """Write an event log for a brief file whose ref is gone: spawned, then the
     legal path of ``edited`` events to the file's status; every snapshot is the file."""
-    with open(path, "rb") as fh:
-        data = fh.read()
+    data = atomic.read_bytes(path)
     doc = Brief.parse(data, ws.rel(path))
     meta, digest = doc.meta, git.blob_hash(data)
     actor = {"name": "git-refocus doctor", "role": "doctor"}
@@ -184,8 +174,7 @@ def recreate_file(ws: Workspace, rid: str, tip_oid: Oid) -> None:
 def _classify_file(ws: Workspace, entry: Entry, path: str) -> Finding | None:
     """A brief file that differs from its ref's snapshot."""
     rid, rel = entry.id, ws.rel(path)
-    with open(path, "rb") as fh:
-        data = fh.read()
+    data = atomic.read_bytes(path)
     tip = eventlog.read_tip(ws.repo, rid)
     if tip is None:
         return None
@@ -215,14 +204,19 @@ def _ref_missing(ws: Workspace, rid: str, path: str) -> Finding:
     """Take the log from the counterpart repository when it has one; rebuild it from the file otherwise."""
     message = f"{ws.rel(path)} has no event log ({ref_name(rid)} is missing)."
     try:
-        with open(path, "rb") as fh:
-            meta = Brief.parse(fh.read(), ws.rel(path)).meta
+        meta = Brief.parse(atomic.read_bytes(path), ws.rel(path)).meta
         other = record.counterpart_in(ws, (meta.get("source_dir"), meta.get("dest_dir")))
     except RefocusError:
         other = None
     if other is not None and refs.resolve(other.repo, refs.ref_name(rid)) is not None:
         return Finding("ref-missing", message, rid, fix=lambda: record.propagate(other, ws, rid),
                        repair=f"copy the event log from {other.workdir}")
+    fetched = [(name, oid) for name, oid in refs.iter_refs(ws.repo, refs.TRACKING_PREFIX)
+               if name.endswith(f"/refocus/{rid}")]
+    if fetched:  # what sync last fetched: the real history, not a reconstruction
+        name, oid = fetched[0]
+        return Finding("ref-missing", message, rid, fix=functools.partial(eventmerge.merge_ref, ws.repo, rid, oid),
+                       repair=f"take the event log sync fetched ({refs.TRACKING_PREFIX}{name})")
     return Finding("ref-missing", message, rid, fix=lambda: rebuild_ref(ws, rid, path),
                    repair="rebuild the event log from the file")
 
@@ -240,7 +234,7 @@ def check_entries(ws: Workspace, cat: Catalog) -> list[Finding]:
                 entry.problems.append(f"{ref_name(rid)} is unreadable: {exc}")
                 entry.corrupt = True
         if entry.corrupt:
-            out += [Finding("ref-unreadable", p, rid, fix=functools.partial(refs.quarantine, ws.repo, ref_name(rid)),
+            out += [Finding("ref-unreadable", p, rid, fix=functools.partial(leftovers.quarantine_ref, ws, ref_name(rid)),
                             repair=f"move it to {refs.QUARANTINE_PREFIX}{ref_name(rid).removeprefix('refs/')} "
                                    f"(nothing is deleted)") for p in entry.problems[:1]]
             out += [Finding("ref-unreadable", p, rid) for p in entry.problems[1:]]
@@ -295,14 +289,22 @@ def _check_counterpart(ws: Workspace, entry: Entry, seen: dict[str, Workspace]) 
     their_ids = {e.event_id for _, e in eventlog.chain(other.repo, theirs)} if theirs is not None else set()
     if ours - their_ids:
         out.append(Finding("counterpart-behind", f"{other.workdir} lacks {len(ours - their_ids)} event(s) of {entry.id}.",
-                           entry.id, fix=functools.partial(record.propagate, ws, other, entry.id),
+                           entry.id, fix=functools.partial(_carry, ws, other, entry.id),
                            repair=f"carry the events to {other.workdir}", touches=other.workdir))
     if their_ids - ours:
         out.append(Finding("behind-counterpart", f"{other.workdir} has {len(their_ids - ours)} event(s) of {entry.id} "
                            f"this repository lacks.", entry.id,
-                           fix=functools.partial(record.propagate, other, ws, entry.id),
+                           fix=functools.partial(_carry, other, ws, entry.id),
                            repair=f"carry the events over from {other.workdir}"))
     return out
+
+
+def _carry(from_ws: Workspace, to_ws: Workspace, rid: str) -> None:
+    """Carry the events of ``rid`` over, and the audit lines they leave there."""
+    record.propagate(from_ws, to_ws, rid)
+    for finding in leftovers.check_note_lines(to_ws, catalog.load(to_ws, only=rid)):
+        if finding.fix is not None:
+            finding.fix()
 
 
 # -- notes -------------------------------------------------------------------
@@ -430,7 +432,7 @@ def check_promotions(ws: Workspace, cat: Catalog) -> list[Finding]:
 def check_index(ws: Workspace, cat: Catalog, here: Workspace | None = None) -> list[Finding]:
     """INDEX.md left behind by a write that was cut short (``ws`` may be a
     counterpart of ``here``, the repository doctor runs in)."""
-    if not os.path.isdir(ws.refocus_dir) or not cat.entries:
+    if not cat.entries or not index_md.expected(ws):
         return []
     path = os.path.join(ws.refocus_dir, "INDEX.md")
     name = ws.rel(path) if here is None or here.same_repo(ws) else path
@@ -450,8 +452,14 @@ def check_index(ws: Workspace, cat: Catalog, here: Workspace | None = None) -> l
 def collect(ws: Workspace) -> list[Finding]:
     cat = catalog.load(ws)
     others: dict[str, Workspace] = {}
-    findings = check_setup(ws) + check_locks(ws) + check_entries(ws, cat) + check_counterparts(ws, cat, others)
+    findings = check_setup(ws) + check_locks(ws) + check_entries(ws, cat) + leftovers.check_logs(ws, cat)
+    findings += check_counterparts(ws, cat, others)
     findings += check_promotions(ws, cat) + check_notes(ws, cat) + check_local(ws, cat)
+    findings += leftovers.check_transcripts(ws, cat) + leftovers.check_index_lock(ws)
+    findings += leftovers.check_loops(ws, cat) + leftovers.check_stops(ws) + leftovers.check_fetched(ws)
+    findings += leftovers.check_remote_locks(ws) + leftovers.check_remote_conflicts(ws)
+    if not any(f.kind == "notes" for f in findings):
+        findings += leftovers.check_note_lines(ws, cat)
     if not any(f.repairable for f in findings):  # any repair regenerates INDEX.md anyway
         findings += check_index(ws, cat)
         for other in others.values():  # a write cut short between the two repositories
@@ -459,6 +467,8 @@ def collect(ws: Workspace) -> list[Finding]:
                 findings += check_index(other, catalog.load(other), ws)
             except (RefocusError, OSError):
                 pass
+    if not any(f.repairable for f in findings):  # last: the commit takes the files as the repairs leave them
+        findings += leftovers.check_commit_promises(ws)
     return findings
 
 
@@ -470,7 +480,7 @@ def _refresh_indexes(ws: Workspace, done: list[tuple[Finding, Callable[[], objec
     """Regenerate INDEX.md here and in every counterpart a repair carried events to."""
     others = {f.touches for f, _ in done if f.repair_error is None and f.touches}
     targets = [w for w in [ws, *(Workspace.try_open(d) for d in sorted(others))]
-               if w is not None and os.path.isdir(w.refocus_dir)]
+               if w is not None and index_md.expected(w)]
     try:
         index_md.refresh(*targets)
     except (RefocusError, OSError):
@@ -491,8 +501,8 @@ def doctor(*, repair: bool = False, cwd: str = ".", passes: int = 3) -> DoctorOu
         for f, fix in todo:
             try:
                 fix()
-            except (RefocusError, OSError) as exc:
-                f.repair_error = str(exc)
+            except (RefocusError, OSError, refs._Lost) as exc:
+                f.repair_error = str(exc) or type(exc).__name__
             attempted.append(f)
         _refresh_indexes(ws, todo)
         findings = collect(ws)

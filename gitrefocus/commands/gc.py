@@ -10,7 +10,7 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model.records import dataclass
 from gitrefocus.ops import index_md
-from gitrefocus.store import atomic, catalog
+from gitrefocus.store import atomic, catalog, faults
 from gitrefocus.store.workspace import Workspace
 
 
@@ -45,7 +45,9 @@ def _move(ws: Workspace, path: str, target: str) -> None:
     if ws.rel(path) in ws.repo.index:
         ws.git("mv", "--", ws.rel(path), ws.rel(target))
     else:
+        faults.point(f"move {path}")
         os.replace(path, target)
+        faults.wrote(f"move {path}")
 
 
 def gc(*, dry_run: bool = False, days: int | None = None, cwd: str = ".") -> GcOutcome:
@@ -59,6 +61,7 @@ def gc(*, dry_run: bool = False, days: int | None = None, cwd: str = ".") -> GcO
     if days < 0:
         raise RefocusError(f"--days {days} is negative; give the age in days (0 or more).")
     moves = []
+    checked = dry_run
     for entry in sorted(catalog.load(ws).entries.values(), key=lambda e: e.id):
         if entry.archived or not entry.path or entry.status != lifecycle.RESULT:
             continue
@@ -68,8 +71,13 @@ def gc(*, dry_run: bool = False, days: int | None = None, cwd: str = ".") -> GcO
         target = os.path.join(ws.archive_dir, quarter(done), os.path.basename(entry.path))
         moves.append(ArchiveMove(id=entry.id, source=ws.rel(entry.path), target=ws.rel(target)))
         if not dry_run:
+            if not checked:  # before the first move: a full or read-only disk stops nothing half-way
+                from gitrefocus.ops import record
+
+                record.preflight(ws, index=True)
+                checked = True
             atomic.refuse_symlinks(entry.path, "move")
-            atomic.refuse_symlinks(target, "move a brief to")
+            atomic.check_writable(target)
             os.makedirs(os.path.dirname(target), exist_ok=True)
             with catalog.briefs_changing(ws, entry.path, target):
                 _move(ws, entry.path, target)

@@ -46,7 +46,7 @@ def link(*, refocus_id: str, revs: list[str], cwd: str = ".") -> LinkOutcome:
         warnings += out.warnings
         status = out.tip.state.status
         for oid in new:
-            record.note(ws, oid, rid, linkage.LINKED, status=status, via="link")
+            record.note(ws, oid, rid, linkage.LINKED, at=out.tip.event.at, status=status, via="link")
         # a completion that landed meanwhile may have scanned before these notes existed
         final = eventlog.require_tip(ws.repo, rid).state.status
         if final != status and final in linkage.FINISHED:

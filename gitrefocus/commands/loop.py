@@ -102,8 +102,9 @@ def record_event(ws: Workspace, loop: Loop, action: str, **data: Any) -> str | N
                                 iteration=loop.iteration, max_iterations=loop.max_iterations, **data)
 
     try:
-        record.write_event(ws, loop.refocus_id, make, reconcile=False)
-    except RefocusError as exc:
+        out = record.write_event(ws, loop.refocus_id, make, reconcile=False)
+        record.propagate(ws, record.counterpart(ws, out.tip.state), loop.refocus_id)  # the source sees it too
+    except (RefocusError, OSError) as exc:
         return f"loop {loop.id}: the {action} event was not recorded on {loop.refocus_id}: {exc}"
     return None
 
@@ -118,17 +119,20 @@ def start(*, promise: str, max_iterations: int, prompt: str | None = None, promp
     if not 1 <= max_iterations <= lp.MAX_ITERATIONS:
         raise RefocusError(f"--max-iterations must be from 1 to {lp.MAX_ITERATIONS}.")
     text = _read_prompt(prompt, prompt_file)
-    state = loops.read(ws.git_dir, sid) or SessionLoops(session_id=sid, foreground=None)
-    if len([x for x in state.loops if x.status not in lp.FINISHED]) >= lp.MAX_LOOPS:
-        raise RefocusError(f"session {sid} already has {lp.MAX_LOOPS} unfinished loops; cancel some first.")
-    state = SessionLoops(sid, state.foreground, tuple(x for x in state.loops if x.status not in lp.FINISHED)
-                         + tuple(x for x in state.loops if x.status in lp.FINISHED)[-(lp.MAX_LOOPS // 2):])
     now = clock.now_iso()
     new = Loop(id=uuid.uuid4().hex[:8], session_id=sid, status=lp.ACTIVE, iteration=0,
                max_iterations=max_iterations, promise=promise, prompt=text, created_at=now, updated_at=now,
                refocus_id=_tied_refocus(ws, sid, env))
-    state = _pause_foreground(state, now)
-    loops.write(ws.git_dir, replace(state.put(new), foreground=new.id))
+
+    def add(current: SessionLoops | None) -> SessionLoops:
+        state = current or SessionLoops(session_id=sid, foreground=None)
+        if len([x for x in state.loops if x.status not in lp.FINISHED]) >= lp.MAX_LOOPS:
+            raise RefocusError(f"session {sid} already has {lp.MAX_LOOPS} unfinished loops; cancel some first.")
+        state = SessionLoops(sid, state.foreground, tuple(x for x in state.loops if x.status not in lp.FINISHED)
+                             + tuple(x for x in state.loops if x.status in lp.FINISHED)[-(lp.MAX_LOOPS // 2):])
+        return replace(_pause_foreground(state, now).put(new), foreground=new.id)
+
+    loops.update(ws.git_dir, sid, add)
     problem = record_event(ws, new, "started", promise=promise)
     return LoopOutcome("started", new, [w for w in (problem, beyond_the_client(max_iterations, env)) if w])
 
@@ -183,47 +187,69 @@ def change(action: str, *, loop_id: str | None = None, session: str | None = Non
            env: Mapping[str, str] = os.environ) -> LoopOutcome:
     """pause, resume, cancel or activate a loop."""
     ws = Workspace.open(cwd)
-    state, loop = _find(ws, loop_id, session, env)
+    found, loop = _find(ws, loop_id, session, env)
     now = clock.now_iso()
+    past = {"pause": "paused", "cancel": "cancelled", "resume": "resumed", "activate": "activated"}.get(action)
+    if past is None:
+        raise ValueError(action)
+    changed: list[Loop] = []
+
+    def apply(state: SessionLoops | None) -> SessionLoops:  # against the loops as they are now
+        current = next((x for x in state.loops if x.id == loop.id), None) if state is not None else None
+        if state is None or current is None:
+            raise RefocusError(f"loop {loop.id} vanished meanwhile (see `git refocus loop list`).")
+        new, state = _changed(action, state, current, now)
+        changed[:] = [new]
+        return state
+
+    loops.update(ws.git_dir, found.session_id, apply)
+    problem = record_event(ws, changed[0], past)
+    return LoopOutcome(past, changed[0], [problem] if problem else [])
+
+
+def _changed(action: str, state: SessionLoops, loop: Loop, now: str) -> tuple[Loop, SessionLoops]:
+    """``loop`` after ``action``, and its session's loops with it."""
     if loop.status in lp.FINISHED:
         raise RefocusError(f"loop {loop.id} is {loop.status}; start a new one with `git refocus loop start`.")
     if action == "pause":
         if loop.status != lp.ACTIVE:
             raise RefocusError(f"loop {loop.id} is {loop.status}, not active.")
-        new, past = replace(loop, status=lp.PAUSED, updated_at=now), "paused"
+        new = replace(loop, status=lp.PAUSED, updated_at=now)
     elif action == "cancel":
-        new, past = replace(loop, status=lp.CANCELLED, ended=lp.BY_CANCEL, updated_at=now), "cancelled"
-    elif action in ("resume", "activate"):
+        new = replace(loop, status=lp.CANCELLED, ended=lp.BY_CANCEL, updated_at=now)
+    else:  # resume, activate
         if action == "resume" and loop.status != lp.PAUSED:
             raise RefocusError(f"loop {loop.id} is {loop.status}, not paused.")
         if loop.id != state.foreground:
             state = _pause_foreground(state, now)
         new = replace(loop, status=lp.ACTIVE, ended=None, last_digest=None, blocks=0, updated_at=now)
-        past = "resumed" if action == "resume" else "activated"
-    else:
-        raise ValueError(action)
     state = state.put(new)
     if new.status == lp.ACTIVE:
         state = replace(state, foreground=new.id)
     elif new.status == lp.CANCELLED and state.foreground == new.id:
         state = replace(state, foreground=None)
-    loops.write(ws.git_dir, state)
-    problem = record_event(ws, new, past)
-    return LoopOutcome(past, new, [problem] if problem else [])
+    return new, state
 
 
 def end_for_refocus(git_dir: str, refocus_id: str, status: str) -> list[str]:
     """End every unfinished loop tied to ``refocus_id`` (it completed or was abandoned); their ids."""
-    ended = []
+    ended: list[str] = []
     now = clock.now_iso()
-    for state in loops.all_sessions(git_dir)[0]:
-        hit = [x for x in state.loops if x.refocus_id == refocus_id and x.status not in lp.FINISHED]
+
+    def end(current: SessionLoops | None) -> SessionLoops | None:
+        hit = [x for x in current.loops if x.refocus_id == refocus_id and x.status not in lp.FINISHED] if current else []
+        if current is None or not hit:
+            return None
+        state = current
         for x in hit:
             state = state.put(replace(x, status=lp.DONE, ended=f"refocus {status}", updated_at=now))
-            ended.append(x.id)
-        if hit:
+        ended.extend(x.id for x in hit)
+        return replace(state, foreground=None) if state.foreground in {x.id for x in hit} else state
+
+    for state in loops.all_sessions(git_dir)[0]:
+        if any(x.refocus_id == refocus_id and x.status not in lp.FINISHED for x in state.loops):
             try:
-                loops.write(git_dir, replace(state, foreground=None) if state.foreground in {x.id for x in hit} else state)
+                loops.update(git_dir, state.session_id, end)
             except (RefocusError, OSError):
                 continue  # the Stop hook ends it lazily when it next sees the refocus finished
     return ended

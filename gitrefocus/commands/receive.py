@@ -62,7 +62,7 @@ def receive_one(ws: Workspace, rid: str, session_id: str | None = None) -> Recei
 
     out = record.write_event(ws, rid, make)
     state = out.tip.state
-    record.note(ws, ws.head_oid(), rid, "received", role="source", status=state.status)
+    record.note_event(ws, out.tip, record.SOURCE)
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
     return ReceivedResult(id=rid, status=state.status, received_at=state.received_at, result=state.result,

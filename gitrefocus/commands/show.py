@@ -10,7 +10,7 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.records import dataclass
 from gitrefocus.ops import record
-from gitrefocus.store import catalog, eventlog, localstate, refs
+from gitrefocus.store import atomic, catalog, eventlog, localstate, refs
 from gitrefocus.store.workspace import Workspace
 
 
@@ -62,8 +62,10 @@ def show(*, refocus_id: str | None = None, cwd: str = ".", env: Mapping[str, str
     path = record.brief_file(ws, rid)
     text = None
     if path:
-        with open(path, "rb") as fh:
-            text = fh.read().decode("utf-8", errors="replace")
+        try:
+            text = atomic.read_bytes(path).decode("utf-8", errors="replace")
+        except RefocusError as exc:  # a FIFO or directory where the brief should be: shown as a problem
+            entry.problems.append(str(exc))
     elif entry.tip:
         snap = eventlog.snapshot(ws.repo, entry.tip)
         text = snap.decode("utf-8", errors="replace") if snap else None

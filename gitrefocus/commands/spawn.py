@@ -22,11 +22,11 @@ from gitrefocus.store import (
     catalog,
     eventlog,
     interrupts,
-    notes,
     refs,
     registry,
 )
 from gitrefocus.store.eventlog import Tip
+from gitrefocus.store import scoped_commit as promised
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace, is_inside
 
@@ -159,13 +159,13 @@ def uninitialised(dest: Workspace, written: Sequence[str]) -> list[str]:
 
 def _preflight(repos: list[Workspace], brief_path: str, subtrees: list[tuple[Workspace, str]]) -> None:
     """Refuse before the first write what would stop spawn halfway: a corrupt notes
-    ref, a symlink where a file will be written (SPEC §13), a settings file that
-    cannot take the hooks."""
-    atomic.refuse_symlinks(brief_path)
+    ref, a symlink, FIFO or directory where a file will be written, a repository
+    that is read-only or has no room, a settings file that cannot take the hooks."""
+    atomic.check_writable(brief_path)
     for ws in repos:
-        notes.require_readable(ws.repo)
-        atomic.refuse_symlinks(os.path.join(ws.refocus_dir, "INDEX.md"))
-        setup.planned(ws.workdir)  # reads .gitignore and CLAUDE.md, refusing symlinks
+        record.preflight(ws, os.path.join(ws.refocus_dir, "INDEX.md"))
+        for path, text in setup.planned(ws.workdir):  # reads .gitignore and CLAUDE.md, refusing symlinks
+            atomic.check_writable(path, len(text))
     for ws, directory in subtrees:
         settings.wire_subtree(ws.workdir, directory, dry_run=True)
 
@@ -178,16 +178,17 @@ def wired_subtrees(written: Sequence[str], workdirs: Sequence[str]) -> list[str]
             and os.path.dirname(os.path.dirname(path)) not in workdirs]
 
 
-def _finish(source: Workspace, dest_ws: Workspace, rid: str, brief_path: str, doc: Brief, dest_dir: str,
+def _finish(source: Workspace, dest_ws: Workspace, tip: Tip, brief_path: str, doc: Brief, dest_dir: str,
             source_dir: str) -> tuple[list[str], list[str]]:
     """Everything spawn writes after the event log in DEST: the brief, the source's
     copy of the log, notes, first-use setup (the hooks in a subdirectory the child or
     the parent works in, too), INDEX in both repositories."""
+    rid = tip.event.refocus_id
     with catalog.briefs_changing(dest_ws, brief_path):
         atomic.write_text(brief_path, doc.render())
     record.propagate(dest_ws, source, rid)
-    record.note(source, source.head_oid(), rid, "spawned", role="source", status="reserved", dest=dest_dir)
-    record.note(dest_ws, dest_ws.head_oid(), rid, "spawned", role="dest", status="reserved", source=source_dir)
+    record.note_event(source, tip, record.SOURCE)
+    record.note_event(dest_ws, tip, record.DEST)
     dest_written = [brief_path] + setup.ensure(dest_ws.workdir) + settings.wire_subtree(dest_ws.workdir, dest_dir)
     source_written = setup.ensure(source.workdir) if not dest_ws.same_repo(source) else []
     source_written += settings.wire_subtree(source.workdir, source_dir)
@@ -266,16 +267,27 @@ def spawn(
     brief_path = dest_ws.brief_path(rid)
     repos = [dest_ws] if dest_ws.same_repo(source) else [dest_ws, source]
     _preflight(repos, brief_path, [(dest_ws, dest_dir), (source, source_dir)])
-    try:  # the first writes: local state naming each side's counterpart (spawn is what makes it known)
+    message = f"refocus({rid}): spawned"
+    try:  # the first writes: the --commit promises, local state naming each side's counterpart
+        if commit:
+            promised.promise(dest_ws, rid, [brief_path, *(p for p, _ in setup.planned(dest_ws.workdir))], message)
+            if len(repos) == 2:
+                promised.promise(source, rid, [p for p, _ in setup.planned(source.workdir)], message)
         if len(repos) == 2:
             record.remember_counterpart(dest_ws, rid, source)
             record.remember_counterpart(source, rid, dest_ws)
     except (OSError, RefocusError, refs.GitError()) as exc:
         raise RefocusError(f"could not write {atomic.what_failed(exc)}; nothing was spawned.") from None
     with interrupts.deferred(f"{rid} was spawned in full"):
-        eventlog.append(dest_ws.repo, rid, build)
         try:
-            dest_written, source_written = _finish(source, dest_ws, rid, brief_path, doc, dest_dir, source_dir)
+            tip = eventlog.append(dest_ws.repo, rid, build)
+        except BaseException:
+            if commit and refs.resolve(dest_ws.repo, refs.ref_name(rid)) is None:
+                for ws in repos:  # refused before its event: nothing to commit
+                    promised.kept(ws, rid)
+            raise
+        try:
+            dest_written, source_written = _finish(source, dest_ws, tip, brief_path, doc, dest_dir, source_dir)
         except (OSError, RefocusError, refs.GitError()) as exc:
             # the refocus exists in DEST from here on: say what is missing and what completes it
             where = " and in ".join(dict.fromkeys(w.workdir for w in repos))
@@ -289,9 +301,12 @@ def spawn(
 
     commits: dict[str, str | None] = {}
     if commit:
-        commits["dest"] = scoped_commit(dest_ws, dest_written, f"refocus({rid}): spawned", refocus_id=rid)
-        if source_written:
-            commits["source"] = scoped_commit(source, source_written, f"refocus({rid}): spawned", refocus_id=rid)
+        commits["dest"] = scoped_commit(dest_ws, dest_written, message, refocus_id=rid)
+        promised.kept(dest_ws, rid)
+        if len(repos) == 2:
+            if source_written:
+                commits["source"] = scoped_commit(source, source_written, message, refocus_id=rid)
+            promised.kept(source, rid)
     return SpawnOutcome(
         id=rid, child_session_id=sid, status=lifecycle.RESERVED, brief_path=brief_path, dest_dir=dest_dir,
         source_dir=source_dir, parent_refocus_id=parent_id,

@@ -14,7 +14,7 @@ from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
 from gitrefocus.model.records import dataclass
 from gitrefocus.ops import guards, index_md, record
-from gitrefocus.store import catalog, localstate
+from gitrefocus.store import catalog, eventlog, localstate, refs
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.workspace import Workspace
 
@@ -86,6 +86,45 @@ def tagging(ws: Workspace) -> bool:
     return ws.tags_commits
 
 
+def _check(ws: Workspace, rid: str, session_id: str | None, env: Mapping[str, str], take_over: bool) -> str | None:
+    """Refuse what make() would refuse, before the markers are set (they would make this
+    session one of the refocus's own); the session taken over from, if any."""
+    tip = eventlog.require_tip(ws.repo, rid)
+    if tip.state.status != lifecycle.IN_PROGRESS:
+        lifecycle.require_transition(rid, tip.state.status, lifecycle.IN_PROGRESS,
+                                     tip.state.completed_at or tip.state.last_event_at)
+    if guards.owned_by(ws, tip.state, session_id, env):
+        return None
+    if not take_over:
+        guards.require_owner(ws, tip.state, session_id, env, "start")
+    return guards.owners(ws, tip.state)[-1]
+
+
+class _Markers:
+    """What makes commits carry the refocus's trailer: the session map of a session (the
+    session's own refocus), or the worktree's active id for work with no session id. Set
+    before the ``started`` event, so a start killed between the two leaves markers naming a
+    refocus never started, which doctor clears; a start refused at its event puts back what
+    was there."""
+
+    def __init__(self, ws: Workspace, rid: str, session_id: str | None):
+        self.ws, self.rid, self.session_id = ws, rid, session_id
+        self.place: tuple[str, ...] = ("sessions", session_id) if session_id else ("active",)
+        self.before = localstate.read(ws.git_dir, *self.place)
+
+    def set(self) -> None:
+        if self.session_id:
+            localstate.map_session(self.ws.git_dir, self.session_id, self.rid)
+        else:
+            localstate.set_active(self.ws.git_dir, self.rid)
+
+    def undo(self) -> None:
+        if self.before is None:
+            localstate.remove(self.ws.git_dir, *self.place)
+        else:
+            localstate.write(self.ws.git_dir, *self.place, text=self.before)
+
+
 def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: str = ".",
           env: Mapping[str, str] = os.environ, take_over: bool = False) -> StartOutcome:
     """``take_over``: this session takes the refocus on although it belongs to another
@@ -101,12 +140,7 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
         if tip is None:
             raise RefocusError(f"{rid} has no event log here ({ref_name(rid)}); run `git refocus doctor --repair`.")
         state = tip.state
-        extra: dict[str, Any] = {}
-        if not guards.owned_by(ws, state, session_id, env):
-            if not take_over:
-                guards.require_owner(ws, state, session_id, env, "start")
-            extra["took_over_from"] = guards.owners(ws, state)[-1]
-            took_over[:] = [extra["took_over_from"]]
+        extra: dict[str, Any] = {"took_over_from": took_over[0]} if took_over else {}
         changes = {}
         if state.status == lifecycle.IN_PROGRESS:
             others = [s for s in state.sessions if s != session_id]
@@ -120,13 +154,20 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
             changes = {"status": lifecycle.IN_PROGRESS, "launched_at": clock.now_iso()}
         return record.new_event(ws, rid, ev.STARTED, "child", session_id=session_id, meta_changes=changes, **extra)
 
-    out = record.write_event(ws, rid, make)
+    previous_owner = _check(ws, rid, session_id, env, take_over)
+    took_over[:] = [previous_owner] if previous_owner else []
+    record.preflight(ws)
+    markers = _Markers(ws, rid, session_id)
+    markers.set()  # first: a start killed after its event leaves nothing doctor cannot see
+    before = refs.resolve(ws.repo, ref_name(rid))
+    try:
+        out = record.write_event(ws, rid, make)
+    except BaseException:
+        if refs.resolve(ws.repo, ref_name(rid)) == before:
+            markers.undo()  # refused before its event; after it, the markers stand
+        raise
     state = out.tip.state
-    if session_id:  # the session's own: the worktree marker is for work with no session id
-        localstate.map_session(ws.git_dir, session_id, rid)
-    else:
-        localstate.set_active(ws.git_dir, rid)
-    record.note(ws, ws.head_oid(), rid, "started", role="dest", status=state.status, session=session_id)
+    record.note_event(ws, out.tip, record.DEST)
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
     index_md.refresh(ws, other)

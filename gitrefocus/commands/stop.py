@@ -52,6 +52,8 @@ def marker_problem(cat: Catalog, rid: str | None) -> str | None:
     if not entry.incoming:
         where = entry.state.dest_dir if entry.state else "another repository"
         return f"names {rid}, which is worked on in {where}, not here"
+    if entry.status in lifecycle.PENDING_LAUNCH:  # `start` sets the markers first: it died before its event
+        return f"names {rid}, which was never started"
     return None
 
 
@@ -73,9 +75,27 @@ def stop(*, refocus_id: str | None = None, cwd: str = ".", env: Mapping[str, str
     tip = eventlog.read_tip(ws.repo, rid) if session else None
     if tip is not None:
         guards.require_owner(ws, tip.state, session, env, "stop")
+    # in a session the worktree marker is left alone: it serves work with no session id
     cleared = not session and localstate.active_id(ws.git_dir) == rid
-    if cleared:
-        localstate.clear_active(ws.git_dir, rid)
     before = len(localstate.sessions_of(ws.git_dir, rid))
-    localstate.unmap_sessions(ws.git_dir, rid)
+    if cleared or before:
+        try:  # first a note that a stop is under way: one killed part-way is finished by doctor --repair
+            localstate.write(ws.git_dir, STOPPING, rid, text=rid + "\n" + (ACTIVE_TOO if cleared else ""))
+        except RefocusError:
+            pass  # a marker naming no refocus id: nothing doctor could finish by name
+        finish_stop(ws, rid)
     return StopOutcome(rid, cleared, before, env.get("SESSION_REFOCUS_ID") == rid)
+
+
+STOPPING = "stopping"
+ACTIVE_TOO = "active\n"  # the stop under way clears the worktree marker as well
+
+
+def finish_stop(ws: Workspace, rid: str) -> None:
+    """Remove the markers a stop of ``rid`` removes (the session map; the worktree marker
+    when the stop was made outside a session), then the note that the stop was under way."""
+    note = localstate.read(ws.git_dir, STOPPING, rid) or ""
+    if note.partition("\n")[2] == ACTIVE_TOO:
+        localstate.clear_active(ws.git_dir, rid)
+    localstate.unmap_sessions(ws.git_dir, rid)
+    localstate.remove(ws.git_dir, STOPPING, rid)

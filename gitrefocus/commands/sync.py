@@ -14,7 +14,6 @@ hooks disabled.
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from collections.abc import Callable
@@ -34,6 +33,7 @@ if TYPE_CHECKING:
     from pygit2 import Oid
 
 MAX_ROUNDS = 8
+STALE_LOCK_ROUNDS = 3  # a remote lock named by this many pushes in a row is no other writer's
 PROGRESS_EVERY = 250
 
 
@@ -76,13 +76,14 @@ class SyncOutcome:
     notes_pushed: bool
     files_written: list[str]
     warnings: list[str]
+    conflicts: list[dict[str, Any]] = field(default_factory=list)  # {id, reason, ...}: what was not taken
 
     def to_json(self) -> dict[str, Any]:
         return {
             "remote": self.remote, "rounds": self.rounds, "created": self.created,
             "fast_forwarded": self.fast_forwarded, "merged": self.merged, "notes": self.notes,
             "pushed": self.pushed, "notes_pushed": self.notes_pushed,
-            "files_written": self.files_written, "warnings": self.warnings,
+            "files_written": self.files_written, "warnings": self.warnings, "conflicts": self.conflicts,
         }
 
 
@@ -98,6 +99,7 @@ class Report:
     notes_pushed: bool = False
     files_written: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, kind: str, rid: str) -> None:
         bucket = self.by_kind.setdefault(kind, [])
@@ -112,6 +114,7 @@ class Report:
             remote=self.remote, rounds=self.rounds, created=ids(refs.CREATED), fast_forwarded=ids(refs.FAST_FORWARD),
             merged=ids(refs.MERGED) + ids(refs.ADOPTED), notes=self.notes, pushed=sorted(set(self.pushed)),
             notes_pushed=self.notes_pushed, files_written=self.files_written, warnings=self.warnings,
+            conflicts=self.conflicts,
         )
 
 
@@ -124,25 +127,51 @@ class Sync:
         self.touched: set[str] = set()  # ids whose live ref changed here
         self.skipped: set[str] = set()  # ids whose remote ref could not be merged (warned)
         self._opened: dict[tuple[str | None, str | None], Workspace | None] = {}
+        self._locked: dict[str, int] = {}  # lock files the remote named, and in how many rounds
 
     def say(self, message: str) -> None:
         if self.progress is not None:
             self.progress(message)
 
     # -- network ------------------------------------------------------------
-    def fetch(self) -> None:
+    def fetch(self) -> dict[str, list[str]]:
+        """Fetch; return, per id, the tips the remote held before: where its tracking
+        ref stood, and what this repository last pushed to it."""
+        seen: dict[str, list[str]] = {}
+        for tips in (refs.tips(self.ws.git_dir, remote_.tracking_prefix(self.remote)),
+                     remote_.last_pushed(self.ws, self.remote)):
+            for rid, oid in tips.items():
+                seen.setdefault(rid, []).append(oid)
         self.say(f"fetching refocus refs and notes from {self.remote}...")
         remote_.fetch(self.ws, self.remote)
+        return seen
 
     def push(self, names: list[str]) -> list[str]:
         self.say(f"pushing {len(names)} ref(s) to {self.remote}...")
-        return remote_.push(self.ws, self.remote, names)
+        rejected, locked = remote_.push(self.ws, self.remote, names)
+        self._stale_remote_lock(locked)
+        return rejected
+
+    def _stale_remote_lock(self, locked: list[str]) -> None:
+        """A lock the remote named that outlives a push: left by a push that died.
+        Retrying cannot get past it; say which file it is and how to remove it."""
+        for path in locked:
+            self._locked[path] = self._locked.get(path, 0) + 1
+            age = locks.age(path)
+            if (age is not None and age >= locks.STALE_AFTER) or self._locked[path] >= STALE_LOCK_ROUNDS:
+                import shlex
+
+                raise RefocusError(f"the remote {self.remote} is locked by {path}, left by a push that did not "
+                                   f"finish; remove it where the remote lives (rm {shlex.quote(path)}) and run "
+                                   f"`git refocus sync` again.")
 
     # -- merging ------------------------------------------------------------
-    def merge(self) -> tuple[dict[str, str], dict[str, str] | None]:
-        """Merge every tracking ref into the live refs; return the remote's state
-        ({id: tip}, as :func:`refs.tips` lists it), and ours when nothing was
-        merged (None: ours may have moved)."""
+    def merge(self, seen: dict[str, list[str]] | None = None) -> tuple[dict[str, str], dict[str, str] | None]:
+        """Merge every tracking ref into the live refs (``seen``: where the tracking
+        refs stood before this fetch); return the remote's state ({id: tip}, as
+        :func:`refs.tips` lists it), and ours when nothing was merged (None: ours
+        may have moved)."""
+        seen = seen or {}
         listing_theirs = refs.tips_started(self.ws.git_dir, remote_.tracking_prefix(self.remote))
         ours = refs.tips(self.ws.git_dir)  # while git lists theirs
         theirs = listing_theirs()
@@ -157,14 +186,21 @@ class Sync:
                 self._warn(f"the remote has a ref {ref_name(rid)} that is not a refocus id; ignored.")
                 self.skipped.add(rid)
                 continue
+            if not _is_oid(oid):
+                self._warn(f"the remote's {ref_name(rid)} is a symbolic ref, not an event log; ignored.")
+                self.skipped.add(rid)
+                continue
+            before = [_oid(tip) for tip in seen.get(rid, []) if _is_oid(tip) and tip != oid]
             try:
-                result = eventmerge.merge_ref(self.ws.repo, rid, _oid(oid), want_events=self._has_file(rid))
+                result = eventmerge.merge_ref(self.ws.repo, rid, _oid(oid), want_events=self._has_file(rid),
+                                              seen=before)
             except locks.StaleLock:
                 raise  # every other ref would wait on it too: name it and stop
             except RefocusError as exc:
-                self._warn(f"{exc} Skipped.")
+                self._warn(f"{str(exc).rstrip('.')}. Skipped.")
                 self.skipped.add(rid)
                 continue
+            self._conflicts(rid, oid, result)
             if result.changed_locally:
                 self.report.add(result.kind, rid)
                 self.touched.add(rid)
@@ -180,6 +216,24 @@ class Sync:
         if kind != refs.SAME and kind != refs.AHEAD:
             self.report.notes = kind
         return theirs, None if differ else ours
+
+    def _conflicts(self, rid: str, oid: str, result: eventmerge.RefMerge) -> None:
+        """Report (and quarantine) what the remote's log said that was not taken,
+        and the new events that were kept but not applied."""
+        if result.rejected:
+            where = eventmerge.quarantine_remote(self.ws.repo, self.remote, rid, _oid(oid), result.rejected)
+            kept = "the local log was kept" if any(r.rewrite for r in result.rejected) else "the rest was merged"
+            for r in result.rejected:
+                self.report.conflicts.append({"id": rid, "reason": r.reason, "event_id": r.event_id,
+                                              "quarantined": where})
+            self._warn(f"the remote {self.remote}'s log of {rid} was not taken as it is: "
+                       + "; ".join(r.reason for r in result.rejected) + f"; {kept} (the remote's log is kept "
+                       f"under {where}).")
+        for c in result.conflicts:
+            reason = (f"event {c.event_id} ({c.kind}, {c.at}) is not legal after status {c.status}; "
+                      f"it is kept in the log and not applied")
+            self.report.conflicts.append({"id": rid, "reason": reason, "event_id": c.event_id, "quarantined": None})
+            self._warn(f"{rid}: {reason}.")
 
     def _warn(self, message: str) -> None:
         if message not in self.report.warnings:
@@ -199,6 +253,13 @@ class Sync:
             names.append(NOTES_REF)
         return sorted(names)
 
+    def remember_pushed(self, accepted: list[str], pushed: dict[str, str]) -> None:
+        """The remote now holds what was pushed: recorded, so that the next sync
+        knows which events the remote has held (and may not drop)."""
+        held = {rid: pushed[rid] for rid in (n[len(refs.REF_PREFIX):] for n in accepted if n.startswith(refs.REF_PREFIX))
+                if _is_oid(pushed.get(rid) or "")}
+        remote_.remember(self.ws, self.remote, held)
+
     # -- this machine --------------------------------------------------------
     def propagate(self) -> None:
         """Carry what arrived to the counterpart repository when it is on this machine."""
@@ -215,7 +276,7 @@ class Sync:
                 except RefocusError as exc:
                     self._warn(f"could not update {other.workdir} for {rid}: {exc}")
         if self.touched or others:
-            index_md.refresh(*[w for w in [self.ws, *others] if os.path.isdir(w.refocus_dir)])
+            index_md.refresh(*[w for w in [self.ws, *others] if index_md.expected(w)])
 
     def _counterpart(self, state: RefocusState) -> Workspace | None:
         """The counterpart on this machine, only when it already takes part in
@@ -226,13 +287,15 @@ class Sync:
     def run(self) -> SyncOutcome:
         for round_ in range(1, MAX_ROUNDS + 1):
             self.report.rounds = round_
-            self.fetch()
-            theirs, ours = self.merge()
+            seen = self.fetch()
+            theirs, ours = self.merge(seen)
             names = self.to_push(theirs, ours)
             if not names:
                 break
+            pushing = refs.tips(self.ws.git_dir)
             rejected = set(self.push(names))
             accepted = [r for r in names if r not in rejected]
+            self.remember_pushed(accepted, pushing)
             self.report.pushed += [r[len(refs.REF_PREFIX):] for r in accepted if r.startswith(refs.REF_PREFIX)]
             self.report.notes_pushed = self.report.notes_pushed or NOTES_REF in accepted
             rejected = {r for r in rejected if r[len(refs.REF_PREFIX):] not in self.skipped}
@@ -249,10 +312,55 @@ class Sync:
         return self.report.outcome()
 
 
+def finish_merge(ws: Workspace, remote: str) -> SyncOutcome:
+    """The local half of a sync that was cut short after its fetch: merge what the
+    tracking refs of ``remote`` hold, bring files and INDEX.md up to date (no network)."""
+    s = Sync(ws, remote, None)
+    s.merge()
+    s.propagate()
+    return s.report.outcome()
+
+
+def unmerged(ws: Workspace) -> dict[str, list[str]]:
+    """{remote: refs its tracking refs hold that were fetched and never merged here}:
+    a sync cut short between its fetch and its merge."""
+    repo = ws.repo
+    out: dict[str, list[str]] = {}
+    rejected = {str(eventlog.commit_at(repo, oid).parent_ids[0])
+                for _, oid in refs.iter_refs(repo, eventmerge.QUARANTINE_REMOTES)}
+    for name, oid in refs.iter_refs(repo, refs.TRACKING_PREFIX):
+        remote, _, rest = name.partition("/")
+        if not isinstance(oid, refs._pygit2().Oid) or str(oid) in rejected:
+            continue
+        if rest == "notes/refocus":
+            live = refs.resolve(repo, NOTES_REF)
+            if live is None or (live != oid and not repo.descendant_of(live, oid)):
+                out.setdefault(remote, []).append(rest)
+            continue
+        rid = rest[len("refocus/"):]
+        if not rest.startswith("refocus/") or not RefocusId.is_valid(rid):
+            continue
+        live = refs.resolve(repo, refs.ref_name(rid))
+        if live is not None and (live == oid or repo.descendant_of(live, oid)):
+            continue
+        try:
+            fetched = eventmerge.read_log(repo, rid, oid).ids
+            held = {e.event_id for _, e in eventlog.chain(repo, live)} if live is not None else set()
+        except RefocusError:
+            continue
+        if fetched and not set(fetched) <= held:  # (no events: not a log, which sync skips with a warning)
+            out[remote] = [*out.get(remote, []), rest]
+    return out
+
+
+def _is_oid(tip: str) -> bool:
+    return len(tip) == 40 and not tip.strip("0123456789abcdef")
+
+
 def _oid(tip: str) -> Oid:
     """A listed tip as libgit2 takes it: an id, or a symbolic ref's target name
     as :func:`refs.iter_refs` gives it (and merge_ref refuses it)."""
-    if len(tip) == 40 and not tip.strip("0123456789abcdef"):
+    if _is_oid(tip):
         return cast("Oid", refs._pygit2().Oid(hex=tip))
     return cast("Oid", tip)
 

@@ -11,7 +11,12 @@ FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 def now() -> _dt.datetime:
     fixed = os.environ.get("GIT_REFOCUS_NOW")
     if fixed:
-        return parse(fixed)
+        try:
+            return parse(fixed)
+        except ValueError:
+            from gitrefocus.errors import RefocusError
+
+            raise RefocusError(f"GIT_REFOCUS_NOW={fixed[:40]!r} is not a time (YYYY-MM-DDTHH:MM:SSZ).") from None
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
 
 

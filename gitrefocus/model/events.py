@@ -8,11 +8,12 @@ in the same order agree on the status without trusting each other's snapshot.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from gitrefocus.model import JSONObject, lifecycle, recorded, records
+from gitrefocus.model import JSONObject, clock, lifecycle, recorded, records
 from gitrefocus.model.records import dataclass, field, replace
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
@@ -34,6 +35,22 @@ STATE_KEYS = (
     "spawned_at", "launched_at", "completed_at", "source_dir", "dest_dir",
     "parent_refocus_id", "assigned_to",
 )
+
+
+_TIME_RE = re.compile(r"\A\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")
+_EVENT_ID_RE = re.compile(r"\A[0-9A-Za-z-]{1,64}\Z")
+
+
+def valid_time(at: str) -> bool:
+    """Whether ``at`` is a timestamp as events carry it (``clock.FORMAT``): events
+    sort by it as text, and a crafted one must never reach the clock's parser."""
+    if not _TIME_RE.match(at):
+        return False
+    try:
+        clock.parse(at)
+    except ValueError:
+        return False
+    return True
 
 
 def new_event_id() -> str:
@@ -85,7 +102,18 @@ class Event:
                 raise ValueError(f"event {key} must be an object")
         if "at" not in known:
             raise ValueError("event has no time")
+        if not valid_time(known["at"]):
+            raise ValueError(f"event time {known['at'][:40]!r} is not a UTC timestamp (YYYY-MM-DDTHH:MM:SSZ)")
+        if "event_id" in known and not _EVENT_ID_RE.match(known["event_id"]):
+            raise ValueError(f"event id {known['event_id'][:40]!r} is not 1 to 64 letters, digits or dashes")
+        if len(known["kind"]) > 40 or not known["kind"].isprintable():
+            raise ValueError("event kind is not a short name")
         return cls(**known)
+
+    def canonical(self) -> str:
+        """The event as one comparable text: two clones hold "the same event"
+        only when its id and everything it says agree."""
+        return json.dumps(records.asdict(self), ensure_ascii=False, sort_keys=True)
 
     @property
     def sort_key(self) -> tuple[str, str]:

@@ -28,8 +28,7 @@ def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
     tip = eventlog.read_tip(ws.repo, rid)
     if path is None or tip is None:
         return []
-    with open(path, "rb") as fh:
-        data = fh.read()
+    data = atomic.read_bytes(path)  # never blocks on a FIFO put in the brief's place
     digest = git.blob_hash(data)
     if digest == str(eventlog.snapshot_oid(ws.repo, tip.oid)):
         return []
@@ -62,8 +61,8 @@ def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
             raise RefocusError(f"{rid} changed while importing the edit of {rel}; run the command again.")
         return record.new_event(ws, rid, ev.EDITED, "user", **{"from": current, "to": edited, "reason": doc.meta.get("reason")})
 
-    record.write_event(ws, rid, make, reconcile=False)
-    record.note(ws, ws.head_oid(), rid, "edited", status=edited, was=current)
+    out = record.write_event(ws, rid, make, reconcile=False)
+    record.note(ws, ws.head_oid(), rid, "edited", at=out.tip.event.at, status=edited, was=current)
     return [f"imported the hand edit of {rel}: {current} → {edited}."]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 
-from gitrefocus.errors import RefocusError
+from gitrefocus.errors import ConflictError, RefocusError
 from gitrefocus.model import clock
 from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief
@@ -77,8 +77,7 @@ def load_brief(ws: Workspace, refocus_id: str, tip: eventlog.Tip | None = None) 
     ref (path None). None when this repository has neither."""
     path = brief_file(ws, refocus_id)
     if path is not None:
-        with open(path, "rb") as fh:
-            return Brief.parse(fh.read(), ws.rel(path)), path
+        return Brief.parse(atomic.read_bytes(path), ws.rel(path)), path
     if tip is None:
         tip = eventlog.read_tip(ws.repo, refocus_id)
     data = eventlog.snapshot(ws.repo, tip.oid) if tip is not None else None
@@ -110,14 +109,20 @@ def brief_file(ws: Workspace, refocus_id: str) -> str | None:
 
 
 def write_event(ws: Workspace, refocus_id: str, make_event: Callable[[eventlog.Tip | None], Event], *,
-                write_file: bool | None = None, reconcile: bool = True) -> Outcome:
+                write_file: bool | None = None, reconcile: bool = True, settle: bool = False) -> Outcome:
     """Append an event built by ``make_event(tip) -> Event`` and rewrite the file.
 
     ``make_event`` runs against the tip actually being extended (again after a
-    lost race) and raises RefocusError to refuse.
+    lost race) and raises RefocusError to refuse. ``settle`` (a terminal event:
+    one of several racing ones wins): before anything else is written, the
+    event is exchanged with the counterpart repository on this machine, and if
+    another terminal event won there, :class:`LostRace` names it and nothing
+    more is written (the event stays in the log, a conflict that changed nothing).
     """
     warnings: list[str] = []
     docs: dict[str, Brief] = {}
+    path = brief_file(ws, refocus_id)
+    preflight(ws, *([path] if path is not None and write_file is not False else []))
     if reconcile:  # a hand edit of the file is recorded before anything builds on it
         from gitrefocus.ops.reconcile import reconcile_one
 
@@ -135,8 +140,14 @@ def write_event(ws: Workspace, refocus_id: str, make_event: Callable[[eventlog.T
         return event, new_doc.render().encode("utf-8")
 
     tip = eventlog.append(ws.repo, refocus_id, build)
+    if settle:
+        settled = _settle(ws, refocus_id, tip)
+        if settled.oid != tip.oid and "new" in docs:  # the exchange brought events: build on the file as it is now
+            doc = current_doc(ws, refocus_id, settled)
+            docs["new"] = apply_to_doc(doc, tip.event) if doc is not None else docs["new"]
+        tip = eventlog.Tip(oid=settled.oid, state=settled.state, event=tip.event)
     written = []
-    path = brief_file(ws, refocus_id)
+    path = brief_file(ws, refocus_id) or path
     if write_file is None:
         write_file = path is not None
     if write_file and "new" in docs and tip.state.status == docs["new"].status:
@@ -145,6 +156,63 @@ def write_event(ws: Workspace, refocus_id: str, make_event: Callable[[eventlog.T
             atomic.write_text(path, docs["new"].render())
         written.append(path)
     return Outcome(tip=tip, written=written, warnings=warnings)
+
+
+REPO_MARGIN = 256 * 1024  # objects, refs, notes and the catalog's cache of one command
+
+
+def preflight(ws: Workspace, *files: str, index: bool = False) -> None:
+    """Refuse, before the first durable write, what would stop a write part-way
+    (SPEC §13): a corrupt notes ref; a git directory, local state or INDEX.md
+    that cannot be written (read-only, full, or not a regular file); any of
+    ``files`` that is a symlink, a FIFO, a directory, or cannot be written.
+    ``index``: git will rewrite its index too (``git mv``, ``--commit``)."""
+    notes.require_readable(ws.repo)
+    extra = 0
+    if index:
+        try:
+            extra = os.path.getsize(os.path.join(ws.git_dir, "index"))
+        except OSError:
+            pass
+    atomic.check_writable(os.path.join(ws.common_dir, "objects", ".refocus-probe"), REPO_MARGIN + extra)
+    atomic.check_writable(os.path.join(ws.common_dir, "refs", "refocus", ".refocus-probe"))
+    atomic.check_writable(os.path.join(ws.git_dir, "refocus", ".refocus-probe"))
+    if os.path.isdir(ws.refocus_dir):
+        atomic.check_writable(os.path.join(ws.refocus_dir, "INDEX.md"))
+    for path in files:
+        atomic.check_writable(path)
+
+
+class LostRace(ConflictError):
+    """Another terminal event of the refocus won; this one changed nothing."""
+
+
+def _settle(ws: Workspace, refocus_id: str, tip: eventlog.Tip) -> eventlog.Tip:
+    """Exchange the log with the counterpart on this machine both ways, then
+    check that ``tip.event`` is the one that took effect (:class:`LostRace`)."""
+    other = counterpart(ws, tip.state)
+    if other is not None:
+        propagate(ws, other, refocus_id)
+        propagate(other, ws, refocus_id)
+    now = eventlog.require_tip(ws.repo, refocus_id)
+    if any(c.event_id == tip.event.event_id for c in now.state.conflicts):
+        raise LostRace(lost_to(ws, refocus_id, now, tip.event.kind, logged=True))
+    return now
+
+
+def lost_to(ws: Workspace, refocus_id: str, tip: eventlog.Tip, kind: str, *, logged: bool = False) -> str:
+    """One sentence naming the terminal event that won over this command's
+    ``kind`` of event (``logged``: that event is in the log, as a conflict)."""
+    from gitrefocus.model import lifecycle
+
+    winner = eventlog.terminal_event(ws.repo, tip.oid)
+    won = {lifecycle.RESULT: "completion", lifecycle.ABANDONED: "abandonment"}.get(tip.state.status, "status change")
+    when = f" at {winner.at[:16].replace('T', ' ')}" if winner is not None else ""
+    why = f" ({tip.state.reason})" if tip.state.status == lifecycle.ABANDONED and tip.state.reason else ""
+    lost = {ev.COMPLETED: "completion", ev.ABANDONED: "abandonment"}.get(kind, kind)
+    kept = " (it is kept in the event log as a conflict)" if logged else ""
+    return (f"{refocus_id} was {lifecycle.in_words(tip.state.status)}{when}{why} first: that {won} won, and this "
+            f"{lost} changed nothing{kept}.")
 
 
 def propagate(from_ws: Workspace, to_ws: Workspace | None, refocus_id: str) -> list[str]:
@@ -174,14 +242,14 @@ def materialize(ws: Workspace, refocus_id: str, new_events: list[Event]) -> list
     if path is None:
         return []
     try:
-        with open(path, "rb") as fh:
-            doc = Brief.parse(fh.read(), ws.rel(path))
+        doc = Brief.parse(atomic.read_bytes(path), ws.rel(path))
     except (RefocusError, OSError):
         return []  # doctor reports files it cannot read; never overwrite them blindly
     tip = eventlog.read_tip(ws.repo, refocus_id)
+    not_applied = {c.event_id for c in tip.state.conflicts} if tip is not None else set()
     new = doc
-    for event in new_events:
-        if event.kind in ev.DOC_KINDS and event.kind != ev.SPAWNED:
+    for event in new_events:  # an event kept in the log as a conflict changes no file
+        if event.kind in ev.DOC_KINDS and event.kind != ev.SPAWNED and event.event_id not in not_applied:
             new = apply_to_doc(new, event)
     if tip is not None and new.status != tip.state.status:
         new = new.with_meta(status=tip.state.status)
@@ -192,13 +260,54 @@ def materialize(ws: Workspace, refocus_id: str, new_events: list[Event]) -> list
     return [path]
 
 
-def note(ws: Workspace, oid: Oid | str | None, refocus_id: str, event: str, **fields: object) -> None:
-    """Attach an audit line to commit ``oid`` (skipped on an unborn branch)."""
+def note(ws: Workspace, oid: Oid | str | None, refocus_id: str, event: str, *, at: str | None = None,
+         **fields: object) -> None:
+    """Attach an audit line to commit ``oid`` (skipped on an unborn branch),
+    dated ``at`` (the event's time, so that doctor re-creates the very line)."""
     if oid is None:
         return
+    notes.add_note(ws.repo, oid, note_line(refocus_id, event, at or clock.now_iso(), fields).format())
+
+
+def note_line(refocus_id: str, event: str, at: str, fields: dict[str, object]) -> NoteRecord:
     clean = {k: str(v) for k, v in fields.items() if v not in (None, "")}
-    line = NoteRecord(at=clock.now_iso(), refocus_id=refocus_id, event=event, fields=clean).format()
-    notes.add_note(ws.repo, oid, line)
+    return NoteRecord(at=at, refocus_id=refocus_id, event=event, fields=clean)
+
+
+SOURCE, DEST = "source", "dest"
+
+
+def audit_line(state: RefocusState, event: Event, role: str) -> tuple[str, dict[str, object]] | None:
+    """The audit line an applied ``event`` leaves in the notes of the repository
+    that plays ``role`` in the refocus (``state``: the state after the event),
+    or None: one definition for the commands that write the lines and for
+    doctor, which re-creates the missing ones from the event log."""
+    kind, data = event.kind, event.data
+    if kind == ev.SPAWNED:
+        other = {"dest": state.dest_dir} if role == SOURCE else {"source": state.source_dir}
+        return "spawned", {"role": role, "status": "reserved", **other}
+    if kind == ev.ABANDONED:
+        return "abandoned", {"role": role, "status": "abandoned", "reason": data.get("reason")}
+    if kind == ev.RECEIVED:
+        return ("received", {"role": SOURCE, "status": state.status}) if role == SOURCE else None
+    if role != DEST:
+        return None
+    if kind == ev.STARTED:
+        return "started", {"role": DEST, "status": state.status, "session": data.get("session_id")}
+    if kind == ev.COMPLETED:
+        return "completed", {"role": DEST, "status": state.status}
+    if kind == ev.EDITED and "to" in data and not data.get("rebuilt_from") and data.get("to") != data.get("from"):
+        return "edited", {"status": data.get("to"), "was": data.get("from")}
+    if kind == ev.SESSION_ENDED:
+        return "session-ended", {"role": DEST, "status": "in-progress", "session": data.get("session_id")}
+    return None
+
+
+def note_event(ws: Workspace, tip: eventlog.Tip, role: str, oid: Oid | str | None = None) -> None:
+    """Attach the audit line of ``tip.event`` (:func:`audit_line`) to ``oid`` (default: HEAD)."""
+    line = audit_line(tip.state, tip.event, role)
+    if line is not None:
+        note(ws, oid if oid is not None else ws.head_oid(), tip.event.refocus_id, line[0], at=tip.event.at, **line[1])
 
 
 COUNTERPARTS = "counterparts"  # local state: refocus id -> the other repository spawn wrote to

@@ -71,9 +71,8 @@ def hooks_dir(ws) -> str:
 
 def _read(path: str) -> bytes | None:
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return atomic.read_file(path)  # a FIFO in a hook's or a file's place never blocks
+    except (FileNotFoundError, NotADirectoryError):
         return None
 
 

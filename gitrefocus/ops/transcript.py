@@ -32,18 +32,23 @@ class PreparedTranscript:
 Scrubber = Callable[[str], tuple[str, list[dict]]]
 
 
+def find_source(ws: Workspace, state: RefocusState) -> str | None:
+    """The child's transcript on this machine, or None."""
+    sid = state.child_session_id
+    return find_transcript(state.dest_dir or ws.workdir, sid) if sid else None
+
+
 def prepare(ws: Workspace, state: RefocusState, scrub: Scrubber) -> PreparedTranscript:
     """Find the child's transcript and scrub it with ``scrub`` (the handoff's JSONL
     scrubber, passed in by the command so ops/ does not depend on handoff/): every line's
     JSON-escaped form and its decoded strings, before a byte is written."""
     sid = state.child_session_id
-    path = find_transcript(state.dest_dir or ws.workdir, sid) if sid else None
+    path = find_source(ws, state)
     if path is None:
         raise RefocusError(f"--save-transcript: no transcript for child session {sid} under ~/.claude/projects; nothing was recorded.")
     if os.path.getsize(path) > MAX_BYTES:
         raise RefocusError(f"--save-transcript: {path} is larger than 512 MB; nothing was recorded.")
-    with open(path, "rb") as fh:
-        text = fh.read().decode("utf-8", errors="replace")
+    text = atomic.read_file(path, MAX_BYTES).decode("utf-8", errors="replace")  # never blocks on a FIFO
     scrubbed, redactions = scrub(text)
     return PreparedTranscript(source=path, text=scrubbed, redactions=redactions)
 
@@ -51,13 +56,26 @@ def prepare(ws: Workspace, state: RefocusState, scrub: Scrubber) -> PreparedTran
 def write(ws, rid: str, prepared: PreparedTranscript) -> list[str]:
     target = os.path.join(ws.transcripts_dir, f"{rid}.jsonl")
     atomic.write_text(target, prepared.text)
-    written = [target]
-    attributes = os.path.join(ws.workdir, ".gitattributes")
+    return [target] + ensure_attributes(ws)
+
+
+def _attributes(ws) -> tuple[str, str]:
+    path = os.path.join(ws.workdir, ".gitattributes")
     try:
-        current = atomic.read_bytes(attributes).decode("utf-8")
+        return path, atomic.read_text(path)
     except FileNotFoundError:
-        current = ""
-    if LFS_LINE not in current.splitlines():
-        atomic.write_text(attributes, current + ("" if not current or current.endswith("\n") else "\n") + LFS_LINE + "\n")
-        written.append(attributes)
-    return written
+        return path, ""
+
+
+def attributes_ok(ws) -> bool:
+    """Whether ``.gitattributes`` has the LFS line for saved transcripts."""
+    return LFS_LINE in _attributes(ws)[1].splitlines()
+
+
+def ensure_attributes(ws) -> list[str]:
+    """Add the LFS line to ``.gitattributes`` unless it is there; the file written, if any."""
+    path, current = _attributes(ws)
+    if LFS_LINE in current.splitlines():
+        return []
+    atomic.write_text(path, current + ("" if not current or current.endswith("\n") else "\n") + LFS_LINE + "\n")
+    return [path]

@@ -62,11 +62,127 @@ def what_failed(exc: BaseException) -> str:
     return str(exc).rstrip(".")
 
 
-def read_bytes(path: str) -> bytes:
-    """The bytes of ``path``, refused when it is reached through a symlink."""
+class NotRegular(RefocusError):
+    """A path where git refocus reads or writes a file holds something else
+    (a FIFO, a directory, a socket, a device): never opened, never replaced."""
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISLNK, "a symlink"))
+
+
+def kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def _not_regular(path: str, mode: int, what: str) -> NotRegular:
+    return NotRegular(f"refusing to {what} {path}: it is {kind(mode)}, not a regular file; move it aside "
+                      f"and run the command again.")
+
+
+MAX_READ = 64 * 1024 * 1024  # briefs, context files, INDEX.md, .gitignore: far smaller; a larger one is not ours
+
+
+def read_bytes(path: str, limit: int = MAX_READ) -> bytes:
+    """The bytes of the regular file ``path``: refused when it is reached
+    through a symlink, and opened so that a FIFO (or a device) put in its
+    place cannot block the command (:class:`NotRegular`). FileNotFoundError
+    when there is no such file."""
     refuse_symlinks(path, "read")
-    with open(path, "rb") as fh:
-        return fh.read()
+    return read_file(path, limit)
+
+
+def read_file(path: str, limit: int = MAX_READ) -> bytes:
+    """:func:`read_bytes` without the walk up the directories (a place the
+    caller already checked): never through a symlink in the last component,
+    never blocking on a FIFO."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except IsADirectoryError:
+        raise _not_regular(path, stat.S_IFDIR, "read") from None
+    except OSError as exc:
+        import errno
+
+        if exc.errno == errno.ELOOP:  # O_NOFOLLOW met a symlink
+            raise _not_regular(path, stat.S_IFLNK, "read") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _not_regular(path, st.st_mode, "read")
+        if st.st_size > limit:
+            raise RefocusError(f"refusing to read {path}: it is {st.st_size} bytes, more than {limit}.")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+            if sum(len(c) for c in chunks) > limit:
+                raise RefocusError(f"refusing to read {path}: it grew past {limit} bytes.")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_text(path: str, limit: int = MAX_READ) -> str:
+    """:func:`read_bytes` decoded as UTF-8 (a RefocusError when it is not)."""
+    try:
+        return read_bytes(path, limit).decode("utf-8")
+    except UnicodeDecodeError:
+        raise RefocusError(f"{path} is not valid UTF-8 text; fix or move it aside.") from None
+
+
+def check_writable(path: str, size: int = 0) -> None:
+    """Everything a write of ``size`` bytes to ``path`` needs, checked before
+    anything is written (SPEC §13): no symlink on the way, no FIFO, directory or
+    other non-file in its place, a directory that can be written (not a
+    read-only file system), and room for it on the disk."""
+    refuse_symlinks(path)
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise _not_regular(path, st.st_mode, "write")
+    directory = os.path.dirname(os.path.abspath(path))
+    existing = directory
+    while not os.path.lexists(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        mode = os.lstat(existing).st_mode
+        raise NotRegular(f"refusing to write {path}: {existing} is {'a file' if stat.S_ISREG(mode) else kind(mode)}, "
+                         f"not a directory.")
+    if not os.access(existing, os.W_OK):
+        raise WriteFailed(_reason_unwritable(existing), path)
+    free = free_bytes(existing)
+    if free is not None and free < size + SPACE_MARGIN:
+        raise WriteFailed(f"{existing} has {free} bytes free, too few to write {size} bytes safely", path)
+
+
+SPACE_MARGIN = 64 * 1024  # git objects, refs and the catalog write beside each file
+
+
+def free_bytes(directory: str) -> int | None:
+    try:
+        st = os.statvfs(directory)
+    except OSError:
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+def _reason_unwritable(directory: str) -> str:
+    try:
+        if os.statvfs(directory).f_flag & getattr(os, "ST_RDONLY", 1):
+            return f"{directory} is on a read-only file system"
+    except OSError:
+        pass
+    return f"{directory} is not writable (permission denied)"
+
+
+class WriteFailed(RefocusError):
+    """A write cannot be made: the disk is full, read-only, or the place not writable."""
+
+    def __init__(self, reason: str, path: str):
+        super().__init__(f"cannot write {path}: {reason}.")
+        self.reason, self.path = reason, path
 
 
 # the flags tempfile.mkstemp opens with: a file that did not exist, never through a symlink
@@ -88,8 +204,12 @@ def _new_beside(directory: str) -> tuple[int, str]:
 
 
 def write_bytes(path: str, data: bytes) -> None:
-    refuse_symlinks(path)
+    """Write ``data`` to a temporary file beside ``path`` and rename it into
+    place: a reader sees the old file or the new one, and a killed process
+    leaves one of the two. Checked first (:func:`check_writable`)."""
+    check_writable(path, len(data))
     directory = os.path.dirname(path) or "."
+    faults.point(f"write {path}")
     os.makedirs(directory, exist_ok=True)
     fd, tmp = _new_beside(directory)
     try:
@@ -120,7 +240,7 @@ def write_text_if_changed(path: str, text: str) -> bool:
     try:
         if read_bytes(path) == data:
             return False
-    except OSError:
+    except (OSError, NotRegular):
         pass
     write_bytes(path, data)
     return True

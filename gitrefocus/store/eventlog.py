@@ -92,11 +92,20 @@ def _json_blob(repo: Repository, commit: Commit, name: str) -> object:
         raise _corrupt(commit.id, f"{name} is not valid JSON ({type(exc).__name__})") from None
 
 
-def _event(repo: Repository, commit: Commit) -> Event:
+def read_event(repo: Repository, commit: Commit) -> Event:
+    """The event an event commit holds, or :class:`CorruptLog`."""
     try:
         return Event.from_raw(_json_blob(repo, commit, "event.json"))
     except (ValueError, TypeError) as exc:
         raise _corrupt(commit.id, f"event.json: {exc}") from None
+
+
+_event = read_event
+
+
+def blob(repo: Repository, commit: Commit, name: str) -> bytes | None:
+    """The bytes of the file ``name`` at the top of ``commit``'s tree (None: no such blob)."""
+    return _blob(repo, commit, name)
 
 
 def _blob(repo: Repository, commit: Commit, name: str) -> bytes | None:
@@ -185,19 +194,17 @@ def chain(repo: Repository, tip_oid: Oid | None) -> list[tuple[Oid, Event]]:
     return out
 
 
-def states_match_events(repo: Repository, tip_oid: Oid) -> bool:
-    """Whether every ``state.json`` along the log is the fold of its events.
+def terminal_event(repo: Repository, tip_oid: Oid) -> Event | None:
+    """The event that made the refocus terminal (result or abandoned), or None."""
+    from gitrefocus.model import lifecycle
 
-    ``state.json`` is derived data that makes listing cheap; a remote's copy is
-    evidence, not truth (SPEC §13). A log whose stored states disagree with its
-    events (a forged ``state.json``) is rebuilt from the events instead of adopted."""
     state = None
-    for oid, event in chain(repo, tip_oid):
-        state, _ = ev.apply(state, event)
-        stored = _blob(repo, event_commit(repo, oid), "state.json")
-        if stored != state_json(state):
-            return False
-    return True
+    for _, event in chain(repo, tip_oid):
+        before = state.status if state is not None else None
+        state, applied = ev.apply(state, event)
+        if applied and state.status in lifecycle.TERMINAL and before not in lifecycle.TERMINAL:
+            return event
+    return None
 
 
 # -- writing event commits ---------------------------------------------

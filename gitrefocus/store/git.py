@@ -49,8 +49,12 @@ def run(cwd: str, *args: str, check: bool = True, input: str | None = None,
     With ``check`` a non-zero exit raises ``RefocusError("<what> failed: <git's
     last line>.")``, ``what`` defaulting to ``git <subcommand>``.
     """
+    from gitrefocus.store import faults
+
+    faults.point(f"git {args[0] if args else ''}")
     proc = subprocess.run(command(cwd, args, config), capture_output=True, text=True, input=input,
                           env=dict(env) if env is not None else None)
+    faults.ran(f"git {args[0] if args else ''}")
     if check and proc.returncode != 0:
         raise failure(what or f"git {args[0]}", proc)
     return proc

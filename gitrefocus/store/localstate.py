@@ -24,7 +24,7 @@ from collections.abc import Mapping
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
-from gitrefocus.store import atomic
+from gitrefocus.store import atomic, faults
 
 TYPE_CHECKING = False  # no `typing` at run time: the post-tool-use hook imports this module
 if TYPE_CHECKING:
@@ -55,8 +55,7 @@ def _checked(git_dir: str, *parts: str) -> str:
 def read(git_dir: str, *parts: str) -> str | None:
     path = _checked(git_dir, *parts)
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        return atomic.read_file(path).decode("utf-8")  # a FIFO put here never blocks the command
     except (FileNotFoundError, NotADirectoryError, UnicodeDecodeError):
         return None
 
@@ -69,22 +68,30 @@ def write(git_dir: str, *parts: str, text: str) -> str:
 
 def remove(git_dir: str, *parts: str) -> bool:
     path = _checked(git_dir, *parts)
+    if not os.path.lexists(path):
+        return False
+    faults.point(f"remove {path}")
     try:
         os.unlink(path)
-        return True
     except FileNotFoundError:
         return False
+    faults.wrote(f"remove {path}")
+    return True
 
 
 def append_jsonl(git_dir: str, *parts: str, record: Mapping[str, Any]) -> None:
     path = _checked(git_dir, *parts)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
+    faults.point(f"append {path}")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise RefocusError(f"refusing to append to {path}: it is not a regular file.")
         os.write(fd, line)  # one write on O_APPEND: lines from parallel writers never interleave
     finally:
         os.close(fd)
+    faults.wrote(f"append {path}")
 
 
 def read_jsonl(git_dir: str, *parts: str) -> list[dict[str, Any]]:

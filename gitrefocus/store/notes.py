@@ -9,10 +9,8 @@ any ref makes libgit2 read all of ``packed-refs`` first (0.07 s at 100k refs).
 
 from __future__ import annotations
 
-import os
-
 from gitrefocus.errors import RefocusError
-from gitrefocus.store import git, refs
+from gitrefocus.store import refs
 from gitrefocus.store.refs import AHEAD, CREATED, FAST_FORWARD, MERGED, SAME
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
@@ -94,13 +92,6 @@ def _with_note(repo: Repository, tree: Any, rest: str, blob: Oid) -> Oid:
     return builder.write()
 
 
-def _written(oid: Oid | None, scratch_ref: str) -> Oid:
-    """The commit a scratch ref points at after something was written on it."""
-    if oid is None:
-        raise RuntimeError(f"{scratch_ref} was not written")
-    return oid
-
-
 def read_note(repo: Repository, target_oid: Oid | str, notes_ref: str = NOTES_REF) -> str:
     try:
         return str(repo.lookup_note(str(target_oid), notes_ref).message)
@@ -110,22 +101,15 @@ def read_note(repo: Repository, target_oid: Oid | str, notes_ref: str = NOTES_RE
         return ""
 
 
-def _identity_env(ws: Workspace) -> dict[str, str]:
-    """git notes merge writes a commit: make sure it has an identity."""
-    env = dict(os.environ)
-    sig = ws.signature()
-    for who in ("AUTHOR", "COMMITTER"):
-        env.setdefault(f"GIT_{who}_NAME", sig.name)
-        env.setdefault(f"GIT_{who}_EMAIL", sig.email)
-    return env
-
-
 def merge_notes(ws: Workspace, theirs_ref: str) -> str:
     """Union the remote's notes (at ``theirs_ref``) into ``refs/notes/refocus``.
 
-    ``git notes merge -s cat_sort_uniq`` (a union of lines; every line is
-    self-contained and timestamped) runs on a scratch ref, then the shared
-    ref is moved by compare-and-swap.
+    Every line is self-contained and timestamped, so the merge is the union of
+    the lines on each object, sorted (what ``git notes merge -s cat_sort_uniq``
+    makes). Never a fast-forward over lines held here: the remote's commit is
+    taken as it is only when it holds every line this repository holds;
+    otherwise a merge commit (both tips as parents, so the push is a
+    fast-forward) carries the union. The shared ref moves by compare-and-swap.
     """
     theirs_tip = ws.ref_target(theirs_ref)
     if theirs_tip is None or theirs_tip == ws.ref_target(NOTES_REF):
@@ -137,6 +121,7 @@ def merge_notes(ws: Workspace, theirs_ref: str) -> str:
     why = unreadable(repo, theirs_ref)
     if why:
         raise RefocusError(f"the remote's notes are unusable: {why}.")
+    their_notes = notes_in(repo, theirs)
 
     def attempt() -> str:
         ours = refs.resolve(repo, NOTES_REF)
@@ -144,14 +129,61 @@ def merge_notes(ws: Workspace, theirs_ref: str) -> str:
             return SAME
         if ours is not None and repo.descendant_of(ours, theirs):
             return AHEAD
-        if ours is None or repo.descendant_of(theirs, ours):
+        our_notes = notes_in(repo, ours) if ours is not None else {}
+        theirs_has_all, to_write = True, {}
+        for target in our_notes.keys() | their_notes.keys():
+            mine, yours = our_notes.get(target), their_notes.get(target)
+            if mine == yours:
+                continue
+            held, sent = _lines(repo, mine), _lines(repo, yours)
+            theirs_has_all = theirs_has_all and held <= sent
+            if not sent <= held:
+                to_write[target] = held | sent
+        if theirs_has_all and (ours is None or repo.descendant_of(theirs, ours)):
             refs.cas(repo, NOTES_REF, theirs, ours, "refocus: sync notes (fast-forward)")
             return CREATED if ours is None else FAST_FORWARD
-        with refs.scratch(repo, "notes-merge", start=ours) as tmp:
-            git.run(ws.workdir, "notes", f"--ref={tmp}", "merge", "--quiet", "--strategy=cat_sort_uniq",
-                    theirs_ref, config=git.NO_HOOKS, env=_identity_env(ws), what="git notes merge")
-            new = refs.resolve(repo, tmp)
-        refs.cas(repo, NOTES_REF, _written(new, tmp), ours, "refocus: sync notes (merge)")
+        assert ours is not None  # with no notes here, the remote's hold every line
+        pygit2 = refs._pygit2()
+        tree = repo[ours].peel(pygit2.Tree)
+        root = tree.id
+        for target, lines in sorted(to_write.items()):
+            blob = repo.create_blob(("\n".join(sorted(lines)) + "\n").encode("utf-8"))
+            root = _with_note(repo, repo[root], target, blob)
+        sig = pygit2.Signature("git-refocus", "git-refocus@localhost")
+        merged = repo.create_commit(None, sig, sig, "Notes merged by 'git refocus sync'\n", root, [ours, theirs])
+        refs.cas(repo, NOTES_REF, merged, ours, "refocus: sync notes (union)")
         return MERGED
 
     return refs.retrying(f"merging the remote's notes into {NOTES_REF}", attempt)
+
+
+MAX_NOTE_BYTES = 1 << 20  # a note of refocus lines is a few KB; a larger one is read no further
+
+
+def note_text(repo: Repository, blob: Oid | None) -> str:
+    """The text of a note blob (at most :data:`MAX_NOTE_BYTES`; "" for none, or one that is no blob)."""
+    data = getattr(repo.get(blob), "data", b"") if blob is not None else b""
+    return data[:MAX_NOTE_BYTES].decode("utf-8", "replace") if isinstance(data, bytes) else ""
+
+
+def _lines(repo: Repository, blob: Oid | None) -> frozenset[str]:
+    """The non-empty lines of a note blob."""
+    return frozenset(line for line in note_text(repo, blob).splitlines() if line.strip())
+
+
+def notes_in(repo: Repository, commit: Oid) -> dict[str, Oid]:
+    """{annotated object (hex): note blob} of the notes commit ``commit``,
+    whatever its fan-out (``ab/cdef...`` directories or flat names)."""
+    pygit2 = refs._pygit2()
+    out: dict[str, Oid] = {}
+
+    def walk(tree: Any, prefix: str) -> None:
+        for entry in tree:
+            name = prefix + entry.name
+            if entry.filemode == pygit2.enums.FileMode.TREE and len(entry.name) == 2 and len(name) < 40:
+                walk(repo[entry.id], name)
+            elif entry.type_str == "blob" and len(name) in (40, 64) and not name.strip("0123456789abcdef"):
+                out[name] = entry.id
+
+    walk(repo[commit].peel(pygit2.Tree), "")
+    return out

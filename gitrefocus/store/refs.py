@@ -98,6 +98,7 @@ def cas(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str)
 
     A refocus ref's row in the catalog cache moves with it, under the cache's
     write lock (:mod:`gitrefocus.store.catalog_cache`)."""
+    faults.point(f"ref {refname}")
     if not refname.startswith(REF_PREFIX):
         _move(repo, refname, new, old, message)
     else:
@@ -200,8 +201,10 @@ def delete(repo: Repository, refname: str) -> bool:
     ref = repo.references.get(refname)
     if ref is None:
         return False
+    faults.point(f"delete {refname}")
     if not refname.startswith(REF_PREFIX):
         ref.delete()
+        faults.wrote(f"delete {refname}")
         return True
     from gitrefocus.store import catalog_cache
 
@@ -211,6 +214,7 @@ def delete(repo: Repository, refname: str) -> bool:
         ref.delete()
         if cache is not None:
             catalog_cache.moved(cache, repo, refname[len(REF_PREFIX):], None, before)
+    faults.wrote(f"delete {refname}")
     return True
 
 

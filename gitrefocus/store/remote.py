@@ -6,6 +6,8 @@ is :mod:`gitrefocus.store.eventmerge` and :func:`gitrefocus.store.notes.merge_no
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from typing import TYPE_CHECKING
 
@@ -59,9 +61,10 @@ def fetch(ws: Workspace, remote: str) -> None:
         raise RefocusError(f"fetching from {remote} failed: {git.last_line(proc)}")
 
 
-def push(ws: Workspace, remote: str, refnames: list[str]) -> list[str]:
+def push(ws: Workspace, remote: str, refnames: list[str]) -> tuple[list[str], list[str]]:
     """Push, without force, every refocus ref (a pattern: git sends only what the
-    remote lacks) and the notes if named; return the refs the remote rejected."""
+    remote lacks) and the notes if named; return the refs the remote rejected
+    and the lock files the remote named as in the way."""
     specs = [f"{REF_PREFIX}*:{REF_PREFIX}*"] if any(r.startswith(REF_PREFIX) for r in refnames) else []
     if NOTES_REF in refnames:
         specs.append(f"{NOTES_REF}:{NOTES_REF}")
@@ -80,4 +83,58 @@ def push(ws: Workspace, remote: str, refnames: list[str]) -> list[str]:
             rejected.append(ref)
     if (proc.returncode != 0 and not rejected) or not seen:
         raise RefocusError(f"pushing to {remote} failed: {git.last_line(proc)}")
-    return rejected
+    locked = sorted({os.path.normpath(m.group(1)) for m in _LOCK_RE.finditer(proc.stderr or "")})
+    return rejected, locked
+
+
+PUSHED = "pushed"  # local state: {refocus id: the tip last pushed} per remote
+
+
+def remember(ws: Workspace, remote: str, pushed: dict[str, str]) -> None:
+    """Record what a push just gave ``remote`` ({id: oid}): events the remote
+    has held, which it may not drop later. One small file, not a ref per id
+    (a thousand loose refs cost a second to write)."""
+    if not pushed:
+        return
+    from gitrefocus.store import localstate
+
+    try:
+        held = last_pushed(ws, remote)
+        held.update(pushed)
+        localstate.write(ws.git_dir, PUSHED, f"{remote}.json", text=json.dumps(held, sort_keys=True) + "\n")
+    except RefocusError:
+        pass  # a remote whose name cannot name a file: its tracking refs alone say what it held
+
+
+def last_pushed(ws: Workspace, remote: str) -> dict[str, str]:
+    """{refocus id: tip} of what this repository pushed to ``remote`` (:func:`remember`)."""
+    from gitrefocus.store import localstate
+
+    try:
+        raw = json.loads(localstate.read(ws.git_dir, PUSHED, f"{remote}.json") or "{}")
+    except (ValueError, RefocusError):
+        return {}
+    return {k: v for k, v in raw.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(raw, dict) else {}
+
+
+def local_git_dir(ws: Workspace, remote: str) -> str | None:
+    """The git directory of ``remote`` when it is a repository on this machine
+    (a path or a file:// URL), else None."""
+    url = git.run(ws.workdir, "config", "--get", f"remote.{remote}.url", check=False).stdout.strip()
+    if url.startswith("file://"):
+        url = url[len("file://"):]
+    elif not url or "://" in url or (":" in url.split("/", 1)[0] and not os.path.isabs(url)):
+        return None  # a network URL, or scp-like host:path
+    path = url if os.path.isabs(url) else os.path.join(ws.workdir, url)
+    for candidate in (os.path.join(path, ".git"), path):
+        if os.path.isfile(os.path.join(candidate, "HEAD")) and os.path.isdir(os.path.join(candidate, "refs")):
+            return os.path.realpath(candidate)
+    return None
+
+
+def stale_locks(ws: Workspace, remote: str) -> list[str]:
+    """Ref locks in a remote on this machine that no live process holds."""
+    from gitrefocus.store import locks
+
+    git_dir = local_git_dir(ws, remote)
+    return [path for path, abandoned in locks.ref_locks(git_dir) if abandoned] if git_dir else []

@@ -123,7 +123,7 @@ def test_a_receipt_that_fails_loses_no_result(backlog, tmp_path):
     assert r.returncode == 0
     told = named(context(r), ids)
     assert len(told) == 5 and received(src) <= told, "whatever was marked was told"
-    assert "hook session-start" in (src / ".git" / "refocus" / "errors.jsonl").read_text()
+    assert "session-start" in (src / ".git" / "refocus" / "errors.jsonl").read_text(), "the failure is logged"
 
 
 def test_nothing_is_marked_when_the_context_cannot_be_written(backlog):

@@ -204,3 +204,28 @@ def test_the_hook_module_stays_light():
 
     loaded = loaded_by("gitrefocus.claude.stop")
     assert loaded == [], f"the Stop hook, run on every stop, loaded {loaded}"
+
+
+def test_concurrent_loop_starts_in_one_session_lose_no_loop(repo):
+    """16 `loop start` at once in one session: every loop reported started is in the file
+    (the loop file is replaced by compare-and-swap, not by the last writer)."""
+    import subprocess
+    import sys
+
+    from tests.runner import source_env
+
+    procs = [subprocess.Popen([sys.executable, "-m", "gitrefocus", "loop", "start", "--promise", f"DONE {n}",
+                               "--session", SID, "--max-iterations", "3", "--json"], cwd=str(repo),
+                              env=source_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for n in range(16)]
+    started = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode in (0, 4), err
+        if proc.returncode == 0:
+            started.append(json.loads(out)["loop"]["id"])
+        else:
+            assert len([ln for ln in err.splitlines() if ln.strip()]) == 1, err
+    held = loops(repo)
+    assert started and set(started) <= set(held), f"{len(set(started) - set(held))} started loops vanished"
+    assert sum(1 for x in held.values() if x["foreground"]) == 1

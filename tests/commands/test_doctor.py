@@ -32,15 +32,18 @@ def test_fresh_round_trip_is_clean(started):
     assert refocus("doctor", cwd=dest).stdout.strip() == f"{dest.resolve()}: consistent."
 
 
-def test_uninitialised_repo_gets_hook_and_config(repos):
+def test_uninitialised_repo_gets_what_init_sets_up(repos):
+    """An uninitialised repository (or one whose `init` was killed part-way) gets the hook,
+    the notes config, the .gitignore entry and the CLAUDE.md line: what `init` leaves."""
     src, dest = repos
     rc, model = doctor(src)
-    assert rc == 1 and kinds(model) == ["config", "config", "config", "hook"]
-    assert model["repairable"] == 4
+    assert rc == 1 and kinds(model) == ["config", "config", "config", "hook", "setup", "setup"]
+    assert model["repairable"] == 6
     text = refocus("doctor", cwd=src, check=False).stdout
     assert "--repair would install the commit-msg hook" in text
     rc, model = doctor(src, "--repair")
-    assert rc == 0 and model["repaired"] == 4
+    assert rc == 0 and model["repaired"] == 6
+    assert "docs/refocus/INDEX.md" in (src / ".gitignore").read_text() and (src / "CLAUDE.md").exists()
     assert doctor(src) == (0, doctor(src)[1]) and doctor(src)[1]["clean"]
 
 
@@ -62,7 +65,7 @@ def test_deliberately_damaged_repo_is_repaired(started, tmp_path):
     stale = third_path.read_text()
     refocus("start", third, cwd=dest)
     third_path.write_text(stale)  # as if the process died between moving the ref and writing the file
-    # 4. linkage notes are missing; 5. a temporary ref from a killed writer; 6. dangling session entries
+    # 4. linkage notes and audit lines are missing (the note on HEAD); 5. a temporary ref from a killed writer; 6. dangling session entries
     git(dest, "notes", "--ref=refocus", "remove", work)
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
@@ -80,8 +83,9 @@ def test_deliberately_damaged_repo_is_repaired(started, tmp_path):
 
     rc, model = doctor(dest)
     assert rc == 1
-    assert kinds(model) == ["active", "file-behind", "file-missing", "hook", "linkage-missing", "ref-missing",
-                            "session-map", "session-map", "tmp-ref", "tmp-ref"], model["findings"]
+    assert kinds(model) == ["active", "file-behind", "file-missing", "hook", "linkage-missing", "note-missing",
+                            "note-missing", "ref-missing", "session-map", "session-map", "tmp-ref", "tmp-ref"], \
+        model["findings"]
     assert model["repairable"] == model["problems"]
     assert all(not f["repaired"] for f in model["findings"])
     assert not brief.exists(), "without --repair nothing changes"
@@ -94,6 +98,7 @@ def test_deliberately_damaged_repo_is_repaired(started, tmp_path):
     assert rebuilt["status"] == "reserved" and [e["kind"] for e in rebuilt["events"]] == ["spawned"]
     assert "status: in-progress" in third_path.read_text()
     assert f"refocus {rid} linked status=result via=trailer" in note(dest, work)
+    assert any(f"refocus {rid} completed role=dest" in note(dest, c) for c in (work, "HEAD")), "the audit line is back"
     left = set(refs(dest, "refs/refocus-tmp/")) | {r for r in refs(dest, "refs/notes/") if "tmp" in r}
     assert left == {live}, "a temporary ref of a live process is left alone"
     assert not any(sessions.iterdir()) and not (dest / ".git/refocus/active").exists()

@@ -221,10 +221,11 @@ def test_a_second_spawned_event_cannot_rewrite_dest_dir(clones):
     _forge(b, rid, event={"refocus_id": rid, "kind": "spawned", "at": "2026-11-23T00:00:00Z", "event_id": "e" * 32,
                           "actor": {}, "data": {"meta": evil}, "schema": 1}, state=None)
     git(b, "push", "-q", "origin", f"refs/refocus/{rid}")
-    refocus("sync", cwd=a)
+    synced = refocus("sync", "--json", cwd=a).json
     show = refocus("show", rid, "--json", cwd=a).json
     assert show["state"]["dest_dir"] == meta["dest_dir"] and show["state"]["slug"] == meta["slug"], show
-    assert show["state"]["conflicts"], "the second spawned is a conflict"
+    assert [c for c in synced["conflicts"] if "second spawned" in c["reason"]], "the second spawned is a conflict"
+    assert show["state"]["conflicts"] == [], "a rejected event changes nothing, not even the state's conflicts"
     assert refs(victim, "refs/refocus/") == {} and (victim / "docs").exists() == index_before
 
 
@@ -335,7 +336,8 @@ def test_a_notes_ref_at_a_blob_is_refused_before_writing_and_quarantined(started
     assert refs(dest)[f"refs/refocus/{rid}"] == before, "nothing moved"
     refocus("list", cwd=dest)
     refocus("doctor", "--repair", cwd=dest, check=False)
-    assert refs(dest).get("refs/notes/refocus") is None
+    assert refs(dest).get("refs/notes/refocus") != blob and blob in refs(dest, "refs/refocus-quarantine/").values()
+    assert git(dest, "cat-file", "-t", "refs/notes/refocus").strip() == "commit", "audit lines re-created from the log"
     refocus("complete", rid, "--summary", "s", "--no-material-changes", "n", cwd=dest)
 
 
@@ -465,20 +467,37 @@ def test_ctrl_c_before_any_write_exits_130(repos, tmp_path):
 
 
 
-def test_a_write_error_after_dest_was_written_is_one_line_naming_the_repair(repos):
-    """The source cannot take the event log (its refs/refocus is a file): exit 1, one line
-    naming what could not be written and the doctor --repair that completes the spawn."""
+def test_a_source_that_cannot_take_the_log_is_refused_before_any_write(repos):
+    """The source cannot take the event log (its refs/refocus is a file): spawn checks every
+    place it will write first, so it refuses in one line and neither repository changes."""
     src, dest = repos
     (src / ".git" / "refs" / "refocus").write_text("not a directory\n")
+    before = refs(src), refs(dest)
     t0 = time.monotonic()
     r = refocus(*spawn_args(dest), cwd=src, check=False)
     assert time.monotonic() - t0 < 30, "no spinning on a write that cannot succeed"
+    one_line_error(r, "refs/refocus", "nothing was changed")
+    assert r.returncode == 1
+    assert (refs(src), refs(dest)) == before and not (dest / "docs").exists()
+
+
+def test_a_write_error_after_dest_was_written_is_one_line_naming_the_repair(repos, tmp_path):
+    """The source's ref write fails (an injected ENOSPC, as a disk filling up meanwhile): exit 1,
+    one line naming what could not be written and the doctor --repair that completes the spawn."""
+    src, dest = repos
+    log = tmp_path / "points"
+    refocus(*spawn_args(dest, "probe"), cwd=src, env={"GIT_REFOCUS_FAULT_LOG": str(log)})
+    points = [ln.split("\t") for ln in log.read_text().splitlines()]
+    refs_written = [int(n) for n, where in points if where.startswith("before ref refs/refocus/")]
+    t0 = time.monotonic()
+    r = refocus(*spawn_args(dest), cwd=src, check=False, env={"GIT_REFOCUS_FAIL_AT": f"{refs_written[1]}:ENOSPC"})
+    assert time.monotonic() - t0 < 30, "no spinning on a write that cannot succeed"
     one_line_error(r, "refs/refocus/", "doctor --repair", str(src))
     assert r.returncode == 1
-    (src / ".git" / "refs" / "refocus").unlink()
     for repo in (dest, src):
         refocus("doctor", "--repair", cwd=repo, check=False)
-    assert refs(src, "refs/refocus/") == refs(dest, "refs/refocus/") != {}, "doctor --repair completed the spawn"
+    assert refs(src, "refs/refocus/") == refs(dest, "refs/refocus/"), "doctor --repair completed the spawn"
+    assert len(refs(src, "refs/refocus/")) == 2
 
 
 def test_save_transcript_refuses_a_symlinked_transcripts_dir_before_writing(spawned, hermetic, tmp_path):

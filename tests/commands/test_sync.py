@@ -111,7 +111,8 @@ def test_two_clones_converge_same_and_different_ids(world):
     assert worked in [c["oid"] for c in log["commits"]]
     assert "refocus" not in git(a, "branch", "-r") + git(b, "branch", "-r"), "tracking refs stay out of refs/remotes/"
     for clone in (a, b):
-        assert refocus("doctor", "--json", cwd=clone, check=False).json["clean"]
+        model = refocus("doctor", "--json", cwd=clone, check=False).json
+        assert model["clean"], model["findings"]
 
 
 def test_interleaved_events_merge_into_the_same_log_on_both_sides(world):

@@ -83,3 +83,19 @@ def test_reads_answers_as_from_json_does(raw):
 ])
 def test_reads_answers_as_from_json_does_on_the_edges(raw):
     assert ev.RefocusState.reads(raw) == _reads_by_building(raw)
+
+
+@pytest.mark.parametrize("at", ["yesterday-ish", "2026-05-01", "2026-05-01T10:00:00+00:00", "2026-13-01T10:00:00Z",
+                                "2026-05-01T10:00:00Z\n", ""])
+def test_an_event_whose_time_is_not_a_utc_timestamp_is_refused(at):
+    raw = {"refocus_id": "x", "kind": "linked", "at": at, "event_id": "a" * 32, "actor": {}, "data": {}}
+    with pytest.raises(ValueError, match="UTC timestamp"):
+        ev.Event.from_raw(raw)
+
+
+@pytest.mark.parametrize("event_id", ["", "a" * 65, "has space", "x\x1b[2J"])
+def test_an_event_id_that_is_not_a_short_name_is_refused(event_id):
+    raw = {"refocus_id": "x", "kind": "linked", "at": "2026-05-01T10:00:00Z", "event_id": event_id}
+    with pytest.raises(ValueError, match="event id"):
+        ev.Event.from_raw(raw)
+

@@ -52,9 +52,12 @@ def test_complete_save_transcript_keeps_no_secret_and_reports_kinds(spawned, her
 
 
 def test_handoff_json_counts_redactions_by_kind_and_shows_none(tmp_path):
-    path = _tools_session(tmp_path).write(tmp_path / "t.jsonl")
+    s = _tools_session(tmp_path)
+    s.bash(f"PGPASSWORD={PASSWORD} psql -h db.internal app", "")
+    path = s.write(tmp_path / "t.jsonl")
     result = refocus("handoff", path, "--json", "--no-cache", cwd=tmp_path)
     doc = result.json
+    # counted where the handoff reads: the commands, not the MCP call's input fields it never reads
     assert doc["redacted"]["github-token"] >= 1 and doc["redacted"]["password"] == 1
     for secret in (GHP, PROJ, PYPI, DOCKER_AUTH, PASSWORD):
         assert secret not in result.stdout and secret not in result.stderr

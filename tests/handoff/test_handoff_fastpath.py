@@ -32,8 +32,10 @@ CUE_NAMES = ("CORRECTION", "CONSTRAINT", "ABANDON", "DECISION", "INTENT", "OPEN"
 
 
 def _plain(cue: cues.Cue, sentence: str):
-    """What the cue found before the shortcut: its whole regex behind the key gate."""
+    """What the cue found before the shortcut: its whole regex behind the key gate (and its veto)."""
     low = sentence.casefold()
+    if cue.veto is not None and cue.veto.match(sentence):
+        return None
     return cue.regex.search(sentence) if any(k in low for k in cue.keys) else None
 
 

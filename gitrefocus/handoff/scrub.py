@@ -304,7 +304,7 @@ def any_trigger(raw: bytes) -> bool:
     """Does the raw line hold what a rule starts from (a trigger; for the rules whose triggers
     are two or three characters, the token's shape), or an escaped printable character that
     could hide one? One scan of the bytes: Hyperscan's when the ``hyperscan`` wheel is installed
-    (several times faster), else the Aho-Corasick automaton's (the triggers themselves)."""
+    (several times faster), else the Aho-Corasick automaton's, whose hits a rule must confirm."""
     return trigger_gate()(raw)
 
 
@@ -313,8 +313,9 @@ def trigger_gate() -> Callable[[bytes], bool]:
     gate = _GATE if _GATE is not _UNSET else _init_gate()
     if isinstance(gate, _Hyperscan):
         return gate.bound()
-    find = _RAW_AC.find_matches_as_indexes
-    return lambda raw: bool(find(raw))
+    # without Hyperscan's shapes, two-letter triggers open the automaton's gate on every id and
+    # base64 run: the rules confirm a trigger on the raw line first (:func:`might_hold_secret`)
+    return might_hold_secret
 
 
 class _Hyperscan:

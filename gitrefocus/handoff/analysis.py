@@ -91,6 +91,9 @@ class Analysis:
     def __init__(self, plan: Plan):
         self.plan = plan
         self.corrections: list[Quote] = []
+        # the user turns that report a failure ("`make test` fails", "it's still broken"), each with
+        # the sentence saying so (in order: a turn's first such sentence)
+        self.failure_reports: dict[int, Quote] = {}
         self.constraints: list[Quote] = []
         self.abandons: list[Quote] = []
         self.decisions: list[Quote] = []
@@ -165,6 +168,10 @@ class Analysis:
         for a, b, sentence, low, present, label in self._sentences(index, message, block):
             if refusal and _PLACEHOLDER_RE.match(sentence):
                 continue
+            if index not in self.failure_reports and message.is_user_turn and not refusal:
+                m = FAILURE_RE.search(sentence)
+                if m and not sentence.rstrip().endswith("?"):  # "can you explain why they fail?" reports none
+                    self.failure_reports[index] = self._quote(block.text, a, b, m, label, index, "user")
             m = cues.CORRECTION.search(sentence, low, present)
             if (m or refusal) and per_message < 2:
                 self.corrections.append(self._quote(block.text, a, b, m, label, index, "user"))
@@ -246,25 +253,6 @@ class Analysis:
                 break
         if added:
             self.corrections.sort(key=lambda q: q.index)
-
-    @functools.cached_property
-    def failure_reports(self) -> dict[int, Quote]:
-        """The user turns that report a failure ("`make test` fails", "it's still broken"), each
-        with the sentence saying so; a question ("can you explain why they fail?") reports none."""
-        out: dict[int, Quote] = {}
-        for index in self.user_turns:
-            message = self.plan.messages[index]
-            for block in message.blocks:
-                if block.kind not in sp.WORDS:
-                    continue
-                for a, b, sentence, _, _, label in self._sentences(index, message, block):
-                    m = FAILURE_RE.search(sentence)
-                    if m and not sentence.rstrip().endswith("?"):
-                        out[index] = self._quote(block.text, a, b, m, label, index, "user")
-                        break
-                if index in out:
-                    break
-        return out
 
     def _failure_corrections(self) -> None:
         """A failure report answering an outcome the assistant had just claimed ("all tests

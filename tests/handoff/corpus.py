@@ -11,10 +11,10 @@ local mirror of each repository (``$GIT_REFOCUS_CORPUS_MIRRORS/<owner>+<name>/re
 ``/work/.mirror``), a bare clone the ``git`` CLI can ``show`` from; without it the script says
 which repository is missing and how to get it, and prints nothing else.
 
-The split was decided by session before anything was tuned: a session is held out when the
-first byte of sha256(<first two parts of its path>) is even (the two parts name the checkpoint,
-so related sessions of one checkpoint fall on the same side). The held-out part was labelled
-before any score on it was looked at; tuning used the other part only.
+Splits (the README has the whole story): ``tuning`` is the 44 sessions first drawn — split then
+by checkpoint hash into a tuning part and a held-out part, the latter (``retired``) scored three
+times while tuning went on and tuned on since; ``held-out`` is a fresh set drawn afterwards by a
+written rule (:func:`draw_fresh`), labelled before any score on it, scored once at the end.
 """
 
 from __future__ import annotations

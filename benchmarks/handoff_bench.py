@@ -11,6 +11,12 @@ run (paired rounds, medians); <= 150 MB peak RSS at any size (try ``--mb 500``).
     .venv/bin/python benchmarks/handoff_bench.py --busy 1   # with one core kept busy meanwhile
     .venv/bin/python benchmarks/handoff_bench.py --mb 500 --runs 1  # memory at scale
     .venv/bin/python benchmarks/handoff_bench.py --keep DIR # keep the data
+    .venv/bin/python benchmarks/handoff_bench.py --no-hyperscan         # the scrubber's pure path
+    .venv/bin/python benchmarks/handoff_bench.py --files A.jsonl B.jsonl  # real transcripts instead
+
+``--files`` measures transcripts you have (real sessions: tool output, secrets-shaped
+strings and base64 the synthetic one lacks) in one interpreter per figure: the read and
+the whole handoff of every file, against a bare ``json.loads`` pass over the same files.
 
 The transcript is written to a temporary directory (never committed). It
 mirrors what Claude Code 2.1 writes: split assistant lines sharing
@@ -176,6 +182,37 @@ def generate(directory: str, target_mb: float, seed: int = 7) -> str:
     return path
 
 
+_FILES_CHILDREN = {
+    "baseline": """
+import json, sys, time
+t0 = time.perf_counter()
+for path in sys.argv[1:]:
+    with open(path, 'rb') as fh:
+        for line in fh:
+            try:
+                json.loads(line)
+            except ValueError:
+                pass
+print(f"{time.perf_counter() - t0:.3f}")
+""",
+    "prepare": """
+import sys, time
+t0 = time.perf_counter()
+from gitrefocus.handoff import prepare, transcript_paths
+for path in sys.argv[1:]:
+    prepare.prepare(transcript_paths.resolve(path))
+print(f"{time.perf_counter() - t0:.3f}")
+""",
+    "handoff": """
+import sys, time
+t0 = time.perf_counter()
+from gitrefocus.handoff import pipeline
+for path in sys.argv[1:]:
+    pipeline.handoff(path, use_cache=False)
+print(f"{time.perf_counter() - t0:.3f}")
+""",
+}
+
 _CHILDREN = {
     # the same bytes through json.loads only: the anchor every figure is a ratio to
     "baseline": """
@@ -218,13 +255,13 @@ print(f"{time.perf_counter() - t0:.3f} {len(result.brief.text.splitlines())}")
 }
 
 
-def _run(code: str, path: str) -> tuple[float, float, str]:
+def _run(code: str, *paths: str) -> tuple[float, float, str]:
     """Run ``code`` in a fresh interpreter; (wall seconds, peak RSS MB, stdout)."""
     import resource
 
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True,
-                          cwd=os.path.dirname(path), env=dict(os.environ, PYTHONPATH=ROOT))
+    proc = subprocess.run([sys.executable, "-c", code, *paths], capture_output=True, text=True,
+                          cwd=os.path.dirname(paths[0]), env=dict(os.environ, PYTHONPATH=ROOT))
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"benchmark child failed:\n{proc.stderr}")
@@ -234,12 +271,12 @@ def _run(code: str, path: str) -> tuple[float, float, str]:
     return wall, rss, f"{usage.ru_utime + usage.ru_stime:.3f} {proc.stdout.strip()}"
 
 
-def _measure(kind: str, path: str) -> tuple[float, float, str]:
+def _measure(kind: str, *paths: str) -> tuple[float, float, str]:
     """One measurement from a dedicated, small parent process: RUSAGE_CHILDREN is the
     peak over every child ever waited for, and Linux keeps ru_maxrss across exec, so
     each figure needs a parent of its own that holds nothing big."""
     proc = subprocess.run(
-        [sys.executable, os.path.abspath(__file__), "--_measure", kind, path],
+        [sys.executable, os.path.abspath(__file__), "--_measure", kind, *paths],
         capture_output=True, text=True, cwd=ROOT,
     )
     if proc.returncode != 0:
@@ -277,13 +314,23 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="paired rounds (medians are reported)")
     parser.add_argument("--busy", type=int, default=0, metavar="N",
                         help="keep N cores busy with spinning processes while measuring")
-    parser.add_argument("--_measure", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--no-hyperscan", action="store_true",
+                        help="measure the scrubber's pure path (no Hyperscan gate, as where its wheel is missing)")
+    parser.add_argument("--files", nargs="+", metavar="JSONL", help="measure these transcripts instead")
+    parser.add_argument("--_measure", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.no_hyperscan:
+        os.environ["GIT_REFOCUS_NO_HYPERSCAN"] = "1"  # inherited by every child
     if args._measure:
-        kind, path = args._measure
-        wall, rss, out = _run(_CHILDREN[kind], path)
+        kind, *paths = args._measure
+        if kind.startswith("files-"):
+            wall, rss, out = _run(_FILES_CHILDREN[kind[6:]], *paths)
+        else:
+            wall, rss, out = _run(_CHILDREN[kind], *paths)
         print(f"{wall:.3f} {rss:.1f} {out}")
         return 0
+    if args.files:
+        return _files(args)
     directory = args.keep or tempfile.mkdtemp(prefix="handoff-bench-")
     os.makedirs(directory, exist_ok=True)
     try:
@@ -337,6 +384,31 @@ def main(argv=None) -> int:
     finally:
         if not args.keep:
             shutil.rmtree(directory, ignore_errors=True)
+
+
+def _files(args) -> int:
+    """Paired rounds of (json.loads, read, whole handoff) over the given transcripts."""
+    paths = [os.path.abspath(p) for p in args.files]
+    size = sum(os.path.getsize(p) for p in paths) / 1e6
+    spinners = _busy(args.busy)
+    try:
+        rounds = [tuple(_measure(f"files-{kind}", *paths) for kind in ("baseline", "prepare", "handoff"))
+                  for _ in range(args.runs)]
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+    med = statistics.median
+    cpu = lambda r, i: float(r[i][2].split()[0]) / float(r[0][2].split()[0])  # noqa: E731
+    print(f"{len(paths)} transcript(s), {size:.1f} MB; medians of {args.runs} paired round(s)"
+          f"{f', {args.busy} core(s) kept busy' if args.busy else ''}"
+          f"{', pure path (no Hyperscan)' if args.no_hyperscan else ''}; load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}:")
+    print(f"json.loads of every line : {med(r[0][0] for r in rounds):6.2f} s wall   (anchor)")
+    for i, name in ((1, "handoff prepare (read)  "), (2, "whole handoff, cold     ")):
+        print(f"{name} : {med(r[i][0] for r in rounds):6.2f} s wall   {med(r[i][0] / r[0][0] for r in rounds):.2f}x "
+              f"wall, {med(cpu(r, i) for r in rounds):.2f}x CPU   peak RSS {max(r[i][1] for r in rounds):.1f} MB")
+    return 0
 
 
 if __name__ == "__main__":

@@ -131,10 +131,23 @@ def _paragraph(para: str) -> list[str]:
     return [".PP", _escape(text)]
 
 
+def _usage(name: str, cmd: click.Command, ctx: click.Context) -> list[str]:
+    """The usage lines ``--help`` prints (a command's own ``format_usage`` included), one per form."""
+    formatter = click.HelpFormatter(width=10_000)  # one line per form, never wrapped
+    cmd.format_usage(click.Context(cmd, info_name=name, parent=ctx), formatter)
+    out = []
+    for line in formatter.getvalue().splitlines():
+        for prefix in ("Usage: ", "   or: "):
+            if line.startswith(prefix):
+                line = line[len(prefix):]
+        if line.strip():
+            out.append(line.rstrip())
+    return out
+
+
 def _command_section(name: str, cmd: click.Command, ctx: click.Context) -> list[str]:
     lines = [f".SS {_escape('git refocus ' + name)}"]
-    usage = " ".join(cmd.collect_usage_pieces(ctx))
-    lines += [".nf", _escape(f"git refocus {name} {usage}".rstrip()), ".fi"]
+    lines += [".nf", *(_escape(line) for line in _usage(name, cmd, ctx)), ".fi"]
     for para in inspect.cleandoc(cmd.help or "").strip().split("\n\n"):
         lines += _paragraph(para)
     for param in cmd.get_params(ctx):

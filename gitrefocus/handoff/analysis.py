@@ -33,16 +33,28 @@ STRONG_ABANDON_RE = re.compile(
     r"\b(?:I was wrong|that'?s not it|that isn'?t it|scratch that|on second thought|red herring|dead end|"
     r"(?:is|was|isn'?t|wasn'?t) not the (?:cause|issue|problem|culprit)|(?:is|was)n'?t the (?:cause|issue|problem|culprit)|"
     r"ruled? (?:it |that |this )?out|wrong (?:assumption|hypothesis|approach)|turns out|I made (?:that|it) up|"
-    r"(?:that|this|it) (?:didn'?t|did not) (?:work|help|fix)|abandon(?:ing)? (?:this|that|the))\b", re.I)
+    r"(?:that|this|it) (?:didn'?t|did not) (?:work|help|fix)|abandon(?:ing)? (?:this|that|the)|"
+    r"(?:is|would be|seems|'s) (?:overkill|over-?engineer(?:ed|ing)|(?:too )?risky)|failed because|"
+    r"(?:is|was) a non-issue)\b", re.I)
 # a bare approval of what the assistant proposed ("yes", "ok, do it", "sounds good")
 APPROVAL_RE = re.compile(
     r"^\W*(?:yes|yeah|yep|yup|ok(?:ay)?|sure|go ahead|go for it|do it|please do|sounds good|lgtm|perfect|great|"
     r"continue|proceed|correct|right|agreed|approved?|let'?s do (?:it|that|this))"
-    r"(?:[\s,.!]+(?:please|do it|go ahead|thanks|thank you|let'?s do (?:it|that|this)|that works|go|proceed|"
-    r"continue|sounds good|yes))*\W*$", re.I)
+    r"(?:[\s,.!]+(?:please|do it|go ahead|go for it|thanks|thank you|let'?s do (?:it|that|this)|"
+    r"(?:let'?s )?(?:implement|proceed|go)(?: (?:it|that|this|with it))?|that works|continue|sounds good|yes))*\W*$",
+    re.I)
 # what an assistant says before acting, not a claim: "let me check", "now let me run the tests"
 _ANNOUNCE_RE = re.compile(r"^\W*(?:(?:now|first|next|ok(?:ay)?|great|good|perfect|done)\W+)*(?:let me|let's|I'll|I will|"
                           r"I'm going to|I need to|going to)\b", re.I)
+# a user's report that something failed, and an outcome the assistant claimed that it can reverse
+FAILURE_RE = re.compile(r"\b(?:fail(?:s|ed|ing|ures?)?|broken|(?:does|do|did)(?:n'?t| not) work|not working|"
+                        r"still (?:see|get|getting|seeing|happens|there)|same (?:error|problem|issue))\b", re.I)
+# ... said of the work, not named as a topic ("the failure isn't propagated" reports no failure of it)
+_FAILED_RE = re.compile(r"\b(?:fail(?:s|ed|ing)?|broken|(?:does|do|did)(?:n'?t| not) work|not working)\b", re.I)
+OUTCOME_RE = re.compile(r"\b(?:pass(?:es|ed|ing)?|works?|working|fixed|succeed(?:s|ed)?|clean|green|resolved)\b",
+                        re.I)
+# what the client writes as the feedback of a refused question menu: no words of the user's
+_PLACEHOLDER_RE = re.compile(r"^\W*\(no answer provided\)\W*$", re.I)
 FENCE_RE = re.compile(r"```.*?(?:```|$)", re.S)
 
 
@@ -79,6 +91,9 @@ class Analysis:
     def __init__(self, plan: Plan):
         self.plan = plan
         self.corrections: list[Quote] = []
+        # the user turns that report a failure ("`make test` fails", "it's still broken"), each with
+        # the sentence saying so (in order: a turn's first such sentence)
+        self.failure_reports: dict[int, Quote] = {}
         self.constraints: list[Quote] = []
         self.abandons: list[Quote] = []
         self.decisions: list[Quote] = []
@@ -93,6 +108,7 @@ class Analysis:
         self._awaiting_reply = False
         self._scan()
         self._conceded_corrections()
+        self._failure_corrections()
 
     def _scan(self) -> None:
         # open threads are read only near the end (extract.open_threads): look for them there
@@ -150,6 +166,12 @@ class Analysis:
     def _user_sentences(self, index, message, block, refusal=False) -> None:
         per_message = 0
         for a, b, sentence, low, present, label in self._sentences(index, message, block):
+            if refusal and _PLACEHOLDER_RE.match(sentence):
+                continue
+            if index not in self.failure_reports and message.is_user_turn and not refusal:
+                m = FAILURE_RE.search(sentence)
+                if m and not sentence.rstrip().endswith("?"):  # "can you explain why they fail?" reports none
+                    self.failure_reports[index] = self._quote(block.text, a, b, m, label, index, "user")
             m = cues.CORRECTION.search(sentence, low, present)
             if (m or refusal) and per_message < 2:
                 self.corrections.append(self._quote(block.text, a, b, m, label, index, "user"))
@@ -189,6 +211,8 @@ class Analysis:
                 m = None
             elif m and not STRONG_ABANDON_RE.search(sentence):
                 m = None  # "actually, ...", "wait", "a different approach": thinking aloud
+            elif m and m.group().lower() == "failed because" and self.tool_error_before(index) is None:
+                m = None  # explaining a failure the user asked about, not an attempt of its own that just failed
             if m:
                 self.abandons.append(self._quote(block.text, a, b, m, label, index, "assistant", thinking))
             if thinking:
@@ -198,7 +222,15 @@ class Analysis:
                     continue
                 m = cue.search(sentence, low, present)
                 if m:
-                    found.append(self._quote(block.text, a, b, m, label, index, "assistant"))
+                    end = b
+                    if cue is cues.DECISION and len(sentence.strip()) < 20:
+                        # "Works." says little: the sentence after it says what works
+                        more = [s for s in cues.sentence_spans(block.text) if s[0] >= b][:1]
+                        nxt = block.text[more[0][0]:more[0][1]] if more else ""
+                        if more and more[0][1] - a <= cues.QUOTE_CAP and "\n" not in block.text[a:more[0][1]] \
+                                and not _ANNOUNCE_RE.match(nxt) and not nxt.rstrip().endswith(":"):
+                            end = more[0][1]
+                    found.append(self._quote(block.text, a, end, m, label, index, "assistant"))
 
     def _conceded_corrections(self) -> None:
         """A user turn the assistant conceded to ("you're right", "good point") corrected it, cue
@@ -219,6 +251,23 @@ class Analysis:
                     have.add(turn)
                     added = True
                 break
+        if added:
+            self.corrections.sort(key=lambda q: q.index)
+
+    def _failure_corrections(self) -> None:
+        """A failure report answering an outcome the assistant had just claimed ("all tests
+        pass" … "`mise run test:ci` fails") tells it that what it did failed: a correction."""
+        have = {c.index for c in self.corrections}
+        added = False
+        for index, report in self.failure_reports.items():
+            found = self.last_assistant_text(index)
+            if index in have or found is None:
+                continue
+            claimed = any(d.index == found[0] and d.role == "assistant" and OUTCOME_RE.search(d.text)
+                          for d in self.decisions)
+            if claimed and _FAILED_RE.search(report.text):
+                self.corrections.append(report)
+                added = True
         if added:
             self.corrections.sort(key=lambda q: q.index)
 

@@ -54,20 +54,28 @@ CORRECTION_RE = re.compile(
     r"|\bI would (?:replace|change)\b"
     r"|\bwe (?:do|did) (?:have|use|need)\b|\bwe (?:don'?t|do not) have an?\b"
     r"|\bit was (?:there|working|fine|right) before\b"
-    r"|\binstead\W*$|\bwrong (?:file|place|approach|repo|branch|function|module)\b",
+    r"|\binstead\W*$|\bwrong (?:file|place|approach|repo|branch|function|module)\b"
+    # challenging what the assistant claimed or built: "have you made it up?", "do we need that?"
+    r"|\bmade (?:it|that|this|them) up\b"
+    r"|^\W*do we (?:really |even )?need (?:that|this|it|those|these)\W*$"
+    r"|\b(?:we|I) (?:don'?t|do not) need (?:the|that|this|those|these|it)\b"
+    # redirecting to what exists: "it should use the existing helper instead of duplicating ..."
+    r"|\bshould (?:use|call|reuse) (?:the |our )?existing\b|\bshould (?:use|call|reuse)\b[^.!?]*\binstead of\b",
     re.I,
 )
 # a standing rule the user set (Basics, Constraints)
 CONSTRAINT_RE = re.compile(
     r"\b(?:must(?:n'?t| not)?|never|always|no new|only (?:use|touch|change)|"
     r"make sure|required|requirement|avoid|without (?:adding|using|changing|touching)|"
-    r"keep (?:it|the|this|them)\b|has to|have to|needs? to be|should never|is not allowed|not allowed|"
+    r"keep (?:it|the|this|them|our|your)\b|has to|have to|needs? to be|should never|is not allowed|not allowed|"
     r"(?:on|off|enabled|disabled) by default|should (?:not|be|only|always|stay|remain)|(?-i:NOT) have|"
     r"(?:I|we) (?:don'?t|do not) (?:want|need)|(?:I|we) (?:want|need) (?:it |this |that |them )?(?:to be|only)|"
     r"(?:I|we) want to (?:use|keep|have)|I (?:just |only )?want to \w+ (?:the user|users|only|about)|"
     r"only (?:the )?first (?:time|run)|let people|opt[- ]out)\b"
     r"|^\W*(?:please )?(?:do not|don'?t)\b|(?:\.|,|;|and|but|please)\s+(?:do not|don'?t) (?!see|know|think|get|have|"
-    r"understand)\w+",
+    r"understand)\w+"
+    # an imperative "Keep X" / "No changes to X" heading a line of the user's plan
+    r"|^\W*(?:please )?keep\b|^\W*no changes? to\b",
     re.I,
 )
 # the assistant dropping a hypothesis or conceding a correction (Dead-ends, source 2). "rather
@@ -79,7 +87,10 @@ ABANDON_RE = re.compile(
     r"I apologi[sz]e|you'?re (?:right|correct)|you are (?:right|correct)|good (?:point|catch|call)|turns out|"
     r"(?:is|was|isn'?t|wasn'?t) not the (?:cause|issue|problem|culprit)|(?:is|was)n'?t the (?:cause|issue|problem|culprit)|"
     r"is actually (?:fine|correct|ok|right)|ruled? (?:it |that |this )?out|red herring|dead end|won'?t work|"
-    r"wrong (?:assumption|hypothesis|approach)|abandon(?:ing)? (?:this|that|the)|giving up on|I made (?:that|it) up)\b",
+    r"wrong (?:assumption|hypothesis|approach)|abandon(?:ing)? (?:this|that|the)|giving up on|I made (?:that|it) up|"
+    # an option judged and dropped, an attempt explained as failed, a concern found to be nothing
+    r"(?:is|would be|seems|'s) (?:overkill|over-?engineer(?:ed|ing)|(?:too )?risky)|failed because|"
+    r"(?:is|was) a non-issue)\b",
     re.I,
 )
 # a conclusion, a decision or a confirmed outcome (Convergence)
@@ -94,12 +105,18 @@ DECISION_RE = re.compile(
     r"(?:tests?|build|lint|linting|suite|strategies|checks) (?:all )?(?:is|are) clean|"
     r"all (?:\w+ )?(?:tests )?(?:pass(?:es|ing)?|green)|lint is clean|"
     r"(?:is|are) now (?!going)|now (?:uses|calls|sends|shows|reads|includes|takes|returns|creates|has|only|correctly|"
-    r"properly|defined|clean)|(?:has|have) been (?:applied|fixed|addressed|resolved|deleted|removed|updated|added|merged|"
-    r"pushed|committed)|(?<!not )(?<!be )committed(?: as\b|:)|(?:is|are) (?:complete|done|clean|resolved|addressed)(?: and pushed)?|"
+    r"properly|defined|clean)|(?:has|have) been (?:\w+ly )?(?:applied|fixed|addressed|resolved|deleted|removed|updated|"
+    r"added|merged|pushed|committed)|(?<!not )(?<!be )(?<!been )committed(?: as|: *`?\w+)|(?:is|are) (?:complete|done|clean|resolved|addressed)(?: and pushed)?|"
     r"(?:already|now) (?:fixed|addressed|resolved|imported|handled|covered)|this fixes|no (?:\w+ )?(?:issue|problem)s?\b"
     r"(?: remains?)?|there it is|(?:that'?s|this is) where)\b"
     r"|^\W*(?:yes|yeah|yep|ok(?:ay)?|sure)\b,?\s+(?:let'?s|go|do|please|add|use|implement|fix|force|\w+ it\b)"
-    r"|\blet'?s (?:implement|do|go with|note|take) (?:option|options|both)\b",
+    r"|\blet'?s (?:implement|do|go with|note|take) (?:option|options|both)\b"
+    # outcomes and judgements said without the words above
+    r"|\b(?:builds|compiles) (?:and|cleanly)\b|\bpasses (?:lint|linting|the tests|tests|CI)\b|^\W*works\b"
+    r"|\b(?:is|was) a non-issue\b|(?<!which )\b(?:is|are) (?:also )?(?:fine|correct) as[- ]is\b"
+    r"|\bthe current (?:code|approach|implementation|behaviou?r|version) is (?:fine|correct|better|right|safe)\b"
+    r"|\b(?:PR|pull request) #?\d+ (?:created|opened|merged)\b|\b(?:created|opened) (?:a |the )?(?:draft )?"
+    r"(?:PR|pull request)\b",
     re.I,
 )
 _CHANGE_VERBS = (r"(?:add|extract|implement|write|fix|create|refactor|update|remove|delete|rename|move|"
@@ -197,9 +214,10 @@ class Cue:
     on a tie, is the match the whole regex finds, since at each position an alternation
     takes its first alternative that matches there."""
 
-    def __init__(self, regex: re.Pattern, keys: tuple[str, ...]):
+    def __init__(self, regex: re.Pattern, keys: tuple[str, ...], veto: re.Pattern | None = None):
         self.regex = regex
         self.keys = keys
+        self.veto = veto  # a sentence this matches (at its start) is not the family's, whatever else it says
         self.alternatives = [(alt, _required_literals(alt)) for alt in _alternatives(regex.pattern)]
         self._always = frozenset(i for i, (_, lits) in enumerate(self.alternatives) if lits is None)
         self._literals = [(lit, i) for i, (_, lits) in enumerate(self.alternatives) for lit in lits or ()]
@@ -214,6 +232,8 @@ class Cue:
         if found is None:
             found = NEEDLES.found(low)
         if self._keyset.isdisjoint(found):
+            return None
+        if self.veto is not None and self.veto.match(sentence):
             return None
         if "\u0131" in low or "\u0307" in low:
             # dotless i / a dotted capital I: re.I matches them to "i", casefold does not
@@ -406,23 +426,34 @@ CORRECTION = Cue(CORRECTION_RE, ("no", "nah", "wrong", "stop", "tried", "actuall
                                  "asked for", "mistaken", "confusing", "work", "help", "fix", "don", "revert",
                                  "undo", "instead", "rather", "not", "incorrect", "already said", "still",
                                  "my point", "correct", "right", "true", "what", "n't", "but", "would", "prefer",
-                                 "we do", "we did", "before"))
+                                 "we do", "we did", "before", "made", "need", "existing"))
+# a question or a heading states no rule ("using interfaces to dictate what is required?",
+# "### Step 4: always a fresh id")
+_NOT_A_RULE_RE = re.compile(r"^\s*#{1,6}\s|^[^\n]*\?\W*$")
 CONSTRAINT = Cue(CONSTRAINT_RE, ("must", "never", "always", "do not", "don", "no new", "only", "make sure",
                                  "required", "requirement", "avoid", "without", "keep", "has to", "have to",
                                  "need", "not allowed", "by default", "should", "not have", "want", "first time",
-                                 "first run", "let people", "opt"))
+                                 "first run", "let people", "opt", "no change"), veto=_NOT_A_RULE_RE)
 ABANDON = Cue(ABANDON_RE, ("actually", "wait", "not it", "isn't it", "isnt it", "different approach", "scratch",
                            "was wrong", "second thought", "work", "help", "fix", "mistake", "apologi", "right",
                            "correct", "turns out", "the cause", "the issue", "the problem", "the culprit", "rule",
                            "red herring", "dead end", "won", "wrong", "abandon", "giving up", "good point",
-                           "good catch", "good call", "is actually", "made that up", "made it up"))
+                           "good catch", "good call", "is actually", "made that up", "made it up", "overkill",
+                           "engineer", "risky", "failed because", "non-issue"))
+# announcing a look, not stating a result: "now let me verify the build passes" concludes nothing
+CHECKING_RE = re.compile(
+    r"^\W*(?:(?:now|first|next|then|ok(?:ay)?|great|good|perfect|done|also)\W+)*(?:let me|let's|I'll|I will|I'm going to|"
+    r"I need to|I should|going to|we need to|need to)\s+(?:also\s+|first\s+|now\s+|quickly\s+)?(?:verify|check|confirm|"
+    r"run|re-?run|look|see|read|make sure|ensure|test|double-check|examine|inspect|investigate|search|find|"
+    r"explore|review|understand|trace|figure out|debug|compare)\b", re.I)
 DECISION = Cue(DECISION_RE, ("root cause", "issue", "problem", "bug", "cause", "culprit", "the fix", "fixed",
                              "decided", "chose", "settled", "decision", "go with", "use", "keep", "stick with",
                              "going with", "the answer", "conclusion", "means", "explains", "confirmed",
                              "works now", "now pass", "tests pass", "switch", "i'll", "i will", "going to", "pass",
                              "succeeded", "clean", "green", "working now", "now", "been", "complete", "done",
                              "resolved", "addressed", "this fixes", "there it is", "where", "yes", "yeah", "yep",
-                             "ok", "sure", "let", "put", "committed"))
+                             "ok", "sure", "let", "put", "committed", "builds", "compiles", "passes", "works",
+                             "non-issue", "as is", "as-is", "the current", "pr", "pull request"), veto=CHECKING_RE)
 INTENT = Cue(INTENT_RE, ("ill", "i'll", "i will", "we'll", "well", "we will", "going to", "plan to", "should",
                          "next", "need", "todo", "let", "can", "could", "would", "want", "suggest", "like",
                          "consider", "please", "add", "extract", "implement", "write", "fix", "create", "refactor",

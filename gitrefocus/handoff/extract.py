@@ -18,7 +18,7 @@ from typing import cast
 
 from gitrefocus.handoff import cues
 from gitrefocus.handoff import spine as sp
-from gitrefocus.handoff.analysis import _ANNOUNCE_RE, APPROVAL_RE, FENCE_RE, Analysis, Quote
+from gitrefocus.handoff.analysis import _ANNOUNCE_RE, APPROVAL_RE, FENCE_RE, OUTCOME_RE, Analysis, Quote
 from gitrefocus.handoff.gitstate import GitState, relative_path
 from gitrefocus.handoff.prepare import Plan
 from gitrefocus.handoff.sections import Pointer, Section
@@ -80,10 +80,8 @@ def _spread(items: list, cap: int) -> list:
 
 
 # -- 1. Convergence --------------------------------------------------------
-# an outcome a later failure report can reverse, and such a report
-_OUTCOME_RE = re.compile(r"\b(?:pass(?:es|ed|ing)?|works?|working|fixed|succeed(?:s|ed)?|clean|green|resolved)\b", re.I)
-_FAILURE_RE = re.compile(r"\b(?:fail(?:s|ed|ing|ures?)?|broken|(?:does|do|did)(?:n'?t| not) work|not working|"
-                         r"still (?:see|get|getting|seeing|happens|there)|same (?:error|problem|issue))\b", re.I)
+# an outcome a later failure report can reverse (the reports: Analysis.failure_reports)
+_OUTCOME_RE = OUTCOME_RE
 
 
 def _request(an: Analysis, index: int) -> tuple[str, list[Pointer]] | None:
@@ -99,10 +97,10 @@ def _request(an: Analysis, index: int) -> tuple[str, list[Pointer]] | None:
     return f"{q.md()} {{ptr0}}", [q.pointer("the user's request")]
 
 
-def _reversed(an: Analysis, q: Quote, decisions: list[Quote], failures: list[int]) -> Quote | None:
+def _reversed(an: Analysis, q: Quote, decisions: list[Quote], failures: list[int]) -> Quote | bool | None:
     """The user's next failure report (``failures``: the user turns reporting one) that reverses
-    an outcome ``q`` claimed ("tests pass", "works now"), when no later conclusion of the same
-    kind follows the report."""
+    an outcome ``q`` claimed ("tests pass", "works now"); True when a later conclusion of the same
+    kind follows the report (that one says where it landed); None when no report follows."""
     if q.role != "assistant" or not _OUTCOME_RE.search(q.text):
         return None
     at = bisect.bisect_right(failures, q.index)
@@ -110,7 +108,7 @@ def _reversed(an: Analysis, q: Quote, decisions: list[Quote], failures: list[int
         return None
     i = failures[at]
     if any(d.index > i and d.words & q.words and _OUTCOME_RE.search(d.text) for d in decisions):
-        return None
+        return True
     return _first_sentence(an, i)
 
 
@@ -126,12 +124,14 @@ def _standing(an: Analysis, decisions: list[Quote], n: int,
     c = an.overruled_by(q)
     if c is not None:
         return _REVERSED, c, "the user overruled it"
-    c = _reversed(an, q, decisions, failures)
-    if c is not None:
-        return _REVERSED, c, "the user then reported a failure"
     if q.words and any(later.words and q.words <= later.words and later.role == q.role
                        for later in decisions[n + 1:]):
-        return _RESTATED, None, ""
+        return _RESTATED, None, ""  # judged where it was said last ("Build passes." … "Build and tests pass.")
+    report = _reversed(an, q, decisions, failures)
+    if report is True:
+        return _RESTATED, None, ""  # reversed, then reached again: the later claim is the one that stands
+    if isinstance(report, Quote):
+        return _REVERSED, report, "the user then reported a failure"
     return _STANDS, None, ""
 
 
@@ -145,7 +145,7 @@ def convergence(an: Analysis) -> Section:
             d.add(f"- Final request: {text}", *pointers)
     decisions = [q for q in an.decisions if not (q.role == "user" and q.question is None and
                                                  APPROVAL_RE.match(q.text))]
-    failures = [i for i in an.user_turns if _FAILURE_RE.search(messages[i].text)]
+    failures = sorted(an.failure_reports)
     # the latest conclusions that stand (and the latest reversed), then the first that stands:
     # judged from the end, as far as needed (each judgement reads the rest of the session)
     tail: list[Quote] = []
@@ -607,8 +607,8 @@ def _vocabulary(an: Analysis) -> _Draft:
             for m in means + list(_TERM_RE.finditer(text)):
                 term = next(g for g in m.groups() if g)
                 key = term.lower().strip()
-                if key in seen or len(seen) >= 8 or key in cues.STOPWORDS or "/" in term:
-                    continue
+                if key in seen or len(seen) >= 8 or key in cues.STOPWORDS or "/" in term or "[redacted" in key:
+                    continue  # a redaction is not a term of the user's (nor any term holding one)
                 seen.add(key)
                 out.add(f"- `{_plain(term, 40)}` — term the user used", Pointer(
                     "transcript", message.label(block.line), "first use"))

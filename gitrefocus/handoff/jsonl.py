@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from typing import BinaryIO, Iterator
 
-from gitrefocus.handoff.scrub import scrub_decoded
+from gitrefocus.handoff.scrub import scrub_decoded, scrub_value, trigger_gate
 from gitrefocus.model.records import dataclass
 
 PIECE = 1 << 20            # lines longer than this are read in pieces and skeletonized
@@ -134,10 +134,11 @@ class _Skeleton:
         return bytes(self.out)
 
 
-def _parse(data: bytes, decode=None, tally: Counter | None = None) -> tuple[object, bool]:
-    """Parse one JSON document and scrub it; returns (record, lossy_utf8). Raises ValueError."""
+def _parse(data: bytes, decode=None, tally: Counter | None = None, view=None) -> tuple[object, bool]:
+    """Parse one JSON document and scrub it (:func:`scrub.scrub_decoded`, ``view`` as there);
+    returns (record, lossy_utf8). Raises ValueError."""
     record, lossy = _decode(data, decode)
-    return scrub_decoded(data, record, tally), lossy
+    return scrub_decoded(data, record, tally, view), lossy
 
 
 def _decode(data: bytes, decode=None) -> tuple[object, bool]:
@@ -176,9 +177,10 @@ def _without_surrogates(value):
     return value
 
 
-def read_lines(fh: BinaryIO, *, decode=None, tally: Counter | None = None) -> Iterator[Line]:
+def read_lines(fh: BinaryIO, *, decode=None, tally: Counter | None = None, view=None) -> Iterator[Line]:
     """Yield every line of ``fh``. ``decode(raw: bytes)`` may parse a whole line faster
-    (see :func:`_parse`); ``tally`` counts the secrets redacted, by kind."""
+    (see :func:`_parse`); ``tally`` counts the secrets redacted, by kind; ``view`` is the part of a
+    record its reader reads (a record that may hold a secret is cut down to it, then scrubbed)."""
     number = 0
     while True:
         piece = fh.readline(PIECE)
@@ -186,18 +188,19 @@ def read_lines(fh: BinaryIO, *, decode=None, tally: Counter | None = None) -> It
             return
         number += 1
         if piece.endswith(b"\n") or len(piece) < PIECE:
-            yield _whole(number, piece, decode, tally)
+            yield _whole(number, piece, decode, tally, view)
             continue
-        yield _pieced(number, fh, piece, tally)
+        yield _pieced(number, fh, piece, tally, view)
 
 
-def decoded(fh: BinaryIO, decode, tally: Counter | None = None) -> Iterator[tuple[int, object, Line | None]]:
+def decoded(fh: BinaryIO, decode, tally: Counter | None = None, view=None) -> Iterator[tuple[int, object, Line | None]]:
     """What :func:`read_lines` gives, faster for an ordinary line: ``(number, value, None)``
     when ``decode`` takes the whole line as it is (JSON ignores the whitespace around it);
     ``(number, None, line)`` for any other line (blank, not JSON, huge, lossy UTF-8, or one
     ``decode`` refuses), which is read exactly as :func:`read_lines` reads it."""
     number = 0
     readline = fh.readline
+    gate = trigger_gate()
     while True:
         piece = readline(PIECE)
         if not piece:
@@ -207,26 +210,27 @@ def decoded(fh: BinaryIO, decode, tally: Counter | None = None) -> Iterator[tupl
             try:
                 value = decode(piece)
             except Exception:  # see _parse: json.loads gets its turn
-                yield number, None, _whole(number, piece, decode, tally)
+                yield number, None, _whole(number, piece, decode, tally, view)
                 continue
-            yield number, scrub_decoded(piece, value, tally), None
+            # scrub_decoded, inlined: most lines hold no trigger and cost one scan
+            yield number, scrub_value(value, tally, view) if gate(piece) else value, None
             continue
-        yield number, None, _pieced(number, fh, piece, tally)
+        yield number, None, _pieced(number, fh, piece, tally, view)
 
 
-def _whole(number: int, data: bytes, decode=None, tally: Counter | None = None) -> Line:
+def _whole(number: int, data: bytes, decode=None, tally: Counter | None = None, view=None) -> Line:
     size = len(data)
     stripped = data.strip()
     if not stripped:
         return Line(number, size=size, problem="blank")
     try:
-        record, lossy = _parse(stripped, decode, tally)
+        record, lossy = _parse(stripped, decode, tally, view)
     except ValueError:
         return Line(number, size=size, problem="invalid-json")
     return Line(number, record, size=size, lossy_utf8=lossy)
 
 
-def _pieced(number: int, fh: BinaryIO, first: bytes, tally: Counter | None = None) -> Line:
+def _pieced(number: int, fh: BinaryIO, first: bytes, tally: Counter | None = None, view=None) -> Line:
     skeleton = _Skeleton()
     skeleton.feed(first)
     size = len(first)
@@ -242,7 +246,7 @@ def _pieced(number: int, fh: BinaryIO, first: bytes, tally: Counter | None = Non
     if data is None:
         return Line(number, size=size, problem="oversized")
     try:
-        record, lossy = _parse(data.strip(), tally=tally)
+        record, lossy = _parse(data.strip(), tally=tally, view=view)
     except ValueError:
         return Line(number, size=size, problem="invalid-json")
     return Line(number, record, size=size, lossy_utf8=lossy, skeleton=True)

@@ -187,8 +187,7 @@ def _from_cache(src, cwd: str, git_dir: str, extractor_cmd: str | None) -> Hando
 
 
 def spine(source: str, *, cwd: str | None = None) -> str:
-    """The numbered spine, for reading a ``transcript:L<n>`` pointer in context; scrubbed."""
-    from gitrefocus.handoff.scrub import scrub_transcript
-
+    """The numbered spine, for reading a ``transcript:L<n>`` pointer in context; made of the
+    records as they were scrubbed when decoded (its header's file names are scrubbed too)."""
     plan = prepare(transcript_paths.resolve(source, os.path.realpath(cwd or os.getcwd())))
-    return scrub_transcript(plan.spine_text())[0]
+    return plan.spine_text()

@@ -17,8 +17,10 @@ One directory per prepare, under ``~/.cache/git-refocus/handoff/`` (mode 0700; t
     prompts/warm.txt          warm: how the agent writes the five objects itself
     sections/<section>.json   the extractors' answers (one JSON object each)
 
-Everything written from the transcript is scrubbed first. Everything read back is read
-defensively: regular files only (never a symlink or a FIFO), capped in size.
+Everything written from the transcript comes from records scrubbed as they were decoded
+(``handoff/jsonl.py``), so it is not scrubbed again; what does not — git's text, the chunk
+summaries a model wrote — is scrubbed here. Everything read back is read defensively: regular
+files only (never a symlink or a FIFO), capped in size.
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ def write(plan: Plan, git: GitState, directory: str, *, repo_root: str, warm: bo
     }
     if warm:
         turns = path("turns.txt")
-        _write(turns, turns_text(plan), scrub=True)
+        _write(turns, turns_text(plan))  # from the scrubbed records
         warm_prompt = path("prompts", "warm.txt")
         _write(warm_prompt, prompts.warm_prompt(sections_dir=sections_dir, turns=turns, git_state=git_state))
         doc.update(turns=turns, warm_prompt=warm_prompt)
@@ -101,7 +103,7 @@ def write(plan: Plan, git: GitState, directory: str, *, repo_root: str, warm: bo
             doc["chunks"] = _write_chunks(plan, directory, repo_root)
         else:
             spine = path("spine.txt")
-            _write(spine, plan.spine_text(), scrub=True)
+            _write(spine, plan.spine_text())  # from the scrubbed records
         doc["spine"] = spine
         doc["prompts"], doc["launch"] = {}, {}
         for name in SECTION_NAMES:
@@ -123,7 +125,7 @@ def _write_chunks(plan: Plan, directory: str, repo_root: str) -> list[dict]:
         text_file = os.path.join(directory, "chunks", f"chunk-{index:03d}.txt")
         summary_file = os.path.join(directory, "chunks", f"chunk-{index:03d}.json")
         prompt_file = os.path.join(directory, "prompts", f"chunk-{index:03d}.txt")
-        _write(text_file, plan.spine_text(start, end), scrub=True)
+        _write(text_file, plan.spine_text(start, end))  # from the scrubbed records
         _write(prompt_file, prompts.chunk_prompt(chunk_file=text_file, chunk_index=index,
                                                  session_uuid=plan.session_id or "", repo_root=repo_root,
                                                  source_files=list(plan.source.files))

@@ -54,6 +54,7 @@ from gitrefocus.handoff.records import (
     prompt_text,
     question_answers,
     queued_text,
+    reader_view,
     record_origin,
     tool_summary,
     user_text,
@@ -116,7 +117,10 @@ class Plan:
         return "chunked" if len(self.chunks) > 1 else "direct"
 
     def header(self) -> list[str]:
-        files = ", ".join(os.path.basename(f) for f in self.source.files)
+        from gitrefocus.handoff.scrub import scrub_text
+
+        # file names come from the file system, not from the scrubbed records
+        files = scrub_text(", ".join(os.path.basename(f) for f in self.source.files))[0]
         return [
             f"# spine of session {self.session_id or '?'} (leaf {self.leaf_uuid or '?'})",
             f"# from: {files}",
@@ -191,11 +195,11 @@ class _Collector:
             raise RefocusError(f"cannot read transcript {self.source.main!r}: {exc.strerror}.") from None
         with fh:
             if decode_record is None:  # no msgspec: every line through json.loads
-                for plain in jsonl.read_lines(fh, tally=self.redactions):
+                for plain in jsonl.read_lines(fh, tally=self.redactions, view=reader_view):
                     self._line(plain)
                 return
             stats, record = self.stats, self.record
-            for number, value, line in jsonl.decoded(fh, decode_record, self.redactions):
+            for number, value, line in jsonl.decoded(fh, decode_record, self.redactions, reader_view):
                 if line is not None:
                     self._line(line)
                 elif value.__class__ is dict:

@@ -113,6 +113,59 @@ _ORIGIN_KEYS = frozenset(path.split(".")[0] for path, _, _ in ORIGIN_FIELDS) | f
     path.split(".")[0] for path in _ORIGIN_MARKERS)
 
 
+# -- the reader's view of a record ---------------------------------------------------
+# Every field the handoff's reader reads (prepare.py, sidechains.py, the origin table above).
+# A record whose raw line holds a secret's trigger is cut down to these before it is scrubbed
+# (``scrub.scrub_decoded``): what the reader never reads — tool output kept twice in
+# ``toolUseResult``, progress payloads, file snapshots, a Write's content, image data — is
+# dropped rather than scrubbed, so nothing downstream can quote it. Reading a new field means
+# adding it here (tests/handoff/test_handoff_fastpath.py holds the handoff with and without the
+# view to the same result).
+_RECORD_KEYS = frozenset({
+    "type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "timestamp", "cwd", "gitBranch",
+    "version", "sessionId", "agentId", "message", "isMeta", "isApiErrorMessage", "isCompactSummary",
+    "isVisibleInTranscriptOnly", "origin", "turnOrigin", "promptSource", "operation", "content", "reason",
+    "attachment", "summary", "customTitle", "aiTitle", "leafUuid",
+})
+_MESSAGE_KEYS = frozenset({"role", "content", "id", "model"})
+# content blocks, and the items of a tool result's content
+_BLOCK_KEYS = frozenset({"type", "text", "thinking", "name", "id", "input", "tool_use_id", "content", "is_error"})
+_INPUT_KEYS = frozenset({"file_path", "notebook_path", "command", "description", "pattern", "url", "query",
+                         "prompt", "path", "skill", "plan", "subagent_type", "todos", "subject", "taskId", "status"})
+_ATTACHMENT_KEYS = frozenset({"type", "commandMode", "origin", "prompt"})
+
+
+def reader_view(record):
+    """``record`` with only what the reader reads (a new value; ``record`` is not changed)."""
+    if not isinstance(record, dict):
+        return record
+    out = {k: v for k, v in record.items() if k in _RECORD_KEYS}
+    if "toolUseResult" in record:  # only its answers are read (and that it was there)
+        result = record["toolUseResult"]
+        out["toolUseResult"] = {"answers": result["answers"]} if isinstance(result, dict) and "answers" in result \
+            else {}
+    message = out.get("message")
+    if isinstance(message, dict):
+        message = out["message"] = {k: v for k, v in message.items() if k in _MESSAGE_KEYS}
+        if isinstance(message.get("content"), list):
+            message["content"] = [_block_view(b) for b in message["content"]]
+    attachment = out.get("attachment")
+    if isinstance(attachment, dict):
+        out["attachment"] = {k: v for k, v in attachment.items() if k in _ATTACHMENT_KEYS}
+    return out
+
+
+def _block_view(block):
+    if not isinstance(block, dict):
+        return block
+    out = {k: v for k, v in block.items() if k in _BLOCK_KEYS}
+    if isinstance(out.get("input"), dict):
+        out["input"] = {k: v for k, v in out["input"].items() if k in _INPUT_KEYS}
+    if isinstance(out.get("content"), list):
+        out["content"] = [_block_view(b) for b in out["content"]]
+    return out
+
+
 # -- decoding a line ---------------------------------------------------------------
 def _decoder():
     from gitrefocus.store import fastjson

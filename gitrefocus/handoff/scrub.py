@@ -29,8 +29,11 @@ from __future__ import annotations
 import bisect
 import functools
 import json
+import os
 import re
+import threading
 from collections import Counter
+from collections.abc import Callable
 
 import ahocorasick_rs
 
@@ -278,14 +281,126 @@ def _confirmed(text: str, hits) -> bool:
     return False
 
 
-def scrub_decoded(raw: bytes | None, value, tally: Counter | None = None):
+def scrub_decoded(raw: bytes | None, value, tally: Counter | None = None, view=None):
     """``value`` (the JSON value decoded from ``raw``) with every string scrubbed: its text and,
     for a string under a secret-sounding key (``"password": "…"``), the whole value. Counts go
-    to ``tally`` by kind. Returns ``value`` itself when nothing changed; the walk is skipped when
-    ``raw`` shows there is nothing to find (:func:`might_hold_secret`)."""
-    if raw is not None and not might_hold_secret(raw):
+    to ``tally`` by kind. Returns ``value`` itself when ``raw`` holds no trigger of any rule (nor
+    an escaped character that could hide one): then there is nothing to find. Otherwise
+    ``view(value)``, when given, is what is scrubbed and returned: the part of the record its
+    reader reads (``records.reader_view``), so what is never read is dropped, not scrubbed."""
+    if raw is not None and not any_trigger(raw):
         return value
+    return scrub_value(value, tally, view)
+
+
+def scrub_value(value, tally: Counter | None = None, view=None):
+    """:func:`scrub_decoded` without the gate: ``view(value)`` (or ``value``), every string scrubbed."""
+    if view is not None:
+        value = view(value)
     return _walk(value, None, tally if tally is not None else Counter())
+
+
+def any_trigger(raw: bytes) -> bool:
+    """Does the raw line hold what a rule starts from (a trigger; for the rules whose triggers
+    are two or three characters, the token's shape), or an escaped printable character that
+    could hide one? One scan of the bytes: Hyperscan's when the ``hyperscan`` wheel is installed
+    (several times faster), else the Aho-Corasick automaton's, whose hits a rule must confirm."""
+    return trigger_gate()(raw)
+
+
+def trigger_gate() -> Callable[[bytes], bool]:
+    """:func:`any_trigger` as a function bound to this thread (a reader calls it per line)."""
+    gate = _GATE if _GATE is not _UNSET else _init_gate()
+    if isinstance(gate, _Hyperscan):
+        return gate.bound()
+    # without Hyperscan's shapes, two-letter triggers open the automaton's gate on every id and
+    # base64 run: the rules confirm a trigger on the raw line first (:func:`might_hold_secret`)
+    return might_hold_secret
+
+
+class _Hyperscan:
+    """The gate through Hyperscan: the triggers and shapes of :func:`gate_expressions`,
+    stopping at the first match. A scratch space per thread (Hyperscan's is not shareable)."""
+
+    def __init__(self, module):
+        hs = self._hs = module
+        expressions = gate_expressions()
+        self._db = hs.Database(mode=hs.HS_MODE_BLOCK)
+        self._db.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions),
+                         flags=[hs.HS_FLAG_SINGLEMATCH] * len(expressions))
+        self._base = hs.Scratch(self._db)
+        self._local = threading.local()
+
+    def bound(self) -> Callable[[bytes], bool]:
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = self._base.clone()
+        scan, stopped = self._db.scan, self._hs.ScanTerminated
+
+        def gate(raw: bytes) -> bool:
+            try:
+                scan(raw, match_event_handler=_stop, scratch=scratch)
+            except stopped:  # the handler stopped the scan at the first match
+                return True
+            return False
+        return gate
+
+
+# A trigger of two or three characters (``AC``, ``MT``, ``://``) occurs all over base64, ids
+# and URLs; for the rules that have one, the gate looks for the token's shape instead — the
+# rule's regex without its word-start condition, so the gate fires wherever the rule could
+# (and where a JSON escape could hide part of it: ``\\u`` escapes are gated on their own).
+# tests/handoff/test_handoff_scrub.py holds each shape to its rule on the corpus.
+GATE_SHAPES = {
+    "aws-access-key-id": r"A3T[A-Z0-9]{16}",
+    "api-key": r"sk-[A-Za-z0-9]{32}",
+    "jwt": r"eyJ[A-Za-z0-9_-]{10,}={0,2}\.ey",
+    "sendgrid-key": r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
+    "twilio-key": r"SK[0-9a-f]{32}",
+    "twilio-account-sid": r"AC[0-9a-f]{32}",
+    "mailchimp-key": r"[0-9a-f]{32}-us[0-9]",
+    "telegram-bot-token": r"[0-9]{8}:AA[A-Za-z0-9_-]{33}",
+    "huggingface-token": r"hf_[A-Za-z]{34}",
+    "1password-secret-key": r"A3-[A-Z0-9]{6}-",
+    "replicate-token": r"r8_[A-Za-z0-9]{37}",
+    "discord-bot-token": r"(?:MT|Mj|Mz|ND|NT|Nj|Nz|OD|OT)[A-Za-z0-9_-]{21,23}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}",
+    "azure-client-secret": r"[0-9]Q~[A-Za-z0-9_~.-]{31}",
+    "url-credentials": r"://[^\s/\"'<>`]*@",
+}
+SHORT = 3  # a trigger this short is replaced by its rules' shapes
+
+
+def gate_expressions() -> list[bytes]:
+    """What the Hyperscan gate looks for: every trigger longer than :data:`SHORT` as a literal,
+    the shape of every rule with a shorter one, and the printable-ASCII escapes."""
+    missing = {r.kind for r in RULES if any(len(t) <= SHORT for t in r.triggers)} - set(GATE_SHAPES)
+    assert not missing, f"rules with short triggers need a gate shape: {sorted(missing)}"
+    literals = sorted({t for t in _TRIGGERS if len(t) > SHORT} | set(_ASCII_ESCAPES))
+    return [re.escape(t).encode() for t in literals] + [shape.encode() for shape in GATE_SHAPES.values()]
+
+
+def _stop(*_args) -> bool:
+    return True
+
+
+_UNSET = object()
+_GATE: object = _UNSET
+
+
+def _init_gate() -> "_Hyperscan | None":
+    """The Hyperscan gate, made on first use; None where the wheel is missing or refuses to
+    compile (``GIT_REFOCUS_NO_HYPERSCAN=1`` turns it off, for measuring the pure path)."""
+    global _GATE
+    gate = None
+    if not os.environ.get("GIT_REFOCUS_NO_HYPERSCAN"):
+        try:
+            import hyperscan
+
+            gate = _Hyperscan(hyperscan)
+        except Exception:  # noqa: BLE001 - no wheel for this platform, or no usable engine: the automaton does it
+            gate = None
+    _GATE = gate
+    return gate
 
 
 def _walk(value, key, tally: Counter):

@@ -696,8 +696,10 @@ def _unescaped_quote(text: str, pos: int) -> int:
 
 def _putty(text: str, m: re.Match):
     end = text.find("Private-MAC:", m.end(), m.end() + 8000)
-    if end == -1:
-        return [(m.start(), min(len(text), m.end() + 2000))]
+    if end == -1:  # cut off: to the end of the JSON string or paragraph, as for a PEM block
+        stops = [i for i in (_unescaped_quote(text, m.end()), text.find("\n\n", m.end()),
+                             text.find("\\n\\n", m.end())) if i != -1]
+        return [(m.start(), min([*stops, m.end() + 2000, len(text)]))]
     line_end = min([i for i in (text.find("\n", end), text.find("\\n", end), text.find('"', end)) if i != -1]
                    or [len(text)])
     return [(m.start(), line_end)]

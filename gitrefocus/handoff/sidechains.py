@@ -13,6 +13,7 @@ from gitrefocus.handoff.records import (
     decode_record,
     joined_text,
     one_line,
+    reader_view,
 )
 
 
@@ -95,7 +96,9 @@ def insert_by_time(messages: list[sp.Message], extra: list[sp.Message]) -> list[
 
 
 def read_subagent(path: str, stats: Counter, tally: Counter | None = None) -> "Sidechain | None":
-    label = os.path.basename(path)
+    from gitrefocus.handoff.scrub import scrub_text
+
+    label = scrub_text(os.path.basename(path))[0]  # a file name: not from the scrubbed records
     chain = Sidechain(label, label, 1, None)
     seen: set = set()
     try:
@@ -104,7 +107,7 @@ def read_subagent(path: str, stats: Counter, tally: Counter | None = None) -> "S
         stats["unreadable_subagent_files"] += 1
         return None
     with fh:
-        for line in jsonl.read_lines(fh, decode=decode_record, tally=tally):
+        for line in jsonl.read_lines(fh, decode=decode_record, tally=tally, view=reader_view):
             if line.problem == "invalid-json":
                 stats["invalid_json_lines_subagents"] += 1
             record = line.record

@@ -6,7 +6,8 @@ commands/handoff.md asks for) and each extractor subagent (which reads its promp
 writes its answer). So these tests prove the command's text reaches the model, the five
 extractors are spawned in one assistant message and run as subagents of the real client, and
 finalize checks what they wrote: a bad or missing answer falls back with its placeholder, an
-answer whose pointers do not resolve is marked, not trusted.
+answer whose pointers do not resolve is marked, not trusted. A session too large to read whole
+goes through the chunk summarizers (one per chunk, in one message) and ``reduce`` first.
 """
 
 from __future__ import annotations
@@ -306,3 +307,154 @@ def test_refocus_carries_the_warm_dead_ends_into_the_brief(
     assert not mock_api.errors, mock_api.errors
     git(src, "status")  # the source repository is untouched by the warm step (the plan lives in ~/.cache)
     assert not (src / "sections").exists()
+
+
+CHUNK_RE = re.compile(r"\(section chunk (\d+)\)")
+
+
+class Chunked:
+    """Plays a cold /handoff of a session too large to read whole: prepare (chunked), one
+    summarizer subagent per chunk in ONE message, reduce, the five extractors in ONE message,
+    finalize. Chunk 1's summarizer writes something that is not a summary."""
+
+    def __init__(self, prepare: str):
+        self.prepare = prepare
+        self.plan: dict | None = None
+        self.step = "prepare"
+        self.reduced: str | None = None
+        self.finalized: str | None = None
+        self.chunk_first: dict[int, str] = {}
+        self.extractor_spine: dict[str, str] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, body: dict):
+        first = first_user_text(body)
+        chunk = CHUNK_RE.search(first)
+        if chunk:
+            return self.summarizer(int(chunk.group(1)), body)
+        found = SECTION_RE.search(first)
+        return self.extractor(found.group(1), body) if found else self.orchestrator(body)
+
+    def orchestrator(self, body: dict):
+        results = [tool_result_text(r) for r in tool_results(body)]
+        if self.step == "prepare":
+            self.step = "plan"
+            return Bash(self.prepare)
+        if self.step == "plan":
+            self.plan = json.loads(results[0])
+            assert self.plan["mode"] == "chunked", self.plan["mode"]
+            self.step = "summarize"
+            return Calls(tuple(ToolUse("Agent", {"description": f"handoff: chunk {c['index']}", "prompt": c["launch"],
+                                                 "subagent_type": "general-purpose", "run_in_background": False})
+                               for c in self.plan["chunks"]))
+        if self.step == "summarize":
+            assert self.plan is not None and len(results) == len(self.plan["chunks"]), results
+            self.step = "reduce"
+            return Bash(f"git refocus handoff reduce {self.plan['directory']}")
+        if self.step == "reduce":
+            assert self.plan is not None
+            self.reduced = results[0]
+            self.step = "extract"
+            return Calls(tuple(ToolUse("Agent", {"description": f"handoff: {name}", "prompt": self.plan["launch"][name],
+                                                 "subagent_type": "general-purpose", "run_in_background": False})
+                               for name in SECTION_NAMES))
+        if self.step == "extract":
+            assert self.plan is not None
+            self.step = "finalize"
+            return Bash(f"git refocus handoff finalize --sections {self.plan['sections_dir']}")
+        self.finalized = results[-1] if results else ""
+        return Text("Here is the brief.")
+
+    def summarizer(self, index: int, body: dict):
+        assert self.plan is not None
+        chunk = self.plan["chunks"][index]
+        results = [tool_result_text(r) for r in tool_results(body)]
+        with self.lock:
+            if index in self.chunk_first:
+                first_call = False
+            else:
+                self.chunk_first[index] = first_user_text(body)
+                first_call = True
+        if first_call:
+            return Calls((ToolUse("Read", {"file_path": chunk["prompt"]}),))
+        if "CHUNK-SUMMARIZER" in (results[0] if results else "") or "chunk_index" in (results[0] if results else ""):
+            summary = "not a summary at all" if index == 1 else json.dumps({
+                "chunk_index": index, "summary": f"CHUNK-{index}-SUMMARY: the parser work of this stretch",
+                "key_pointers": [{"type": "transcript", "ref": "L2", "note": "the request"}]})
+            return Calls((ToolUse("Write", {"file_path": chunk["summary"], "content": summary}),))
+        return Text("summarized")
+
+    def extractor(self, name: str, body: dict):
+        assert self.plan is not None
+        results = [tool_result_text(r) for r in tool_results(body)]
+        with self.lock:
+            step = self.extractor_spine.setdefault(name, "")
+        if not step:
+            with self.lock:
+                self.extractor_spine[name] = "asked"
+            return Calls((ToolUse("Read", {"file_path": self.plan["spine"]}),))
+        if step == "asked":
+            with self.lock:
+                self.extractor_spine[name] = results[0] if results else "(nothing)"
+            if name == "convergence":
+                return Calls((ToolUse("Write", {"file_path": self.plan["answers"][name], "content": answer(
+                    name, "- MODEL-CONVERGENCE from the reduced spine (`transcript:L2`)", "L2")}),))
+        return Text("done")
+
+
+def chunked_session(repo: Path, path: Path) -> None:
+    """A session whose spine is well over the direct bound: long assistant texts across turns."""
+    s = Session(cwd=repo)
+    filler = ("The parser keeps a cursor into the token list and each rule consumes what it matches; "
+              "this paragraph walks through one more rule of the grammar in detail. ") * 18
+    for turn in range(12):
+        s.user(f"Request {turn}: continue with the parser, step {turn}.")
+        for n in range(10):
+            s.assistant(text(f"Step {turn}.{n}. {filler}"))
+    s.write(path)
+
+
+def test_chunked_handoff_summarizes_each_chunk_then_extracts_from_the_reduced_spine(
+        wired, refocus_path, mock_api, claude_bin, claude_home, claude_tmpdir, tmp_path):  # noqa: F811
+    repo, _ = wired
+    path = tmp_path / "long-session.jsonl"
+    chunked_session(repo, path)
+    pipeline = Chunked(f"git refocus handoff prepare {path} --json")
+    mock_api.add(*[pipeline] * 60)
+    env = client_env(claude_bin, claude_home, mock_api, claude_tmpdir, refocus_path)
+    sid = str(uuid.uuid4())
+    done = run_default_mode(claude_bin, env, repo, f"/handoff {path}", session_id=sid, timeout=300)
+    assert done.returncode == 0, describe(done)
+    assert pipeline.plan is not None, f"prepare did not run: {mock_api.errors}"
+    chunks = pipeline.plan["chunks"]
+    assert len(chunks) >= 3
+
+    # the summarizers in ONE message, then the extractors in ONE message
+    records = read_jsonl(e2e.find_transcript(claude_home, sid))
+    by_message: dict[str, int] = {}
+    for record in records:
+        message = record.get("message") or {}
+        if record.get("type") == "assistant":
+            n = sum(1 for b in message.get("content") or []
+                    if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == "Agent")
+            if n:
+                by_message[message["id"]] = by_message.get(message["id"], 0) + n
+    assert list(by_message.values()) == [len(chunks), 5], by_message
+    assert set(pipeline.chunk_first) == {c["index"] for c in chunks}, "each chunk ran as a subagent"
+    for c in chunks:
+        assert json.dumps(c["launch"])[1:-1] in pipeline.chunk_first[c["index"]]
+
+    # reduce kept the good summaries and the failed chunk's raw text, and the extractors read that
+    reduced = Path(pipeline.plan["spine"]).read_text()
+    assert "CHUNK-0-SUMMARY" in reduced and "CHUNK-2-SUMMARY" in reduced
+    assert "[chunk 1 summarization failed — raw text follows]" in reduced
+    assert f"reduced spine: {pipeline.plan['spine']}" in (pipeline.reduced or ""), pipeline.reduced
+    for name in SECTION_NAMES:
+        assert "CHUNK-0-SUMMARY" in pipeline.extractor_spine[name], f"the {name} extractor read the reduced spine"
+
+    brief = pipeline.finalized or ""
+    assert "MODEL-CONVERGENCE from the reduced spine" in section(brief, "Convergence")
+    assert section(brief, "Dead-ends").startswith(PLACEHOLDER), "no answer: placeholder, then the built-in section"
+    assert '"Request 7: continue with the parser, step 7."' in section(brief, "Basics"), \
+        "the built-in extractor, filling in for the missing basics, read the whole transcript"
+    assert not mock_api.errors, mock_api.errors

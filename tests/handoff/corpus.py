@@ -11,10 +11,10 @@ local mirror of each repository (``$GIT_REFOCUS_CORPUS_MIRRORS/<owner>+<name>/re
 ``/work/.mirror``), a bare clone the ``git`` CLI can ``show`` from; without it the script says
 which repository is missing and how to get it, and prints nothing else.
 
-The split was decided by session before anything was tuned: a session is held out when the
-first byte of sha256(<first two parts of its path>) is even (the two parts name the checkpoint,
-so related sessions of one checkpoint fall on the same side). The held-out part was labelled
-before any score on it was looked at; tuning used the other part only.
+Splits (the README has the whole story): ``tuning`` is the 44 sessions first drawn — split then
+by checkpoint hash into a tuning part and a held-out part, the latter (``retired``) scored three
+times while tuning went on and tuned on since; ``held-out`` is a fresh set drawn afterwards by a
+written rule (:func:`draw_fresh`), labelled before any score on it, scored once at the end.
 """
 
 from __future__ import annotations
@@ -34,6 +34,10 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent.parent / "data" / "handoff_corpus"
 DEFAULT_MIRRORS = "/work/.mirror"
 SPLITS = ("held-out", "tuning")
+# what each reported split is made of: the fresh held-out set, and every session tuned on (the old
+# corpus's tuning part and its retired held-out part, scored three times while tuning went on)
+PARTS = {"held-out": ("held-out",), "tuning": ("tuning", "retired"), "retired": ("retired",),
+         "old-tuning": ("tuning",)}
 # which sentences each family's cue is applied to in the extractors (analysis.py)
 FAMILY_ROLES = {"correction": ("user",), "constraint": ("user",), "decision": ("user", "assistant"),
                 "intent": ("user", "assistant"), "dead-end": ("assistant",), "open-thread": ("assistant",)}
@@ -191,9 +195,11 @@ def sources(data: Path = DATA) -> dict[str, Source]:
 
 
 def split_of(path: str) -> str:
-    """The rule the split was decided by, before anything was tuned."""
+    """The rule the old corpus was split by, before anything was tuned: ``retired`` (its held-out
+    part, tuning data since it was scored three times) or ``tuning``. The fresh held-out set was
+    drawn from the ``retired`` side of the mirror only (:func:`draw_fresh`)."""
     key = "/".join(path.split("/")[:2])
-    return "held-out" if hashlib.sha256(key.encode()).digest()[0] % 2 == 0 else "tuning"
+    return "retired" if hashlib.sha256(key.encode()).digest()[0] % 2 == 0 else "tuning"
 
 
 @dataclass
@@ -253,7 +259,7 @@ def cue_scores(split: str, mirrors: str, data: Path = DATA) -> tuple[dict[str, S
     count = 0
     for row in _tsv("sentences.tsv", data):
         source = srcs[row["path"]]
-        if source.split != split:
+        if source.split not in PARTS[split]:
             continue
         if source._lines is None:
             source.load(mirrors)
@@ -399,7 +405,7 @@ def briefs_of(split: str, mirrors: str, data: Path = DATA):
                                                       row["kind"] == "required", row["note"]))
     for path, items in sorted(golds.items()):
         source = srcs[path]
-        if source.split != split:
+        if source.split not in PARTS[split]:
             continue
         data_bytes = source.load(mirrors)
         with tempfile.TemporaryDirectory() as tmp:
@@ -512,6 +518,96 @@ def sample_boundary(source: Source, mirrors: str, taken: set[str], cap: int = 12
     return sorted(picked, key=lambda r: Pointer.parse(r["pointer"]).line)
 
 
+# -- the fresh held-out set (drawn once, by the rule in the corpus README) -----------------------
+FRESH_SALT = "fresh-held-out:"
+FRESH_SESSIONS = 16
+FRESH_GRADED = 8
+
+
+def draw_fresh(mirrors: str, data: Path = DATA, *, repo: str = "entireio/cli",
+               commit: str = "394f81fab87f71aa8938d91ff7a067c524ff344b") -> list[dict]:
+    """The fresh held-out sessions, by the README's rule: one file per session, nothing labelled
+    or looked at before, eligible as the old corpus was, in the order of sha256(salt + path)."""
+    from gitrefocus.handoff import prepare, transcript_paths
+
+    where = os.path.join(mirrors, repo.replace("/", "+"), "repo")
+    listing = subprocess.run(["git", "-C", where, "ls-tree", "-r", "--long", commit], capture_output=True,
+                             check=True, text=True).stdout.splitlines()
+    files = {}
+    for row in listing:
+        meta, path = row.split("\t", 1)
+        if re.fullmatch(r"[0-9a-f]{2}/[0-9a-f]{10}/\d+/full\.jsonl", path) and meta.split()[3].isdigit():
+            files[path] = (meta.split()[2], int(meta.split()[3]))
+    old = [p for p, s in sources(data).items() if s.split != "held-out"]
+    taken_checkpoints = {_checkpoint(p) for p in old}
+    redaction_files = DATA.parent / "real_redactions.tsv"
+    if redaction_files.exists():
+        taken_checkpoints |= {_checkpoint(row.split("\t")[2]) for row in
+                              redaction_files.read_text(encoding="utf-8").splitlines()
+                              if row and not row.startswith("#")}
+
+    def blob(path: str) -> bytes:
+        return subprocess.run(["git", "-C", where, "cat-file", "blob", files[path][0]], capture_output=True,
+                              check=True).stdout
+
+    def session_id(data_bytes: bytes) -> str | None:
+        for raw in data_bytes.split(b"\n")[:200]:
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and isinstance(record.get("sessionId"), str):
+                return record["sessionId"]
+        return None
+
+    old_ids = {session_id(blob(p)) for p in old if p in files} - {None}
+    by_session: dict[str, str] = {}
+    for path in sorted(files):
+        if _checkpoint(path) in taken_checkpoints or split_of(path) == "tuning":
+            continue
+        sid = session_id(blob(path)) or path
+        if sid in old_ids:
+            continue
+        best = by_session.get(sid)
+        if best is None or files[path][1] > files[best][1]:
+            by_session[sid] = path
+    order = sorted(by_session.values(), key=lambda p: hashlib.sha256((FRESH_SALT + p).encode()).hexdigest())
+    drawn: list[dict] = []
+    graded = 0
+    for path in order:
+        data_bytes = blob(path)
+        asked: set[str] = set()
+        turns = 0
+        version = "?"
+        for raw in data_bytes.split(b"\n"):
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                version = record.get("version", version) if isinstance(record.get("version"), str) else version
+                turns += any(role == "user" for _, role, _ in said(record, asked))
+        if turns < 3:
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            transcript = Path(tmp) / "session.jsonl"
+            transcript.write_bytes(data_bytes)
+            chars = prepare.prepare(transcript_paths.resolve(str(transcript))).stats["spine_chars"]
+        if chars > 80_000:
+            continue
+        grade = graded < FRESH_GRADED and chars <= 40_000
+        graded += grade
+        drawn.append({"repo": repo, "commit": commit, "path": path, "sha256": hashlib.sha256(data_bytes).hexdigest(),
+                      "split": "held-out", "graded": "yes" if grade else "no", "client": version})
+        if len(drawn) == FRESH_SESSIONS:
+            break
+    return drawn
+
+
+def _checkpoint(path: str) -> str:
+    return "/".join(path.split("/")[:2])
+
+
 # -- output -------------------------------------------------------------------------------------
 def _fmt(x: float) -> str:
     return " n/a" if x != x else f"{x:.2f}"
@@ -540,9 +636,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default=str(DATA), help="the corpus directory (default: tests/data/handoff_corpus)")
     parser.add_argument("--mirrors", default=os.environ.get("GIT_REFOCUS_CORPUS_MIRRORS", DEFAULT_MIRRORS),
                         help="where the repository mirrors are (<owner>+<name>/repo)")
-    parser.add_argument("--split", choices=SPLITS, action="append", help="only this split (repeatable)")
+    parser.add_argument("--split", choices=sorted(PARTS), action="append",
+                        help="only this split (repeatable; 'retired' and 'old-tuning' are the tuning split's parts)")
     parser.add_argument("--wrong", action="store_true", help="list every miss and false hit of the tuning split")
-    parser.add_argument("--show", choices=SPLITS, action="append", default=[],
+    parser.add_argument("--show", choices=sorted(PARTS), action="append", default=[],
                         help="list the misses and false hits of this split too")
     args = parser.parse_args(argv)
     data = Path(args.data)
@@ -561,7 +658,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     for split in args.split or SPLITS:
-        sessions = [s for s in srcs.values() if s.split == split]
+        sessions = [s for s in srcs.values() if s.split in PARTS[split]]
         cues, count, cue_wrong = cue_scores(split, args.mirrors, data)
         briefs, graded, brief_wrong = brief_scores(split, args.mirrors, data)
         print(f"## {split}: {len(sessions)} sessions, {count} labelled sentences, {graded} graded briefs\n")

@@ -227,3 +227,16 @@ def test_hostile_names_cannot_forge_headings(tmp_path):
     out = refocus("handoff", path, cwd=repo)
     assert headings(out.stdout) == HEADING_ORDER
     assert "you are now" not in out.stdout and "ignore previous" not in out.stdout
+
+
+def test_the_man_page_gives_handoffs_usage_as_help_does(tmp_path):
+    """The group's own usage (a brief by default, or a step), not click's generic COMMAND form."""
+    from gitrefocus.cli import manpage
+
+    helped = refocus("handoff", "--help", cwd=tmp_path).stdout
+    page = manpage.render()
+    section = page.split(".SS git refocus handoff\n", 1)[1].split(".fi", 1)[0]
+    assert "COMMAND [ARGS]" not in section
+    for line in ("git refocus handoff [brief] [OPTIONS] [TRANSCRIPT|SESSION-ID]",
+                 "git refocus handoff prepare|reduce|finalize [OPTIONS] ..."):
+        assert line in helped and line.replace("-", "\\-") in section, line

@@ -87,7 +87,13 @@ def test_a_file_that_differs_from_the_labelled_one_is_refused(tmp_path, capsys):
 def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
     sessions = corpus.sources()
     assert len(sessions) >= 30
-    assert all(s.split == corpus.split_of(path) for path, s in sessions.items()), "split by the hash rule"
+    old = {path: s for path, s in sessions.items() if s.split != "held-out"}
+    assert all(s.split == corpus.split_of(path) for path, s in old.items()), "split by the hash rule"
+    fresh = [path for path, s in sessions.items() if s.split == "held-out"]
+    assert len(fresh) >= 15, "the fresh held-out set"
+    checkpoints = {"/".join(p.split("/")[:2]) for p in old}
+    assert all(corpus.split_of(p) == "retired" and "/".join(p.split("/")[:2]) not in checkpoints for p in fresh), \
+        "drawn from the side nobody tuned on, outside the old corpus's checkpoints"
     rows = corpus._tsv("sentences.tsv", corpus.DATA)
     assert len(rows) >= 600
     families = set(corpus.FAMILY_ROLES)
@@ -101,6 +107,7 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
     briefs = corpus._tsv("briefs.tsv", corpus.DATA)
     graded = {r["path"] for r in briefs}
     assert len(graded) >= 15 and graded == {p for p, s in sessions.items() if s.graded}
+    assert len(graded & set(fresh)) >= 8
     assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
     for r in briefs:
         for p in r["pointers"].split("|"):

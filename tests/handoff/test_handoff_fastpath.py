@@ -21,19 +21,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitrefocus.handoff import cues, jsonl, pipeline, records, sidechains
+from gitrefocus.handoff import cues, jsonl, pipeline, records, scrub, sidechains, transcript_paths
 from gitrefocus.handoff import prepare as prep
 from gitrefocus.handoff import spine as sp
 from tests.handoff.conftest import CORRECTION, INJECTION, RESULT_SECRET, TOOL_SECRET
-from tests.handoff.transcript import Session, text, tool_use
+from tests.handoff.transcript import Session, text, thinking, tool_use
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "cue_corpus.tsv"
 CUE_NAMES = ("CORRECTION", "CONSTRAINT", "ABANDON", "DECISION", "INTENT", "OPEN", "INJECTION")
 
 
 def _plain(cue: cues.Cue, sentence: str):
-    """What the cue found before the shortcut: its whole regex behind the key gate."""
+    """What the cue found before the shortcut: its whole regex behind the key gate (and its veto)."""
     low = sentence.casefold()
+    if cue.veto is not None and cue.veto.match(sentence):
+        return None
     return cue.regex.search(sentence) if any(k in low for k in cue.keys) else None
 
 
@@ -309,3 +311,101 @@ _BLOCK_TEXT = st.lists(st.sampled_from(["a", "b c", " ", "\t", "\n", "\r\n", "\u
 def test_rendered_size_is_the_length_of_the_rendered_lines(role, source, blocks):
     message = sp.Message(role, 1, source=source, blocks=[sp.Block(k, t, n, tool=tool) for k, t, n, tool in blocks])
     assert sp.rendered_size(message) == sum(len(x) + 1 for x in sp.render_message(message))
+
+
+# -- the reader's view: a record that may hold a secret is cut down to what the reader reads --------
+def _every_field_session(tmp_path: Path) -> Path:
+    """Every place the reader takes something from, in one session."""
+    s = Session(cwd=tmp_path)
+    s.summary("an older summary")
+    s.user("<command-message>fix</command-message>\n<command-name>/fix</command-name>\n"
+           "<command-args>the lexer drops the last token</command-args>")
+    s.assistant(thinking("The lexer probably stops one token early."), text("I'll look at lex()."))
+    tid = "toolu_01every0000000000000001"
+    questions = [{"question": "Which branch?", "header": "Branch", "options": [{"label": "main"}]}]
+    s.assistant(tool_use("AskUserQuestion", {"questions": questions}, tid))
+    s.tool_result(tid, 'User has answered your questions: "Which branch?"="main".',
+                  extra={"questions": questions, "answers": {"Which branch?": "main"}, "stdout": "x" * 500})
+    tid = "toolu_01every0000000000000002"
+    s.assistant(tool_use("TodoWrite", {"todos": [{"content": "fix lex()", "status": "in_progress",
+                                                   "activeForm": "fixing"}]}, tid))
+    s.tool_result(tid, "ok")
+    tid = "toolu_01every0000000000000003"
+    s.assistant(tool_use("TaskCreate", {"subject": "add a regression test", "description": "long " * 50}, tid))
+    s.tool_result(tid, "Task #7 created successfully: add a regression test")
+    tid = "toolu_01every0000000000000004"
+    s.assistant(tool_use("TaskUpdate", {"taskId": "7", "status": "in_progress"}, tid))
+    s.tool_result(tid, "Updated task #7 status")
+    tid = "toolu_01every0000000000000005"
+    s.assistant(tool_use("Write", {"file_path": str(tmp_path / "lex.py"), "content": "def lex(): ...\n" * 40}, tid))
+    s.tool_result(tid, "written", extra={"type": "create", "filePath": "lex.py", "content": "def lex(): ...\n"})
+    tid = "toolu_01every0000000000000006"
+    s.assistant(tool_use("mcp__docs__search", {"query": "lexer end of input", "limit": 5}, tid))
+    s.tool_result(tid, [{"type": "text", "text": "three results"}, {"type": "image", "source": {"data": "AAAA"}}])
+    tid = "toolu_01every0000000000000007"
+    s.assistant(tool_use("Bash", {"command": "rm -rf build", "description": "clean"}, tid))
+    s.tool_result(tid, "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+                       "was a file edit, the new_string was NOT written to the file). To tell you how to proceed, "
+                       "the user said:\nkeep the build directory", is_error=True)
+    s.queue_operation("also update the changelog")
+    s.queue_operation(None, "remove")
+    s.queued_command("and bump the version", origin="human")
+    s.user("No, that's wrong: the tokenizer is fine, the parser drops it.", isMeta=False,
+           origin={"kind": "human"}, promptSource="typed")
+    s.user("<task-notification><status>completed</status><summary>Agent done</summary></task-notification>",
+           origin={"kind": "task-notification"})
+    tid = "toolu_01every0000000000000008"
+    s.assistant(tool_use("ExitPlanMode", {"plan": "### Fix the parser\n1. read parse()\n2. add the test"}, tid))
+    s.tool_result(tid, "User has approved your plan.")
+    saved = s.parent
+    s.sidechain, s.agent_id = True, "a1b2c3d"
+    s.user("Search the parser for the end-of-input check.", parent=None)
+    s.assistant(text("parse() returns before the last token."))
+    s.sidechain, s.agent_id, s.parent = False, None, saved
+    s.record("user", {"message": {"role": "user", "content": "This session is being continued ..."}},
+             isCompactSummary=True, isVisibleInTranscriptOnly=True)
+    s.raw(json.dumps({"type": "custom-title", "customTitle": "lexer fix", "sessionId": s.session_id}))
+    s.assistant(text("Tests pass now. Should I also update the docs?"))
+    path = s.write(tmp_path / "claude" / f"{s.session_id}.jsonl")
+    sub = Session(cwd=tmp_path, session_id=s.session_id, sidechain=True)
+    sub.user("Find every caller of lex().")
+    sub.assistant(text("Two callers: parse() and repl()."))
+    sub.write(tmp_path / "claude" / s.session_id / "subagents" / "agent-a9.jsonl")
+    return path
+
+
+@pytest.mark.parametrize("kind", ["every-field", "story", "lookalike-2.1", "lookalike-legacy", "bench"])
+def test_the_readers_view_keeps_everything_the_reader_reads(kind, story, tmp_path, monkeypatch):
+    """Records that may hold a secret are cut down to ``records.reader_view`` before they are
+    scrubbed; the handoff must come out the same as when no record is cut down — and as when
+    every record is."""
+    if kind == "story":
+        path, cwd = story.path, story.repo
+    elif kind == "bench":
+        path, cwd = _bench_session(tmp_path), tmp_path
+    elif kind == "every-field":
+        path, cwd = _every_field_session(tmp_path), tmp_path
+    else:
+        path, cwd = _lookalike_session(tmp_path, kind.split("-")[1]), tmp_path
+    def facts():
+        plan = prep.prepare(transcript_paths.resolve(str(path)))
+        return (_outputs(path, cwd), plan.to_json(), plan.todos, plan.plan_steps, plan.title, plan.files_written,
+                plan.cwd, plan.git_branch, plan.version)
+
+    as_read = facts()
+    always = lambda: (lambda raw: True)  # noqa: E731 - every record through the view and the walk
+    monkeypatch.setattr(scrub, "trigger_gate", always)
+    monkeypatch.setattr(jsonl, "trigger_gate", always)
+    viewed = facts()
+    monkeypatch.setattr(prep, "reader_view", lambda record: record)
+    monkeypatch.setattr(sidechains, "reader_view", lambda record: record)
+    whole = facts()
+    assert as_read == viewed == whole
+    if kind == "every-field":
+        spine = as_read[0][1]
+        for said in ("the lexer drops the last token", "Which branch?", "keep the build directory",
+                     "also update the changelog", "and bump the version", "the parser drops it",
+                     "lexer end of input", "read parse()", "Two callers", "parse() returns before the last token"):
+            assert said in spine, said
+        assert as_read[2] == [("in_progress", "add a regression test", 12)] and as_read[4] == "lexer fix"
+        assert [step for step, _ in as_read[3]] == ["Fix the parser", "read parse()", "add the test"]

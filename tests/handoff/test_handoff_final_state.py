@@ -233,3 +233,61 @@ def test_a_correction_targets_no_claim_written_after_it_and_no_question(tmp_path
     assert '"The hook may be running under sh." (`transcript:L' in dead
     assert f"overruled by the user (`transcript:L{line_of(s, correction)}`)" in dead
     assert "Which shell do you use" not in dead and "shebang agrees" not in dead
+
+
+def test_a_failure_report_after_a_claimed_outcome_is_a_correction_and_a_why_question_is_neither(tmp_path):
+    s = Session()
+    s.user("Remove the start command.")
+    claimed = s.assistant(text("Done. Build, tests, and lint all pass."))[0]
+    report = s.user('"mise run test:ci" fails')
+    fixed = s.assistant(text("All tests pass now. The helper was defined in the deleted file."))[0]
+    s.user("can you explain why they fail now?")
+    s.assistant(text("The deleted file defined a helper another test used."))
+    _, out = sections(tmp_path, s)
+    dead_ends, convergence = out["dead_ends"].content, out["convergence"].content
+    assert f'> "\\"mise run test:ci\\" fails" (`transcript:L{line_of(s, report)}`) — overruled the assistant' \
+        in dead_ends or f'`transcript:L{line_of(s, report)}`) — overruled the assistant' in dead_ends
+    assert f'Concluded: "All tests pass now.' in convergence and f"`transcript:L{line_of(s, fixed)}`" in convergence
+    assert "then reported a failure (`transcript:L" + str(line_of(s, fixed) + 1) not in convergence, \
+        "a question asking why is no failure report"
+    assert f"`transcript:L{line_of(s, claimed)}`" not in convergence, "reversed, then reached again: said once"
+
+
+def test_announcing_a_check_concludes_nothing(tmp_path):
+    s = Session()
+    s.user("Make the export honour --quiet.")
+    s.assistant(text("Now let me verify the build passes."))
+    s.assistant(text("Let me look at how the git user is resolved elsewhere."))
+    done = s.assistant(text("Works. The export now prints nothing with --quiet."))[0]
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert "let me verify" not in convergence.lower() and "is resolved elsewhere" not in convergence
+    assert f'Concluded: "Works. The export now prints nothing with --quiet." (`transcript:L{line_of(s, done)}`)' \
+        in convergence, "a two-word outcome is quoted with the sentence that says what works"
+
+
+def test_an_option_judged_and_dropped_is_a_dead_end(tmp_path):
+    s = Session()
+    s.user("Address the review comments.")
+    dropped = s.assistant(text("The suggestion for a custom UnmarshalJSON is overkill — a simpler approach is to "
+                               "normalize after load."))[0]
+    s.user("could we check this inside OpenRepository instead?")
+    risky = s.assistant(text("That would be risky. OpenRepository is called by every command."))[0]
+    _, out = sections(tmp_path, s)
+    dead_ends = out["dead_ends"].content
+    assert f"`transcript:L{line_of(s, dropped)}`) — abandoned by the assistant" in dead_ends
+    assert f"`transcript:L{line_of(s, risky)}`) — abandoned by the assistant" in dead_ends
+
+
+def test_an_approval_is_not_listed_as_a_decision_of_its_own(tmp_path):
+    s = Session()
+    s.user("Simplify the hook installer.")
+    proposal = s.assistant(text("I can flatten the branching and drop the scan. Should I do both?"))[0]
+    approval = s.user("yes, go for it")
+    s.assistant(text("Merge committed: `5457fb4`"))
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert "The user decided: \"yes, go for it\"" not in convergence
+    assert 'Concluded: "Merge committed: `5457fb4`"' in convergence
+    assert (f'Final request: approved "yes, go for it" (`transcript:L{line_of(s, approval)}`) — the assistant\'s '
+            f'proposal: "Should I do both?" (`transcript:L{line_of(s, proposal)}`)') in convergence

@@ -8,7 +8,7 @@ import string
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gitrefocus.handoff import scrub_transcript
@@ -162,6 +162,7 @@ secrets = st.sampled_from([
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(safe_text, secrets), max_size=6))
+@example(parts=["Private-Lines:"])  # a cut-off PuTTY key once ran past the string's closing quote
 def test_a_jsonl_line_stays_valid_json(parts):
     value = "".join(parts)
     for ascii_only in (True, False):
@@ -185,3 +186,63 @@ def test_no_cut_around_a_secret_can_bring_it_back(before, secret, after):
 def test_every_rule_names_a_kind_and_triggers():
     for rule in secret_rules.RULES:
         assert rule.kind and rule.triggers and all(rule.triggers), rule
+
+
+# -- the gate: which raw lines are decoded-and-scrubbed at all ---------------------------------------
+@pytest.fixture(scope="module")
+def corpus_lines(tmp_path_factory) -> list[bytes]:
+    """Every secret of the corpus placed every way, as transcript lines."""
+    from tests.handoff import scrub_table, secret_corpus
+
+    tmp = tmp_path_factory.mktemp("gate")
+    path = scrub_table.transcript(scrub_table.placements(secret_corpus.kinds()), tmp / "t.jsonl", str(tmp))
+    return path.read_bytes().splitlines()
+
+
+@pytest.mark.parametrize("which", ["hyperscan", "automaton"])
+def test_the_gate_opens_wherever_the_scrubber_would_redact(which, corpus_lines, monkeypatch):
+    """A line the gate lets through unscrubbed must hold nothing the scrubber finds: over every
+    secret of the corpus placed every way, each line whose decoded value the scrubber changes is
+    one the gate opens for — with the Hyperscan shapes and without them."""
+    from gitrefocus.handoff import scrub
+
+    if which == "hyperscan":
+        pytest.importorskip("hyperscan")
+        monkeypatch.setattr(scrub, "_GATE", scrub._UNSET)
+        monkeypatch.delenv("GIT_REFOCUS_NO_HYPERSCAN", raising=False)
+        assert scrub.trigger_gate().__name__ == "gate", "the Hyperscan gate is in use"
+    else:
+        monkeypatch.setattr(scrub, "_GATE", None)
+    gate = scrub.trigger_gate()
+    changed = 0
+    for raw in corpus_lines:
+        if not gate(raw):
+            value = json.loads(raw)
+            assert scrub.scrub_value(value) == value, raw[:300]
+        else:
+            changed += 1
+    assert changed > 2000, "the corpus exercises the gate"
+
+
+def test_the_gate_shapes_keep_it_shut_on_ids_base64_and_urls(monkeypatch):
+    """Two- and three-character triggers occur everywhere; their shapes do not."""
+    from gitrefocus.handoff import scrub
+
+    pytest.importorskip("hyperscan")
+    monkeypatch.setattr(scrub, "_GATE", scrub._UNSET)
+    monkeypatch.delenv("GIT_REFOCUS_NO_HYPERSCAN", raising=False)
+    gate = scrub.trigger_gate()
+    for raw in (b'{"id":"toolu_01ACMTODNDSKNTOTNjNzMjMz","url":"https://example.com/a","sig":"AC0fMTx/OD+SK9"}',
+                b'{"message":{"id":"msg_01XYZ","content":[{"type":"text","text":"see http://localhost:8080/"}]}}'):
+        assert not gate(raw)
+    assert gate(b'{"x":"postgres://app:hunter2@db:5432"}')
+
+
+def test_every_short_trigger_rule_has_a_gate_shape():
+    """No trigger of two or three characters is looked for as such: its rules' shapes stand in."""
+    import re
+
+    from gitrefocus.handoff import scrub
+
+    short = {re.escape(t).encode() for t in scrub._TRIGGERS if len(t) <= scrub.SHORT}
+    assert short and not short & set(scrub.gate_expressions())

@@ -52,9 +52,12 @@ def test_complete_save_transcript_keeps_no_secret_and_reports_kinds(spawned, her
 
 
 def test_handoff_json_counts_redactions_by_kind_and_shows_none(tmp_path):
-    path = _tools_session(tmp_path).write(tmp_path / "t.jsonl")
+    s = _tools_session(tmp_path)
+    s.bash(f"PGPASSWORD={PASSWORD} psql -h db.internal app", "")
+    path = s.write(tmp_path / "t.jsonl")
     result = refocus("handoff", path, "--json", "--no-cache", cwd=tmp_path)
     doc = result.json
+    # counted where the handoff reads: the commands, not the MCP call's input fields it never reads
     assert doc["redacted"]["github-token"] >= 1 and doc["redacted"]["password"] == 1
     for secret in (GHP, PROJ, PYPI, DOCKER_AUTH, PASSWORD):
         assert secret not in result.stdout and secret not in result.stderr
@@ -119,8 +122,9 @@ def test_the_vocabulary_never_lists_a_credential(tmp_path):
     s.user(f'The registry entry is `{{"auth": "{short_auth}"}}` and by `{GHP}` I mean the bot token.')
     s.assistant(text("Noted."))
     brief = refocus("handoff", s.write(tmp_path / "t.jsonl"), "--no-cache", cwd=tmp_path).stdout
-    assert "Vocabulary" in brief
     assert short_auth not in brief and GHP not in brief and GHP[4:20] not in brief
+    vocabulary = brief.split("### Vocabulary", 1)[1].split("###", 1)[0] if "### Vocabulary" in brief else ""
+    assert "redacted" not in vocabulary, "a redaction is not a term"
 
 
 def test_a_huge_line_is_scrubbed_too(tmp_path):
@@ -130,3 +134,14 @@ def test_a_huge_line_is_scrubbed_too(tmp_path):
     s.assistant(text("Read it."))
     out = refocus("handoff", s.write(tmp_path / "t.jsonl"), "--spine", cwd=tmp_path).stdout
     assert "the token is [redacted: github-token]" in out and GHP not in out
+
+
+def test_the_vocabulary_never_lists_a_redaction_as_a_term(tmp_path):
+    s = Session(cwd=str(tmp_path))
+    s.user(f"Use `{GHP}` for the deploy. The `spine` job reads `PGPASSWORD={PASSWORD}` and the `loader`.")
+    s.assistant(text("I'll wire both."))
+    path = s.write(tmp_path / "t.jsonl")
+    brief = refocus("handoff", path, "--no-cache", cwd=tmp_path).stdout
+    vocabulary = brief.split("### Vocabulary", 1)[1].split("###", 1)[0]
+    assert "`spine`" in vocabulary and "`loader`" in vocabulary
+    assert "redacted" not in vocabulary, vocabulary

@@ -32,16 +32,59 @@ def log(refocus_id, as_json):
 
 
 @click.command()
-@click.argument("refocus_id", metavar="ID")
-@click.argument("revs", metavar="REV-RANGE...", nargs=-1, required=True)
+@click.argument("refocus_id", metavar="ID", required=False)
+@click.argument("revs", metavar="REV-RANGE...", nargs=-1)
+@click.option("--detect", is_flag=True,
+              help="Find the commits of RANGE (default: HEAD's recent history) that carry the change of "
+                   "linked commits gone from every branch (a squash or rebase merge) and link them.")
+@click.option("--from", "from_rev", metavar="REV",
+              help="With --detect: the merged branch's head (the commits it has and RANGE's end lacks are "
+                   "the gone ones); for a clone without that branch's reflog, such as CI.")
+@click.option("--dry-run", "-n", is_flag=True, help="With --detect: show what would be linked; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def link(refocus_id, revs, as_json):
-    """Link commits made without the hook to a refocus.
+def link(refocus_id, revs, detect, from_rev, dry_run, as_json):
+    """Link commits to a refocus: by hand, or found after a squash or rebase.
+
+    \b
+    git refocus link ID REV-RANGE...     link these commits to ID
+    git refocus link --detect [RANGE]    link what a rewrite left unlinked
 
     REV-RANGE is a commit (one commit) or a range such as main..HEAD. Each
     commit gets a `linked` line in refs/notes/refocus and the refocus's event
     log records the link; history is never rewritten.
+
+    --detect compares `git patch-id`s: each commit of RANGE against each linked
+    commit that no branch, tag, remote branch or HEAD reaches any more (a
+    rebase or cherry-pick), and against the combined change of each run of
+    them (a squash). Each match is shown with why; a commit already naming a
+    refocus keeps it. Commits rewritten by amend and rebase are linked by the
+    post-rewrite hook as it happens; --detect is for merges made elsewhere.
+
+    \b
+    Examples:
+      git refocus link 2026-04-26-mcp-standard-a3f91c main~3..main
+      git refocus link --detect --dry-run
+      git fetch origin refs/pull/42/head && git refocus link --detect --from FETCH_HEAD origin/main~5..origin/main
     """
+    from gitrefocus.errors import RefocusError
+
+    if detect:
+        if revs:
+            raise RefocusError("with --detect, give at most one RANGE.")
+        rng = [refocus_id, *revs] if refocus_id else []
+        from gitrefocus.commands.link import detect as run_detect
+
+        found = run_detect(revs=rng, from_rev=from_rev, dry_run=dry_run)
+        render.warnings(found.warnings)
+        if as_json:
+            render.emit_json("link-detect", found.to_json())
+            return
+        _show_detect(found)
+        return
+    if from_rev or dry_run:
+        raise RefocusError("--from and --dry-run go with --detect.")
+    if refocus_id is None or not revs:
+        raise click.UsageError("name a refocus and the commits to link (ID REV-RANGE...), or use --detect.")
     from gitrefocus.commands.link import link as run
 
     model = run(refocus_id=refocus_id, revs=list(revs))
@@ -52,6 +95,37 @@ def link(refocus_id, revs, as_json):
     n, already = len(model.linked), len(model.already_linked)
     render.echo(f"{model.id}: linked {n} commit{'s' if n != 1 else ''}"
                 + (f" ({already} already linked)" if already else "") + ".")
+
+
+def _show_detect(found) -> None:
+    verb = "would link" if found.dry_run else "linked"
+    for m in found.matches:
+        olds = m.replaces
+        why = (f"same change as {olds[0][:12]} (rebased)" if m.how == "rebased"
+               else f"same change as the {len(olds)} commits {olds[0][:12]}..{olds[-1][:12]} (squashed)")
+        render.echo(f"{m.commit[:12]} {m.subject}")
+        render.echo(f"    {verb} to {', '.join(m.ids)}: {why}")
+    if not found.matches:
+        render.note("no commit of the range carries the change of a gone linked commit.")
+    if found.unmatched:
+        render.note(f"{len(found.unmatched)} gone linked commit(s) have no match in the range "
+                    "(widen RANGE, or give the merged branch's head with --from).")
+
+
+@click.command("post-rewrite", hidden=True)
+@click.argument("kind", type=click.Choice(["amend", "rebase"]))
+def post_rewrite(kind):
+    """The post-rewrite hook (githooks/post-rewrite): keeps refocus linkage on the
+    commits a rewrite made; reads git's ``OLD NEW`` lines on stdin; always exits 0."""
+    import sys
+
+    from gitrefocus.commands.link import post_rewrite as run
+
+    text = sys.stdin.buffer.read(64 << 20).decode("utf-8", "replace")
+    n = run(kind=kind, pairs_text=text)
+    if n:
+        render.note(f"kept {n} rewritten commit{'s' if n != 1 else ''} linked to {'its' if n == 1 else 'their'} "
+                    "refocus (git log --notes=refocus).")
 
 
 @click.command()

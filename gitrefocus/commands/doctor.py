@@ -50,7 +50,7 @@ from gitrefocus.model.events import Event
 from gitrefocus.model.ids import brief_relpath, ref_name
 from gitrefocus.model.records import dataclass
 from gitrefocus.model.result import MaterialChange
-from gitrefocus.ops import index_md, linkage, promote, reconcile, record, setup
+from gitrefocus.ops import index_md, linkage, promote, reconcile, record, rewrites, setup
 from gitrefocus.store import (
     atomic,
     catalog,
@@ -100,17 +100,18 @@ class DoctorOutcome:
 # -- setup ------------------------------------------------------------------
 def check_setup(ws: Workspace) -> list[Finding]:
     out = []
-    try:
-        step = setup.hook_step(ws)
-        if step.needed and not _owns_hooks_dir(ws):
-            # a core.hooksPath outside this repository is shared with others: never rewrite it unasked
-            out.append(Finding("hook", f"{step.problem or step.what} The hooks directory {setup.hooks_dir(ws)} "
-                               f"(core.hooksPath) lies outside this repository; run `git refocus init` to "
-                               f"install the hook there deliberately."))
-        elif step.needed:
-            out.append(Finding("hook", step.problem or step.what, fix=step.apply, repair=step.what))
-    except RefocusError as exc:
-        out.append(Finding("hook", str(exc)))
+    for name in (setup.HOOK_NAME, setup.REWRITE_HOOK):
+        try:
+            step = setup.hook_step(ws, name)
+            if step.needed and not _owns_hooks_dir(ws):
+                # a core.hooksPath outside this repository is shared with others: never rewrite it unasked
+                out.append(Finding("hook", f"{step.problem or step.what} The hooks directory {setup.hooks_dir(ws)} "
+                                   f"(core.hooksPath) lies outside this repository; run `git refocus init` to "
+                                   f"install the hook there deliberately."))
+            elif step.needed:
+                out.append(Finding("hook", step.problem or step.what, fix=step.apply, repair=step.what))
+        except RefocusError as exc:
+            out.append(Finding("hook", str(exc)))
     for step in setup.config_steps(ws):
         if step.needed:
             out.append(Finding("config", step.problem or step.what, fix=step.apply, repair=f"run `{step.what}`"))
@@ -330,6 +331,39 @@ def check_notes(ws: Workspace, cat: Catalog) -> list[Finding]:
     return out
 
 
+def check_rewrites(ws: Workspace) -> list[Finding]:
+    """Linked commits a rewrite left behind (docs/rewrites.md): a commit on HEAD that carries
+    their change and is not linked yet is linked by the repair; one with no replacement found
+    is told, with what to run when it was merged elsewhere."""
+    from gitrefocus.commands.link import record_links
+
+    matches, gone = rewrites.lost(ws)
+    out: list[Finding] = []
+    by_id: dict[str, list[rewrites.Match]] = {}
+    for m in matches:
+        for rid in m.ids:
+            by_id.setdefault(rid, []).append(m)
+    for rid, found in sorted(by_id.items()):
+        olds = sorted({o[:12] for m in found for o in m.replaces})
+        out.append(Finding(
+            "linked-rewritten", f"{len(olds)} linked commit(s) of {rid} are gone from every branch "
+            f"({', '.join(olds[:5])}{', ...' if len(olds) > 5 else ''}); {len(found)} commit(s) on HEAD carry "
+            f"their change and are not linked: {', '.join(m.commit[:12] for m in found[:5])}.", rid,
+            fix=functools.partial(record_links, ws, rid, [m.commit for m in found], via="detect",
+                                  replaces={m.commit: list(m.replaces) for m in found}),
+            repair="link them (as `git refocus link --detect` does)"))
+    by_gone: dict[str, list[str]] = {}
+    for info in gone:
+        for rid in info.ids:
+            by_gone.setdefault(rid, []).append(info.oid[:12])
+    for rid, olds in sorted(by_gone.items()):
+        out.append(Finding(
+            "linked-gone", f"{len(olds)} linked commit(s) of {rid} are gone from every branch and no commit "
+            f"here carries their change ({', '.join(olds[:5])}{', ...' if len(olds) > 5 else ''}); if the branch "
+            f"was merged elsewhere: `git refocus link --detect --from <its head> <range>`.", rid, severity=INFO))
+    return out
+
+
 # -- local state ---------------------------------------------------------------
 def _alive(pid: int) -> bool:
     try:
@@ -460,6 +494,8 @@ def collect(ws: Workspace) -> list[Finding]:
     findings += leftovers.check_remote_locks(ws) + leftovers.check_remote_conflicts(ws)
     if not any(f.kind == "notes" for f in findings):
         findings += leftovers.check_note_lines(ws, cat)
+    if not any(f.kind in ("notes", "note-missing") for f in findings):  # a lost line is re-created first
+        findings += check_rewrites(ws)
     if not any(f.repairable for f in findings):  # any repair regenerates INDEX.md anyway
         findings += check_index(ws, cat)
         for other in others.values():  # a write cut short between the two repositories

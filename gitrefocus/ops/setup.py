@@ -25,6 +25,11 @@ from gitrefocus.store.workspace import HOOK_MARKER
 
 HOOK_NAME = "commit-msg"
 CHAINED_NAME = "commit-msg.pre-refocus"
+REWRITE_HOOK = "post-rewrite"
+CHAINED = ".pre-refocus"  # a hook that was there before init keeps running under this suffix
+# what each hook's absence costs, as doctor says it
+_MISSING = {HOOK_NAME: "commits are not tagged with Refocus-Id",
+            REWRITE_HOOK: "an amend or rebase that drops a Refocus-Id trailer loses the commit's link"}
 REWRITE_MODE = "cat_sort_uniq"  # note lines are self-contained and timestamped
 LOSSY_REWRITE_MODES = ("overwrite", "ignore")
 
@@ -44,9 +49,9 @@ class Step:
         return {"kind": self.kind, "what": self.what, "changed": self.needed, "undo": self.undo}
 
 
-def hook_source() -> bytes:
-    """The commit-msg hook shipped with the package (gitrefocus/data/commit-msg)."""
-    return resources.files("gitrefocus").joinpath("data", HOOK_NAME).read_bytes()
+def hook_source(name: str = HOOK_NAME) -> bytes:
+    """A hook shipped with the package (gitrefocus/data/commit-msg, .../post-rewrite)."""
+    return resources.files("gitrefocus").joinpath("data", name).read_bytes()
 
 
 def is_ours(data: bytes | None) -> bool:
@@ -88,22 +93,29 @@ def _write_hook(path: str, data: bytes) -> None:
     os.chmod(path, 0o755)
 
 
-def hook_step(ws) -> Step:
+def hook_steps(ws) -> list[Step]:
+    """The git hooks init installs: commit-msg (the trailer) and post-rewrite (linkage across rewrites)."""
+    return [hook_step(ws), hook_step(ws, REWRITE_HOOK)]
+
+
+def hook_step(ws, name: str = HOOK_NAME) -> Step:
     directory = hooks_dir(ws)
-    hook = os.path.join(directory, HOOK_NAME)
-    chained = os.path.join(directory, CHAINED_NAME)
-    ours = hook_source()
+    hook = os.path.join(directory, name)
+    chained_name = name + CHAINED
+    chained = os.path.join(directory, chained_name)
+    ours = hook_source(name)
     current = _read(hook)
+    lost = _MISSING[name]
     if current == ours and _executable(hook):
-        return Step("hook", f"commit-msg hook already installed ({hook})", False)
+        return Step("hook", f"{name} hook already installed ({hook})", False)
     if current is not None and is_ours(current):
         if hook_version(current) > hook_version(ours) and _executable(hook):
-            return Step("hook", f"a newer git-refocus commit-msg hook is installed ({hook})", False)
+            return Step("hook", f"a newer git-refocus {name} hook is installed ({hook})", False)
 
         def update():
             _write_hook(hook, ours)
-        return Step("hook", f"update the commit-msg hook ({hook})", True, None, update,
-                    f"the commit-msg hook {hook} is an older version or not executable.")
+        return Step("hook", f"update the {name} hook ({hook})", True, None, update,
+                    f"the {name} hook {hook} is an older version or not executable.")
     if current is None:
         if os.path.lexists(hook):
             raise RefocusError(f"{hook} exists but cannot be read; move it away and run `git refocus init` again.")
@@ -111,12 +123,12 @@ def hook_step(ws) -> Step:
         def create():
             os.makedirs(directory, exist_ok=True)
             _write_hook(hook, ours)
-        return Step("hook", f"install the commit-msg hook ({hook})", True, f"rm {_q(hook)}", create,
-                    f"no commit-msg hook in {directory}: commits are not tagged with Refocus-Id.")
+        return Step("hook", f"install the {name} hook ({hook})", True, f"rm {_q(hook)}", create,
+                    f"no {name} hook in {directory}: {lost}.")
     # a foreign hook: keep it, run it first
     if os.path.lexists(chained):
         raise RefocusError(
-            f"{hook} is not git-refocus's hook and {CHAINED_NAME} is taken; "
+            f"{hook} is not git-refocus's hook and {chained_name} is taken; "
             f"merge the two by hand, then run `git refocus init` again."
         )
 
@@ -124,9 +136,9 @@ def hook_step(ws) -> Step:
         os.rename(hook, chained)
         _write_hook(hook, ours)
     return Step(
-        "hook", f"install the commit-msg hook ({hook}); the existing hook is kept as {CHAINED_NAME} and runs first",
+        "hook", f"install the {name} hook ({hook}); the existing hook is kept as {chained_name} and runs first",
         True, f"mv {_q(chained)} {_q(hook)}", chain,
-        f"{hook} is another commit-msg hook: commits are not tagged with Refocus-Id.",
+        f"{hook} is another {name} hook: {lost}.",
     )
 
 

@@ -131,8 +131,10 @@ def post_rewrite(kind):
 @click.command()
 @click.argument("remote", required=False)
 @click.option("--progress/--no-progress", default=None, help="Show progress on stderr (default: when stderr is a terminal).")
+@click.option("--yes", "-y", is_flag=True,
+              help="Agree that refocus data may be pushed to REMOTE's URL (recorded; asked once on a terminal).")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def sync(remote, progress, as_json):
+def sync(remote, progress, yes, as_json):
     """Exchange refocus refs and notes with REMOTE (default: refocus.remote,
     the current branch's remote, origin, or the only remote).
 
@@ -147,14 +149,33 @@ def sync(remote, progress, as_json):
     dated before what it follows or a second spawned event, is not taken. The
     local log is kept (and pushed back); the remote's is kept under
     refs/refocus-quarantine/remotes/ and listed as a conflict.
+
+    Nothing is pushed until you agree for the remote's URL: sync asks once on
+    a terminal; --yes agrees from a script. The agreement is kept in
+    .git/config (refocus.agreedRemote, one URL per value), so a changed URL (a
+    fork, a moved origin) is asked again. Without it, sync still fetches and
+    merges. Set refocus.remote to send refocus data to a private remote of its
+    own, apart from the code's.
+
+    \b
+    Examples:
+      git refocus sync                 # the default remote; asks before the first push
+      git refocus sync private --yes   # a script that has its owner's agreement
     """
+    import sys
+
     from gitrefocus.commands.sync import sync as run
 
+    if not yes and not as_json and sys.stdin.isatty() and sys.stderr.isatty():
+        from gitrefocus.commands.sync import unagreed
+
+        where = unagreed(remote=remote)
+        yes = where is not None and _ask_consent(*where)
     if progress is None:  # a spinner on a terminal that says what it is doing, fetch and push alike
         with render.working(f"syncing with {remote or 'the remote'}...", quiet=as_json) as update:
-            model = run(remote=remote, progress=update)
+            model = run(remote=remote, progress=update, yes=yes)
     else:
-        model = run(remote=remote, progress=render.note if progress else None)
+        model = run(remote=remote, progress=render.note if progress else None, yes=yes)
     render.warnings(model.warnings)
     if as_json:
         render.emit_json("sync", model.to_json())
@@ -163,8 +184,14 @@ def sync(remote, progress, as_json):
             ((model.created, "new"), (model.fast_forwarded, "updated"), (model.merged, "merged")) if ids]
     notes = f"; notes {model.notes}" if model.notes != "same" else ""
     pushed = len(model.pushed) + (1 if model.notes_pushed else 0)
-    render.echo(f"synced with {model.remote}: " + (", ".join(here) or "nothing new") + notes
-                + (f"; pushed {pushed} ref{'s' if pushed != 1 else ''}" if pushed else "; nothing to push") + ".")
+    sent = (f"; pushed {pushed} ref{'s' if pushed != 1 else ''}" if pushed
+            else f"; {model.withheld} ref(s) not pushed (not agreed)" if model.withheld else "; nothing to push")
+    render.echo(f"synced with {model.remote}: " + (", ".join(here) or "nothing new") + notes + sent + ".")
+
+
+def _ask_consent(remote: str, url: str) -> bool:
+    return click.confirm(f"Push refocus data (event logs refs/refocus/*, audit notes refs/notes/refocus) to "
+                         f"{remote} ({url})? It is asked once for this URL", default=False, err=True)
 
 
 @click.command()

@@ -100,7 +100,7 @@ class DoctorOutcome:
 # -- setup ------------------------------------------------------------------
 def check_setup(ws: Workspace) -> list[Finding]:
     out = []
-    for name in (setup.HOOK_NAME, setup.REWRITE_HOOK):
+    for name in setup.HOOKS:
         try:
             step = setup.hook_step(ws, name)
             if step.needed and not _owns_hooks_dir(ws):
@@ -364,6 +364,33 @@ def check_rewrites(ws: Workspace) -> list[Finding]:
     return out
 
 
+def check_privacy(ws: Workspace) -> list[Finding]:
+    """What would leave this machine, and where (information, never a problem)."""
+    from gitrefocus.commands.sync import choose_remote
+    from gitrefocus.store import remote as remote_
+
+    out = []
+    try:
+        name = choose_remote(ws, None)
+    except RefocusError:
+        name = None
+    if name is not None:
+        url = remote_.push_url(ws, name)
+        said = ("agreed: `git refocus sync` pushes refocus refs and notes there" if remote_.agreed(ws, url)
+                else "not agreed: `git refocus sync` pushes nothing there until you agree (`git refocus sync --yes`)")
+        out.append(Finding("privacy", f"refocus data would go to {name} ({url}): {said}.", severity=INFO))
+    try:
+        saved = sorted(f for f in os.listdir(ws.transcripts_dir) if f.endswith(".jsonl"))
+    except OSError:
+        saved = []
+    if saved:
+        agreed = ws.git("config", "--get-all", "refocus.agreedTranscripts", check=False).stdout.split()
+        out.append(Finding("privacy", f"{len(saved)} saved transcript(s) in {ws.rel(ws.transcripts_dir)}; a push "
+                           f"carries one only to a remote agreed in refocus.agreedTranscripts "
+                           f"({', '.join(agreed) if agreed else 'none yet'}).", severity=INFO))
+    return out
+
+
 # -- local state ---------------------------------------------------------------
 def _alive(pid: int) -> bool:
     try:
@@ -488,7 +515,7 @@ def collect(ws: Workspace) -> list[Finding]:
     others: dict[str, Workspace] = {}
     findings = check_setup(ws) + check_locks(ws) + check_entries(ws, cat) + leftovers.check_logs(ws, cat)
     findings += check_counterparts(ws, cat, others)
-    findings += check_promotions(ws, cat) + check_notes(ws, cat) + check_local(ws, cat)
+    findings += check_promotions(ws, cat) + check_notes(ws, cat) + check_local(ws, cat) + check_privacy(ws)
     findings += leftovers.check_transcripts(ws, cat) + leftovers.check_index_lock(ws)
     findings += leftovers.check_loops(ws, cat) + leftovers.check_stops(ws) + leftovers.check_fetched(ws)
     findings += leftovers.check_remote_locks(ws) + leftovers.check_remote_conflicts(ws)

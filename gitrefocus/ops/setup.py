@@ -26,10 +26,12 @@ from gitrefocus.store.workspace import HOOK_MARKER
 HOOK_NAME = "commit-msg"
 CHAINED_NAME = "commit-msg.pre-refocus"
 REWRITE_HOOK = "post-rewrite"
+PUSH_HOOK = "pre-push"
 CHAINED = ".pre-refocus"  # a hook that was there before init keeps running under this suffix
 # what each hook's absence costs, as doctor says it
 _MISSING = {HOOK_NAME: "commits are not tagged with Refocus-Id",
-            REWRITE_HOOK: "an amend or rebase that drops a Refocus-Id trailer loses the commit's link"}
+            REWRITE_HOOK: "an amend or rebase that drops a Refocus-Id trailer loses the commit's link",
+            PUSH_HOOK: "a plain git push may send refocus refs or saved transcripts to a remote nobody agreed to"}
 REWRITE_MODE = "cat_sort_uniq"  # note lines are self-contained and timestamped
 LOSSY_REWRITE_MODES = ("overwrite", "ignore")
 
@@ -93,9 +95,13 @@ def _write_hook(path: str, data: bytes) -> None:
     os.chmod(path, 0o755)
 
 
+HOOKS = (HOOK_NAME, REWRITE_HOOK, PUSH_HOOK)
+
+
 def hook_steps(ws) -> list[Step]:
-    """The git hooks init installs: commit-msg (the trailer) and post-rewrite (linkage across rewrites)."""
-    return [hook_step(ws), hook_step(ws, REWRITE_HOOK)]
+    """The git hooks init installs: commit-msg (the trailer), post-rewrite (linkage across
+    rewrites) and pre-push (nothing of refocus leaves for a remote nobody agreed to)."""
+    return [hook_step(ws, name) for name in HOOKS]
 
 
 def hook_step(ws, name: str = HOOK_NAME) -> Step:

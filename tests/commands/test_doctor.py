@@ -37,12 +37,12 @@ def test_uninitialised_repo_gets_what_init_sets_up(repos):
     the notes config, the .gitignore entry and the CLAUDE.md line: what `init` leaves."""
     src, dest = repos
     rc, model = doctor(src)
-    assert rc == 1 and kinds(model) == ["config", "config", "config", "hook", "hook", "setup", "setup"]
-    assert model["repairable"] == 7
+    assert rc == 1 and kinds(model) == ["config", "config", "config", "hook", "hook", "hook", "setup", "setup"]
+    assert model["repairable"] == 8
     text = refocus("doctor", cwd=src, check=False).stdout
     assert "--repair would install the commit-msg hook" in text
     rc, model = doctor(src, "--repair")
-    assert rc == 0 and model["repaired"] == 7
+    assert rc == 0 and model["repaired"] == 8
     assert "docs/refocus/INDEX.md" in (src / ".gitignore").read_text() and (src / "CLAUDE.md").exists()
     assert doctor(src) == (0, doctor(src)[1]) and doctor(src)[1]["clean"]
 

@@ -24,7 +24,7 @@ def activate(repo, rid=RID):
 def test_init_installs_hook_config_and_bootstrap(tmp_path):
     repo = make_repo(tmp_path / "r")
     out = refocus("init", "--json", cwd=repo).json
-    assert out["kind"] == "init" and out["changed"] == 7
+    assert out["kind"] == "init" and out["changed"] == 8
     hook = repo / ".git" / "hooks" / "commit-msg"
     assert hook.read_bytes() == (ROOT / "githooks" / "commit-msg").read_bytes() and os.access(hook, os.X_OK)
     rewrite = repo / ".git" / "hooks" / "post-rewrite"
@@ -54,7 +54,7 @@ def test_dry_run_changes_nothing(tmp_path):
     repo = make_repo(tmp_path / "r")
     before = git(repo, "config", "--local", "--list")
     out = refocus("init", "--dry-run", "--json", cwd=repo).json
-    assert out["dry_run"] and out["changed"] == 7
+    assert out["dry_run"] and out["changed"] == 8
     assert not (repo / ".git" / "hooks" / "commit-msg").exists()
     assert not (repo / ".gitignore").exists() and not (repo / "CLAUDE.md").exists()
     assert git(repo, "config", "--local", "--list") == before

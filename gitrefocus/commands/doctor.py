@@ -332,7 +332,7 @@ def check_notes(ws: Workspace, cat: Catalog) -> list[Finding]:
 
 
 def check_rewrites(ws: Workspace) -> list[Finding]:
-    """Linked commits a rewrite left behind (docs/rewrites.md): a commit on HEAD that carries
+    """Linked commits a rewrite left behind (docs/rewrites-and-privacy.md): a commit on HEAD that carries
     their change and is not linked yet is linked by the repair; one with no replacement found
     is told, with what to run when it was merged elsewhere."""
     from gitrefocus.commands.link import record_links

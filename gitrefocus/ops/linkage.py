@@ -14,7 +14,7 @@ commits that mention the id are ever parsed.
 A ``Refocus-Id:`` line counts anywhere in the message, not only in the final
 trailer block: a forge's squash commit lists the squashed commits' messages one
 after another, each with its own trailer, and that commit carries the work of
-every refocus it names (docs/rewrites.md).
+every refocus it names (docs/rewrites-and-privacy.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Linkage that survives history rewrites (docs/rewrites.md).
+"""Linkage that survives history rewrites (docs/rewrites-and-privacy.md).
 
 A commit belongs to a refocus by a ``Refocus-Id:`` line in its message or a
 ``linked`` note on it (:mod:`gitrefocus.ops.linkage`). Both are tied to the

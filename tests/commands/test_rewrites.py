@@ -161,7 +161,7 @@ def test_doctor_reports_the_unlinked_replacement_and_repairs_it(merged):
 
 
 def test_a_ci_clone_relinks_from_the_merged_branch_head(merged):
-    """The recipe of docs/rewrites.md: a clone without the branch's reflog, given its head."""
+    """The recipe of docs/rewrites-and-privacy.md: a clone without the branch's reflog, given its head."""
     dest, rid, tmp = merged["dest"], merged["rid"], merged["tmp"]
     refocus("sync", "origin", cwd=dest)
     ci = tmp / "ci"

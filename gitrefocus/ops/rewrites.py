@@ -188,7 +188,7 @@ def targets(ws, revs: list[str] | None, gone: dict[str, Info]) -> list[Info]:
     if ws.head_oid() is None or not gone:
         return []
     since = min(i.time for i in gone.values()) - 86400
-    return _log(ws, "--no-merges", f"--max-count={MAX_TARGETS}", f"--since={since}", "HEAD", "--")
+    return _log(ws, "--no-merges", f"--max-count={MAX_TARGETS}", f"--since=@{since}", "HEAD", "--")
 
 
 @dataclass(frozen=True)
@@ -208,7 +208,8 @@ def detect(ws, revs: list[str] | None = None, from_rev: str | None = None) -> De
     gone = gone_commits(ws, from_rev, target=_tip_of(ws, revs))
     runs = {tip: (base, run) for tip, (base, run) in _runs(gone).items()
             if any(gone[c].ids for c in run)}
-    singles = [o for o, i in gone.items() if len(i.parents) == 1 and i.ids]
+    done = rewritten(ws)  # amended or rebased here: the post-rewrite hook carried them already
+    singles = [o for o, i in gone.items() if len(i.parents) == 1 and i.ids and o not in done]
     if not singles and not runs:
         return Detected([], gone, set())
     single_ids = _patch_ids(ws, singles)

@@ -91,6 +91,9 @@ def sync(remote, progress, as_json):
     pushed = len(model.pushed) + (1 if model.notes_pushed else 0)
     render.echo(f"synced with {model.remote}: " + (", ".join(here) or "nothing new") + notes
                 + (f"; pushed {pushed} ref{'s' if pushed != 1 else ''}" if pushed else "; nothing to push") + ".")
+    if model.identity.get("adopted"):
+        render.echo(f"this clone is now the repository {model.remote} holds the refocus data of "
+                    f"(identity {model.identity['here'][:12]}): its refocuses are incoming or outgoing here as there.")
 
 
 @click.command()

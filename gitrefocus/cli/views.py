@@ -41,6 +41,12 @@ def show(refocus_id, as_json):
         if model.brief:
             render.echo(model.brief.rstrip("\n"))
             render.echo()
+        if model.here:
+            render.echo("# On this machine")
+            render.echo(f"source:    {model.here['source']}")
+            render.echo(f"dest:      {model.here['dest']}")
+            render.echo(f"continue:  {model.here['relaunch_shown']}")
+            render.echo()
         render.echo(f"# Events ({model.direction}, {ref_name(model.id)})")
         for e in model.events:
             who = e.event.actor.get("name") or ""

@@ -12,12 +12,13 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model import result as res
-from gitrefocus.model.events import Event
+from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.ids import TRANSCRIPTS_DIR
+from gitrefocus.model.place import DEST, SOURCE
 from gitrefocus.model.records import dataclass, replace
 from gitrefocus.model.result import DodItem, Result
 from gitrefocus.model.session import transcript_pointer
-from gitrefocus.ops import guards, index_md, linkage, promote, record
+from gitrefocus.ops import guards, index_md, linkage, places, promote, record
 from gitrefocus.store import atomic, catalog, eventlog, interrupts, localstate, refs
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store import scoped_commit as promised
@@ -177,7 +178,7 @@ def complete(
             raise RefocusError(f"{rid} has no brief document to update.")
         result = replace(
             draft, dod=definition_of_done(doc.meta["done_when"], dod, dod_unmet),
-            child_session=transcript_pointer(state.dest_dir or ws.workdir, str(state.child_session_id)),
+            child_session=_child_session(ws, state),
             completed_at=now,
         ).checked()
         if state.status == lifecycle.ABANDONED:  # the other terminal event won: a lost race, not a mistake
@@ -285,8 +286,19 @@ def _finish(ws: Workspace, rid: str, out: record.Outcome, made: tuple[Result, li
         warnings += linkage.on_finish(ws, rid, state.status)
     return CompleteOutcome(
         id=rid, status=state.status, completed_at=state.completed_at, result=result,
-        brief_path=record.brief_file(ws, rid), source_updated=other is not None, source_dir=state.source_dir,
+        brief_path=record.brief_file(ws, rid), source_updated=other is not None,
+        source_dir=places.shown(ws, state, SOURCE),
         files_written=written, commit=commit_oid, warnings=warnings,
         redactions=prepared.redactions if prepared is not None else [],
         suggested_files=suggested,
     )
+
+
+def _child_session(ws: Workspace, state: RefocusState) -> str:
+    """How the result names the child's session: its id (the transcript is under
+    ~/.claude/projects/ of whichever machine ran it), or for a refocus written
+    before portable places, the transcript's path on this machine."""
+    dest = state.where(DEST)
+    if dest is not None and dest.portable:
+        return str(state.child_session_id)
+    return transcript_pointer(state.dest_dir or ws.workdir, str(state.child_session_id))

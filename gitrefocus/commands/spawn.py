@@ -14,13 +14,15 @@ from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief, BriefContent, render_body, validate_meta
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.ids import RefocusId, derive_slug, new_session_id, validate_slug
+from gitrefocus.model.place import Place, relative_dir
 from gitrefocus.model.records import dataclass
 from gitrefocus.model.session import relaunch_command
-from gitrefocus.ops import guards, index_md, record, setup
+from gitrefocus.ops import guards, index_md, places, record, setup
 from gitrefocus.store import (
     atomic,
     catalog,
     eventlog,
+    identity,
     interrupts,
     refs,
     registry,
@@ -121,16 +123,6 @@ def stale_outgoing(cat: catalog.Catalog, hours: float) -> list[str]:
     return out
 
 
-def _identities(source: Workspace, dest: Workspace) -> dict[str, Any]:
-    """The commit each repository stands on: how a clone, wherever it lives,
-    knows which side of this refocus it is (catalog direction). Left out when
-    two different repositories stand on the same commit and cannot be told apart."""
-    s, d = source.head_oid(), dest.head_oid()
-    if s is None or d is None or (s == d and not dest.same_repo(source)):
-        return {}
-    return {"repos": {"source": str(s), "dest": str(d)}}
-
-
 def _related(states: Mapping[str, object], text: str) -> str:
     """A --related-id: a known refocus by any unique prefix or slug, else a full id."""
     matches = catalog.match_ids(states, text)
@@ -223,7 +215,9 @@ def spawn(
     states = _States(source, dest_ws)
     parent_id = states.resolve(parent) if parent else None
     ancestors = guards.parent_chain(states, parent_id)
-    warnings += guards.check_chain(ancestors, dest_dir, source.setting("maxChainDepth"))
+    dest_id = identity.read(dest_ws)
+    warnings += guards.check_chain(ancestors, dest_dir, source.setting("maxChainDepth"),
+                                   Place(relative_dir(dest_dir, dest_ws.workdir), dest_id) if dest_id else None)
     related_ids = [_related(states, rid) for rid in related_ids]
 
     context = list(context)
@@ -245,11 +239,30 @@ def spawn(
     sid = new_session_id()
     now = clock.now()
     rid = RefocusId.build(now.date(), slug, sid).value
+    brief_path = dest_ws.brief_path(rid)
+    repos = [dest_ws] if dest_ws.same_repo(source) else [dest_ws, source]
+    _preflight(repos, brief_path, [(dest_ws, dest_dir), (source, source_dir)])
+    message = f"refocus({rid}): spawned"
+    try:  # the first writes: each side's identity, the --commit promises, local state naming each side's counterpart
+        source_place, dest_place = places.place_of(source, source_dir), places.place_of(dest_ws, dest_dir)
+        if commit:
+            promised.promise(dest_ws, rid, [brief_path, *(p for p, _ in setup.planned(dest_ws.workdir))], message)
+            if len(repos) == 2:
+                promised.promise(source, rid, [p for p, _ in setup.planned(source.workdir)], message)
+        record.remember_counterpart(dest_ws, rid, source)  # also where the brief is written (doctor)
+        if len(repos) == 2:
+            record.remember_counterpart(source, rid, dest_ws)
+    except (OSError, RefocusError, refs.GitError()) as exc:
+        raise RefocusError(f"could not write {atomic.what_failed(exc)}; nothing was spawned.") from None
+    # what is stored is portable: each side's repository identity and the directory
+    # relative to its root, never a path of this machine (docs/paths-and-identity.md)
     meta = validate_meta({
         "id": rid, "status": lifecycle.RESERVED, "child_session_id": sid,
         "spawn_mode": "oneshot" if oneshot else "manual", "spawned_at": clock.iso(now),
-        "launched_at": None, "completed_at": None, "source_dir": source_dir,
-        "source_session_id": env.get("CLAUDE_CODE_SESSION_ID") or None, "dest_dir": dest_dir,
+        "launched_at": None, "completed_at": None, "source_dir": source_place.dir,
+        "source_repo": source_place.repo_name, "source_repo_id": source_place.repo_id,
+        "source_session_id": env.get("CLAUDE_CODE_SESSION_ID") or None, "dest_dir": dest_place.dir,
+        "dest_repo": dest_place.repo_name, "dest_repo_id": dest_place.repo_id,
         "slug": slug, "parent_refocus_id": parent_id, "related_refocus_ids": list(related_ids),
         "done_when": list(done_when), "out_of_scope": list(out_of_scope), "related": list(related),
         "assigned_to": assign, "relevant_files": list(files),
@@ -261,23 +274,9 @@ def spawn(
     def build(tip: Tip | None) -> tuple[Event, bytes]:
         if tip is not None:
             raise RefocusError(f"refocus {rid} already exists.")
-        event = record.new_event(source, rid, ev.SPAWNED, "source", meta=meta, **_identities(source, dest_ws))
+        event = record.new_event(source, rid, ev.SPAWNED, "source", meta=meta)
         return event, snapshot
 
-    brief_path = dest_ws.brief_path(rid)
-    repos = [dest_ws] if dest_ws.same_repo(source) else [dest_ws, source]
-    _preflight(repos, brief_path, [(dest_ws, dest_dir), (source, source_dir)])
-    message = f"refocus({rid}): spawned"
-    try:  # the first writes: the --commit promises, local state naming each side's counterpart
-        if commit:
-            promised.promise(dest_ws, rid, [brief_path, *(p for p, _ in setup.planned(dest_ws.workdir))], message)
-            if len(repos) == 2:
-                promised.promise(source, rid, [p for p, _ in setup.planned(source.workdir)], message)
-        if len(repos) == 2:
-            record.remember_counterpart(dest_ws, rid, source)
-            record.remember_counterpart(source, rid, dest_ws)
-    except (OSError, RefocusError, refs.GitError()) as exc:
-        raise RefocusError(f"could not write {atomic.what_failed(exc)}; nothing was spawned.") from None
     with interrupts.deferred(f"{rid} was spawned in full"):
         try:
             tip = eventlog.append(dest_ws.repo, rid, build)

@@ -24,7 +24,7 @@ from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.model.records import dataclass, field
 from gitrefocus.ops import index_md, record
-from gitrefocus.store import eventlog, eventmerge, locks, notes, refs
+from gitrefocus.store import eventlog, eventmerge, identity, locks, notes, refs
 from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
 from gitrefocus.store.workspace import Workspace
@@ -77,6 +77,7 @@ class SyncOutcome:
     files_written: list[str]
     warnings: list[str]
     conflicts: list[dict[str, Any]] = field(default_factory=list)  # {id, reason, ...}: what was not taken
+    identity: dict[str, Any] = field(default_factory=dict)  # this repository's, the remote's, what sync did
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -84,6 +85,7 @@ class SyncOutcome:
             "fast_forwarded": self.fast_forwarded, "merged": self.merged, "notes": self.notes,
             "pushed": self.pushed, "notes_pushed": self.notes_pushed,
             "files_written": self.files_written, "warnings": self.warnings, "conflicts": self.conflicts,
+            "identity": self.identity,
         }
 
 
@@ -100,6 +102,7 @@ class Report:
     files_written: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     conflicts: list[dict[str, Any]] = field(default_factory=list)
+    identity: dict[str, Any] = field(default_factory=dict)
 
     def add(self, kind: str, rid: str) -> None:
         bucket = self.by_kind.setdefault(kind, [])
@@ -114,7 +117,7 @@ class Report:
             remote=self.remote, rounds=self.rounds, created=ids(refs.CREATED), fast_forwarded=ids(refs.FAST_FORWARD),
             merged=ids(refs.MERGED) + ids(refs.ADOPTED), notes=self.notes, pushed=sorted(set(self.pushed)),
             notes_pushed=self.notes_pushed, files_written=self.files_written, warnings=self.warnings,
-            conflicts=self.conflicts,
+            conflicts=self.conflicts, identity=self.identity,
         )
 
 
@@ -126,7 +129,7 @@ class Sync:
         self.report = Report(remote)
         self.touched: set[str] = set()  # ids whose live ref changed here
         self.skipped: set[str] = set()  # ids whose remote ref could not be merged (warned)
-        self._opened: dict[tuple[str | None, str | None], Workspace | None] = {}
+        self._opened: dict[tuple[str | None, ...], Workspace | None] = {}
         self._locked: dict[str, int] = {}  # lock files the remote named, and in how many rounds
 
     def say(self, message: str) -> None:
@@ -164,6 +167,23 @@ class Sync:
                 raise RefocusError(f"the remote {self.remote} is locked by {path}, left by a push that did not "
                                    f"finish; remove it where the remote lives (rm {shlex.quote(path)}) and run "
                                    f"`git refocus sync` again.")
+
+    # -- identity -----------------------------------------------------------
+    def identities(self) -> None:
+        """A clone's first sync takes the identity of the repository it was cloned from
+        (what the remote holds), so refocuses of that repository are its own: incoming or
+        outgoing as they are there. A remote that holds another repository's identity
+        (a fork syncing with its upstream) is said, and nothing is taken."""
+        mine, theirs = identity.read(self.ws), identity.tracked(self.ws, self.remote)
+        report = self.report.identity
+        if mine is None and theirs is not None and identity.adopt(self.ws, self.remote):
+            mine = theirs
+            report["adopted"] = True
+        report.update(here=mine, remote=theirs)
+        if mine is not None and theirs is not None and mine != theirs:
+            self._warn(f"the remote {self.remote} holds the refocus identity of another repository "
+                       f"({theirs[:12]}; this one is {mine[:12]}): refocuses of that repository are neither "
+                       "incoming nor outgoing here. See docs/paths-and-identity.md.")
 
     # -- merging ------------------------------------------------------------
     def merge(self, seen: dict[str, list[str]] | None = None) -> tuple[dict[str, str], dict[str, str] | None]:
@@ -251,6 +271,8 @@ class Sync:
         ours_notes = self.ws.ref_target(NOTES_REF)
         if ours_notes is not None and ours_notes != self.ws.ref_target(remote_.tracking_notes(self.remote)):
             names.append(NOTES_REF)
+        if identity.read(self.ws) is not None and identity.tracked(self.ws, self.remote) is None:
+            names.append(identity.IDENTITY_REF)  # published where the remote has none yet
         return sorted(names)
 
     def remember_pushed(self, accepted: list[str], pushed: dict[str, str]) -> None:
@@ -288,6 +310,7 @@ class Sync:
         for round_ in range(1, MAX_ROUNDS + 1):
             self.report.rounds = round_
             seen = self.fetch()
+            self.identities()
             theirs, ours = self.merge(seen)
             names = self.to_push(theirs, ours)
             if not names:
@@ -298,6 +321,8 @@ class Sync:
             self.remember_pushed(accepted, pushing)
             self.report.pushed += [r[len(refs.REF_PREFIX):] for r in accepted if r.startswith(refs.REF_PREFIX)]
             self.report.notes_pushed = self.report.notes_pushed or NOTES_REF in accepted
+            if identity.IDENTITY_REF in accepted:
+                self.report.identity["published"] = True
             rejected = {r for r in rejected if r[len(refs.REF_PREFIX):] not in self.skipped}
             if not rejected:
                 break

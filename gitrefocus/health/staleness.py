@@ -19,6 +19,8 @@ import posixpath
 from gitrefocus.errors import RefocusError
 from gitrefocus.health import history
 from gitrefocus.model import clock, lifecycle
+from gitrefocus.model.place import DEST
+from gitrefocus.ops import places
 from gitrefocus.store import localstate
 
 CACHE = ("cache", "health.json")
@@ -231,7 +233,7 @@ def unlaunched(*, ws, cat) -> list[dict]:
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         age = entry.unlaunched_hours(hours)
         if age is not None:
-            out.append({"id": entry.id, "dest_dir": entry.state.dest_dir if entry.state else None,
+            out.append({"id": entry.id, "dest_dir": places.shown(ws, entry.state, DEST) if entry.state else None,
                         "age_hours": round(age, 1)})
     return out
 

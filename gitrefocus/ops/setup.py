@@ -149,6 +149,15 @@ def file_step(path: str, data: bytes, shown: str) -> Step:
                         "again to get the current one.")
 
 
+def read_hook(ws) -> bytes | None:
+    """The commit-msg hook git runs here, or None."""
+    return _read(os.path.join(hooks_dir(ws), HOOK_NAME))
+
+
+def config_values(ws, key: str) -> list[str]:
+    return _config_values(ws, key)
+
+
 def _config_values(ws, key: str) -> list[str]:
     proc = ws.git("config", "--get-all", key, check=False)
     return proc.stdout.splitlines() if proc.returncode == 0 else []

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.store import git
+from gitrefocus.store.identity import IDENTITY_REF
 from gitrefocus.store.notes import NOTES_REF
 from gitrefocus.store.refs import REF_PREFIX, TRACKING_PREFIX
 
@@ -46,7 +47,8 @@ def tracking_refspecs(remote: str) -> list[str]:
     The notes refspec is a pattern so that a remote without notes yet is not an error.
     """
     base = f"{TRACKING_PREFIX}{remote}"
-    return [f"+{REF_PREFIX}*:{base}/refocus/*", f"+{NOTES_REF}*:{base}/notes/refocus*"]
+    return [f"+{REF_PREFIX}*:{base}/refocus/*", f"+{NOTES_REF}*:{base}/notes/refocus*",
+            f"+{IDENTITY_REF}*:{base}/identity*"]
 
 
 def fetch(ws: Workspace, remote: str) -> None:
@@ -68,6 +70,8 @@ def push(ws: Workspace, remote: str, refnames: list[str]) -> tuple[list[str], li
     specs = [f"{REF_PREFIX}*:{REF_PREFIX}*"] if any(r.startswith(REF_PREFIX) for r in refnames) else []
     if NOTES_REF in refnames:
         specs.append(f"{NOTES_REF}:{NOTES_REF}")
+    if IDENTITY_REF in refnames:  # only where the remote has none: never forced over another's
+        specs.append(f"{IDENTITY_REF}:{IDENTITY_REF}")
     proc = git.run(ws.workdir, "push", "--porcelain", "--no-verify", remote, *specs,
                    config=git.NO_HOOKS, check=False)
     rejected, seen = [], 0

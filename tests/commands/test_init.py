@@ -148,6 +148,7 @@ def test_remote_refspecs_fetch_into_tracking_refs_outside_refs_remotes(tmp_path)
     assert [s["what"] for s in out["steps"] if s["kind"] == "remote" and s["changed"]] == [
         "git config --add remote.origin.fetch '+refs/refocus/*:refs/refocus-remotes/origin/refocus/*'",
         "git config --add remote.origin.fetch '+refs/notes/refocus*:refs/refocus-remotes/origin/notes/refocus*'",
+        "git config --add remote.origin.fetch '+refs/refocus-meta/identity*:refs/refocus-remotes/origin/identity*'",
     ]
     git(clone, "fetch", "-q", "origin")  # no notes on the remote yet: not an error
     assert refs(clone, "refs/refocus-remotes/") == {f"refs/refocus-remotes/origin/refocus/{RID}": head}

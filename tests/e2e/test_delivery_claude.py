@@ -102,7 +102,7 @@ def test_sessions_side_by_side_and_a_clear_in_the_unrelated_one(
             return Text("Child finished.")
         if "OTHER-AFTER" in conversation:
             if steps == 0:
-                return Bash("echo role=[$SESSION_REFOCUS_ROLE]; git commit --allow-empty -q -m 'after the clear' "
+                return Bash("echo \"role=[$SESSION_REFOCUS_ROLE]\"; git commit --allow-empty -q -m 'after the clear' "
                             f"&& git log -1 --format=%B; git refocus complete {complete_args}; echo exit=$?; "
                             f"git refocus complete {rid} {complete_args}; echo exit=$?")
             return Text("Other session, after the clear.")

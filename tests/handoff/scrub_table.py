@@ -317,7 +317,7 @@ def save_path(box: Sandbox, places: list[Placement], name: str) -> str:
 
     project = box.home / ".claude/projects" / encode_project_dir(str(dest.resolve()))
     transcript(places, project / f"{sid}.jsonl", str(dest))
-    box.run("complete", "--summary", "measured", "--no-material-changes", "n/a", "--save-transcript", "--json",
+    box.run("complete", rid, "--summary", "measured", "--no-material-changes", "n/a", "--save-transcript", "--json",
             cwd=dest)
     return (dest / "docs/refocus/transcripts" / f"{rid}.jsonl").read_text(encoding="utf-8")
 

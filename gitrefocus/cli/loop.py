@@ -38,7 +38,7 @@ def _report(model, as_json: bool) -> None:
         return
     x = model.loop
     tied = f", refocus {x.refocus_id}" if x.refocus_id else ""
-    render.echo(f"loop {x.id} {model.action} (session {x.session_id}, iteration {x.iteration} of "
+    render.echo(f"loop {x.id} {model.action} (session {x.session_id}, iteration {x.current} of "
                 f"{x.max_iterations}{tied}).")
 
 
@@ -69,7 +69,7 @@ def list_(as_json):
     if as_json:
         render.emit_json("loop-list", model.to_json())
         return
-    rows = [[x.id + ("*" if fg else ""), x.status, f"{x.iteration}/{x.max_iterations}", x.session_id[:8],
+    rows = [[x.id + ("*" if fg else ""), x.status, f"{x.current}/{x.max_iterations}", x.session_id[:8],
              x.refocus_id or "", x.ended or "", x.promise[:40]] for x, fg in model.loops]
     if rows:
         render.table(None, ["LOOP", "STATUS", "ITER", "SESSION", "REFOCUS", "ENDED", "PROMISE"], rows)

@@ -23,12 +23,25 @@ def log(refocus_id, as_json):
     if as_json:
         render.emit_json("log", model.to_json())
         return
+    if model.elsewhere:
+        render.note(f"{model.id} was worked on in {model.elsewhere}: its commits are there "
+                    "(`git refocus log` there lists them).")
+        return
     if not model.commits:
         render.note(f"no commits are linked to {model.id} yet.")
         return
+    if not _inside_cwd(model.repo):
+        render.note(f"the commits of {model.id} are in its destination, {model.repo}:")
     with render.paged():
         for c in model.commits:
             render.echo(f"{c.abbrev} {c.author_date[:10]} {c.subject}  ({', '.join(c.via(model.id))})")
+
+
+def _inside_cwd(repo: str) -> bool:
+    import os
+
+    cwd = os.path.realpath(os.getcwd())
+    return cwd == os.path.realpath(repo) or cwd.startswith(os.path.realpath(repo) + os.sep)
 
 
 @click.command()

@@ -84,6 +84,9 @@ def show_status(as_json: bool) -> None:
         render.warn(f"the active refocus of this worktree {model.active.problem}; commits are tagged with it. "
                     "Clear it: git refocus stop.")
         said = True
+    elif model.active and not model.active.tagging:
+        said = _section("Active here (commits are NOT tagged: run `git refocus init`):",
+                        [f"{model.active.id}  {model.active.status}"])
     elif model.active:
         said = _section("Active here (commits carry its Refocus-Id; `git refocus stop` clears it):",
                         [f"{model.active.id}  {model.active.status}"])

@@ -57,6 +57,9 @@ def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, alt
         return
     render.echo(model.marker)
     render.echo(f"brief:   {model.brief_path}")
+    if model.source_files:  # first use here: nothing in this repository changes unsaid
+        how = "committed" if model.commits.get("source") else "commit them with your work"
+        render.echo(f"wrote here: {', '.join(model.source_files)} ({how})")
     render.echo("launch the child with:")
     render.echo(f"  {model.relaunch_command}")
 

@@ -286,12 +286,20 @@ def _finish(ws: Workspace, rid: str, out: record.Outcome, made: tuple[Result, li
         warnings += linkage.on_finish(ws, rid, state.status)
     return CompleteOutcome(
         id=rid, status=state.status, completed_at=state.completed_at, result=result,
-        brief_path=record.brief_file(ws, rid), source_updated=other is not None,
+        brief_path=record.brief_file(ws, rid), source_updated=other is not None or _source_is_here(ws, state),
         source_dir=places.shown(ws, state, SOURCE),
         files_written=written, commit=commit_oid, warnings=warnings,
         redactions=prepared.redactions if prepared is not None else [],
         suggested_files=suggested,
     )
+
+
+def _source_is_here(ws: Workspace, state: RefocusState) -> bool:
+    """The source works in this repository too (a spawn into one of its subdirectories
+    or worktrees): the result is waiting there already, as it is recorded here."""
+    source = places.local_dir(ws, state, SOURCE)
+    found = Workspace.try_open(source) if source else None
+    return found is not None and found.same_repo(ws)
 
 
 def _child_session(ws: Workspace, state: RefocusState) -> str:

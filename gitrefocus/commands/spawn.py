@@ -15,7 +15,7 @@ from gitrefocus.model.brief import Brief, BriefContent, render_body, validate_me
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.ids import RefocusId, derive_slug, new_session_id, validate_slug
 from gitrefocus.model.place import Place, relative_dir
-from gitrefocus.model.records import dataclass
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.model.session import relaunch_command
 from gitrefocus.ops import guards, index_md, places, record, setup
 from gitrefocus.store import (
@@ -50,6 +50,7 @@ class SpawnOutcome:
     files_written: list[str]
     commits: dict[str, str | None]  # "dest" / "source" -> commit made by --commit
     warnings: list[str]
+    source_files: list[str] = field(default_factory=list)  # of files_written, those in the source's work tree
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -57,7 +58,7 @@ class SpawnOutcome:
             "brief_path": self.brief_path, "dest_dir": self.dest_dir, "source_dir": self.source_dir,
             "parent_refocus_id": self.parent_refocus_id, "relaunch_command": self.relaunch_command,
             "marker": self.marker, "files_written": self.files_written, "commits": self.commits,
-            "warnings": self.warnings,
+            "warnings": self.warnings, "source_files": self.source_files,
         }
 
 
@@ -312,4 +313,5 @@ def spawn(
         relaunch_command=relaunch_command(dest_dir, sid, pickup_id=rid if oneshot else None),
         marker=f"SPAWNED {rid} → {dest_dir} (child_session_id: {sid}). Awaiting result.",
         files_written=dest_written + source_written, commits=commits, warnings=warnings,
+        source_files=[source.rel(p) for p in source_written],
     )

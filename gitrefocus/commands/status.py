@@ -98,9 +98,10 @@ class Active:
     id: str
     status: str | None
     problem: str | None  # why the marker is wrong (finished, foreign, unknown); None when right
+    tagging: bool = True  # our commit-msg hook runs here: commits get the Refocus-Id trailer
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "problem": self.problem}
+        return {"id": self.id, "status": self.status, "problem": self.problem, "tagging": self.tagging}
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,7 @@ def active(ws: Workspace, cat: Catalog, env: Mapping[str, str] = os.environ) -> 
     if not rid:
         return None
     entry = cat.entries.get(rid)
-    return Active(rid, entry.status if entry else None, marker_problem(cat, rid))
+    return Active(rid, entry.status if entry else None, marker_problem(cat, rid), tagging=ws.tags_commits)
 
 
 def status(*, cwd: str = ".") -> StatusOutcome:

@@ -1,0 +1,46 @@
+"""What a new user meets on the documented path, from a fresh HOME and two fresh
+repositories: nothing claims what is not so, nothing changes unsaid."""
+
+from __future__ import annotations
+
+from tests.gitrepo import git
+from tests.runner import refocus, spawn_args
+
+
+def test_status_does_not_claim_tagging_where_no_hook_runs(repos):
+    src, dest = repos
+    rid = refocus(*spawn_args(dest), cwd=src).json["id"]
+    refocus("start", rid, cwd=dest)
+    text = refocus("status", cwd=dest).stdout
+    assert "commits carry its Refocus-Id" not in text and "NOT tagged" in text and "git refocus init" in text, text
+    assert refocus("status", "--json", cwd=dest).json["active"]["tagging"] is False
+    refocus("init", cwd=dest)
+    assert "commits carry its Refocus-Id" in refocus("status", cwd=dest).stdout
+    assert refocus("status", "--json", cwd=dest).json["active"]["tagging"] is True
+
+
+def test_spawn_names_the_files_it_wrote_in_the_source(repos):
+    src, dest = repos
+    (src / ".gitignore").write_text("*.log\n")
+    git(src, "add", ".gitignore")
+    git(src, "commit", "-qm", "ignore logs")
+    r = refocus(*spawn_args(dest)[:-1], cwd=src)
+    assert "wrote here: .gitignore, CLAUDE.md (commit them with your work)" in r.stdout, r
+    assert git(src, "status", "--porcelain").split() == ["M", ".gitignore", "??", "CLAUDE.md"]
+    again = refocus(*spawn_args(dest, "second")[:-1], cwd=src)
+    assert "wrote here" not in again.stdout, "nothing new was written the second time"
+    assert refocus(*spawn_args(dest, "third"), cwd=src).json["source_files"] == []
+
+
+def test_spawn_into_a_subdirectory_completes_with_the_source_updated(tmp_path):
+    from tests.gitrepo import make_repo
+
+    repo = make_repo(tmp_path / "mono")
+    (repo / "svc").mkdir()
+    out = refocus(*spawn_args(repo / "svc"), cwd=repo).json
+    refocus("start", out["id"], cwd=repo / "svc")
+    r = refocus("complete", "--summary", "done", "--no-material-changes", "none", cwd=repo / "svc")
+    assert "not reachable" not in r.stdout and "now shows the result waiting" in r.stdout, r
+    assert refocus("complete", "--help", cwd=repo).returncode == 0
+    waiting = refocus("status", "--json", cwd=repo).json["outgoing"]["results_waiting"]
+    assert [w["id"] for w in waiting] == [out["id"]], waiting

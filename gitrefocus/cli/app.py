@@ -46,6 +46,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "__complete": ("gitrefocus.cli.completion", "complete_words"),
     "loop": ("gitrefocus.cli.loop", "loop"),
     "tree": ("gitrefocus.cli.tree", "tree"),
+    "help": ("gitrefocus.cli.about", "help_"),
+    "version": ("gitrefocus.cli.about", "version"),
 }
 
 

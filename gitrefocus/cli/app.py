@@ -105,9 +105,11 @@ def cli(ctx, debug, directory, no_pager, no_color):
 
     \b
     Typical round trip:
-      (in repo A)  git refocus spawn ../B --slug mcp-standard --reason "..." --done-when "..."
-      (in repo B)  claude --session-id <SID>      # the SessionStart hook runs `start`
-      (in repo B)  git refocus complete --summary "..." --no-material-changes "investigation"
+      (in repo A)  git refocus spawn ../B --slug mcp-standard \\
+                       --reason "..." --done-when "..."
+      (in repo B)  claude --session-id <SID>   # its SessionStart hook: start
+      (in repo B)  git refocus complete --summary "..." \\
+                       --no-material-changes "investigation"
       (in repo A)  git refocus status; git refocus receive <ID>
 
     Exit codes: 0 ok, 1 user error, 2 usage, 3 refused by a guard,

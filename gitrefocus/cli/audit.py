@@ -134,13 +134,15 @@ def doctor(ctx, repair, as_json):
     else:
         for f in model.findings:
             mark = "repaired" if f.repaired else ("info" if f.severity == "info" else "problem")
-            render.echo(f"{mark}: {f.message}")
+            render.prose(f"{mark}: {f.message}")
             if f.repair_error:
-                render.echo(f"  repair failed: {f.repair_error}")
+                render.prose(f"  repair failed: {f.repair_error}", "    ")
             elif f.repairable and not f.repaired:
-                render.echo(f"  --repair would {f.repair}.")
+                render.prose(f"  --repair would {f.repair}.", "    ")
         if model.clean:
-            render.echo(f"{model.repo}: consistent" + (f" ({model.repaired} repaired)." if model.repaired else "."))
+            from gitrefocus.ops.places import home
+
+            render.echo(f"{home(model.repo)}: consistent" + (f" ({model.repaired} repaired)." if model.repaired else "."))
         else:
             render.echo(f"{model.problems} problem(s)"
                         + (f", {model.repairable} repairable with --repair." if model.repairable else "."))

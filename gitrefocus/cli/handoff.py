@@ -64,7 +64,8 @@ def handoff():
       git refocus handoff <session-id> --out brief.md
       git refocus handoff <session-id> --extractor claude
       git refocus handoff prepare <session-id> --json
-      git refocus handoff finalize --sections ~/.cache/git-refocus/handoff/<dir>/sections
+      git refocus handoff finalize \\
+          --sections ~/.cache/git-refocus/handoff/<dir>/sections
     """
 
 

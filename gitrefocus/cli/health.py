@@ -83,8 +83,8 @@ def check(refocus_id, as_json):
     if as_json:
         render.emit_json("check", model)
         return
-    render.echo(f"{model['id']} ({model['status']}): {len(model['linked_commits'])} linked commit(s) "
-                f"since spawn, {model['commits_since_spawn']} commit(s) in all.")
+    render.prose(f"{model['id']} ({model['status']}): {len(model['linked_commits'])} linked commit(s) "
+                 f"since spawn, {model['commits_since_spawn']} commit(s) in all.")
     for section, title in (("done_when", "Done when"), ("artifacts", "Artifacts"),
                            ("material_changes", "Material changes")):
         items = model[section]
@@ -92,11 +92,11 @@ def check(refocus_id, as_json):
             continue
         render.echo(f"{title}:")
         for item in items:
-            render.echo(f"  {'⚑' if item['flags'] else '-'} {item['label']}")
+            render.prose(f"  {'⚑' if item['flags'] else '-'} {item['label']}", "    ")
             for flag in item["flags"]:
-                render.echo(f"      {flag}")
+                render.prose(f"      {flag}", "      ")
             for fact in item["facts"]:
-                render.echo(f"      {fact}")
+                render.prose(f"      {fact}", "      ")
     if not model["flag_count"]:
         render.echo("no flags: nothing in git contradicts the stated intent (still worth a look).")
 

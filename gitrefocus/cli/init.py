@@ -31,8 +31,9 @@ def init(remote, claude, user, plugin, dry_run, as_json):
     - sets notes.displayRef and notes.rewriteRef to refs/notes/refocus and
       notes.rewriteMode to cat_sort_uniq, so `git log` shows refocus notes and
       amend/rebase carry them to the new commits;
-    - adds docs/refocus/INDEX.md to .gitignore and the INDEX link line to CLAUDE.md
-      (agent sessions read CLAUDE.md first; the line is how they find the refocus history).
+    - adds docs/refocus/INDEX.md to .gitignore and the INDEX link line to
+      CLAUDE.md (agent sessions read CLAUDE.md first; the line is how they
+      find the refocus history).
 
     With --user or --plugin outside a repository, only the Claude Code part is
     installed. Running it again changes nothing. Each change is printed with its

@@ -169,6 +169,20 @@ def echo(text: str = "") -> None:
     sys.stdout.write(neutralise(text) + "\n")
 
 
+def prose(text: str, indent: str = "  ") -> None:
+    """A sentence for people: on a terminal, wrapped to its width (80 columns at most), the
+    lines after the first indented; a path or a command is never broken. Piped, one line
+    (what scripts and grep read)."""
+    if sys.stdout.isatty():
+        import shutil
+        import textwrap
+
+        width = min(shutil.get_terminal_size((80, 24)).columns, 80)
+        text = textwrap.fill(text, width, subsequent_indent=indent, break_long_words=False,
+                             break_on_hyphens=False)
+    echo(text)
+
+
 def raw(text: str) -> None:
     """Text as is but for control characters (a prompt, a rendered brief)."""
     sys.stdout.write(neutralise(text))

@@ -104,7 +104,7 @@ def cli(ctx, debug, directory, no_pager, no_color):
     events in refs/refocus/<id>, the audit trail in refs/notes/refocus.
 
     \b
-    Typical round trip:
+    Example, a round trip:
       (in repo A)  git refocus spawn ../B --slug mcp-standard \\
                        --reason "..." --done-when "..."
       (in repo B)  claude --session-id <SID>   # its SessionStart hook: start

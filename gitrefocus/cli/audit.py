@@ -16,6 +16,11 @@ def log(refocus_id, as_json):
     A commit belongs to it when it carries the `Refocus-Id: ID` trailer (added
     by the commit-msg hook) or a `linked` note (`git refocus link`). Branches,
     tags, remote branches and HEAD are searched.
+
+    \b
+    Examples:
+      git refocus log mcp-standard
+      git refocus log mcp-standard --json
     """
     from gitrefocus.commands.log import log as run
 
@@ -48,30 +53,42 @@ def _inside_cwd(repo: str) -> bool:
 @click.argument("refocus_id", metavar="ID")
 @click.argument("revs", metavar="REV-RANGE...", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def link(refocus_id, revs, as_json):
+@click.option("--dry-run", is_flag=True, help="Say which commits would be linked; change nothing.")
+def link(refocus_id, revs, dry_run, as_json):
     """Link commits made without the hook to a refocus.
 
     REV-RANGE is a commit (one commit) or a range such as main..HEAD. Each
     commit gets a `linked` line in refs/notes/refocus and the refocus's event
     log records the link; history is never rewritten.
+
+    \b
+    Examples:
+      git refocus link mcp-standard HEAD~3..HEAD
+      git refocus link mcp-standard a1b2c3d --dry-run
     """
     from gitrefocus.commands.link import link as run
 
-    model = run(refocus_id=refocus_id, revs=list(revs))
+    model = run(refocus_id=refocus_id, revs=list(revs), dry_run=dry_run)
     render.warnings(model.warnings)
     if as_json:
         render.emit_json("link", model.to_json())
         return
     n, already = len(model.linked), len(model.already_linked)
-    render.echo(f"{model.id}: linked {n} commit{'s' if n != 1 else ''}"
-                + (f" ({already} already linked)" if already else "") + ".")
+    render.echo(f"{model.id}: {'would link' if model.dry_run else 'linked'} {n} commit{'s' if n != 1 else ''}"
+                + (f" ({already} already linked)" if already else "")
+                + ("; nothing was changed:" if model.dry_run and n else "; nothing was changed." if model.dry_run else "."))
+    if model.dry_run:
+        for oid in model.linked:
+            render.echo(f"  {oid}")
 
 
 @click.command()
 @click.argument("remote", required=False)
 @click.option("--progress/--no-progress", default=None, help="Show progress on stderr (default: when stderr is a terminal).")
+@click.option("--dry-run", is_flag=True, help="Compare ref tips with the remote's and say what would be "
+              "taken and pushed; fetch and change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def sync(remote, progress, as_json):
+def sync(remote, progress, dry_run, as_json):
     """Exchange refocus refs and notes with REMOTE (default: refocus.remote,
     the current branch's remote, origin, or the only remote).
 
@@ -86,9 +103,28 @@ def sync(remote, progress, as_json):
     dated before what it follows or a second spawned event, is not taken. The
     local log is kept (and pushed back); the remote's is kept under
     refs/refocus-quarantine/remotes/ and listed as a conflict.
+
+    \b
+    Examples:
+      git refocus sync
+      git refocus sync upstream --dry-run
     """
     from gitrefocus.commands.sync import sync as run
 
+    if dry_run:
+        from gitrefocus.commands.sync import dry_run as plan_sync
+
+        plan = plan_sync(remote=remote)
+        if as_json:
+            render.emit_json("sync", plan.to_json())
+            return
+        take, push = plan.to_take, plan.to_push
+        render.echo(f"{plan.remote}: would take {len(take)} refocus log(s), push {len(push)}"
+                    + ("; the notes differ" if plan.notes_differ else "") + ". Nothing was changed.")
+        for label, ids in (("take", take), ("push", push)):
+            for rid in ids:
+                render.echo(f"  {label} {rid}")
+        return
     if progress is None:  # a spinner on a terminal that says what it is doing, fetch and push alike
         with render.working(f"syncing with {remote or 'the remote'}...", quiet=as_json) as update:
             model = run(remote=remote, progress=update)
@@ -124,6 +160,11 @@ def doctor(ctx, repair, as_json):
     unfinished, stale locks (git's index.lock among them), the hook, notes
     config and what init sets up. A stale lock on a remote is reported with
     the command that removes it. Exits 1 while problems remain.
+
+    \b
+    Examples:
+      git refocus doctor
+      git refocus doctor --repair
     """
     from gitrefocus.commands.doctor import doctor as run
 

@@ -120,6 +120,7 @@ def completion(shell):
     """Print the shell completion script for bash, zsh or fish.
 
     \b
+    Examples (where each goes):
       bash:  eval "$(git refocus completion bash)"    in ~/.bashrc
       zsh:   eval "$(git refocus completion zsh)"     in ~/.zshrc (after compinit)
       fish:  mkdir -p ~/.config/fish/conf.d

@@ -40,6 +40,7 @@ class CompleteOutcome:
     warnings: list[str]
     redactions: list[dict[str, Any]]  # what --save-transcript scrubbed: {kind, line}, never the secret
     suggested_files: list[str]
+    dry_run: bool = False  # nothing was written: files_written is what would be
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -48,7 +49,7 @@ class CompleteOutcome:
             "source_updated": self.source_updated, "source_dir": self.source_dir,
             "files_written": self.files_written, "commit": self.commit, "warnings": self.warnings,
             "redactions": self.redactions, "redacted": redaction_counts(self.redactions),
-            "suggested_files": self.suggested_files,
+            "suggested_files": self.suggested_files, "dry_run": self.dry_run,
         }
 
 
@@ -136,7 +137,7 @@ def complete(
     *, refocus_id: str | None = None, status: str = "completed", summary: str | None = None,
     dod: Sequence[str] = (), dod_unmet: Sequence[str] = (), artifacts: Sequence[str] = (),
     follow_ups: Sequence[str] = (), material_changes: Sequence[str] = (), no_material_changes: str | None = None,
-    from_json: str | None = None, save_transcript: bool = False, commit: bool = False,
+    from_json: str | None = None, save_transcript: bool = False, commit: bool = False, dry_run: bool = False,
     cwd: str = ".", env: Mapping[str, str] = os.environ,
 ) -> CompleteOutcome:
     ws = Workspace.open(cwd)
@@ -199,6 +200,14 @@ def complete(
         )
 
     _preflight(ws, rid, draft, save_transcript, commit)
+    if dry_run:  # every check the event would meet, the result it would record, and nothing written
+        make(eventlog.read_tip(ws.repo, rid))
+        result, suggested = made[0]
+        return CompleteOutcome(
+            id=rid, status=result.lifecycle_status, completed_at=None, result=result,
+            brief_path=record.brief_file(ws, rid), source_updated=False, source_dir=None,
+            files_written=_will_write(ws, rid, draft, save_transcript), commit=None, warnings=[],
+            redactions=[], suggested_files=suggested, dry_run=True)
     if commit:  # before the first write: a completion killed before its commit is committed by doctor
         promised.promise(ws, rid, _will_write(ws, rid, draft, save_transcript),
                          f"refocus({rid}): {draft.lifecycle_status}")

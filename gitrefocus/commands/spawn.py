@@ -51,6 +51,7 @@ class SpawnOutcome:
     commits: dict[str, str | None]  # "dest" / "source" -> commit made by --commit
     warnings: list[str]
     source_files: list[str] = field(default_factory=list)  # of files_written, those in the source's work tree
+    dry_run: bool = False  # nothing was written: files_written is what would be, the id an example
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,7 +59,7 @@ class SpawnOutcome:
             "brief_path": self.brief_path, "dest_dir": self.dest_dir, "source_dir": self.source_dir,
             "parent_refocus_id": self.parent_refocus_id, "relaunch_command": self.relaunch_command,
             "marker": self.marker, "files_written": self.files_written, "commits": self.commits,
-            "warnings": self.warnings, "source_files": self.source_files,
+            "warnings": self.warnings, "source_files": self.source_files, "dry_run": self.dry_run,
         }
 
 
@@ -194,7 +195,8 @@ def spawn(
     out_of_scope: Sequence[str] = (), context: Sequence[str] = (), deliverables: Sequence[str] = (),
     alternatives: Sequence[str] = (), pushback: Sequence[str] = (), related: Sequence[str] = (), related_ids: Sequence[str] = (), files: Sequence[str] = (),
     parent: str | None = None, assign: str | None = None, from_transcript: str | None = None,
-    oneshot: bool = False, commit: bool = False, cwd: str = ".", env: Mapping[str, str] = os.environ,
+    oneshot: bool = False, commit: bool = False, dry_run: bool = False, cwd: str = ".",
+    env: Mapping[str, str] = os.environ,
 ) -> SpawnOutcome:
     source = Workspace.open(cwd)
     guards.refuse_child_fork(source, env)
@@ -243,6 +245,16 @@ def spawn(
     brief_path = dest_ws.brief_path(rid)
     repos = [dest_ws] if dest_ws.same_repo(source) else [dest_ws, source]
     _preflight(repos, brief_path, [(dest_ws, dest_dir), (source, source_dir)])
+    if dry_run:  # every check spawn makes before its first write passed; nothing is written
+        there = [p for p, _ in setup.planned(dest_ws.workdir)]
+        here = [p for p, _ in setup.planned(source.workdir)] if len(repos) == 2 else []
+        return SpawnOutcome(
+            id=rid, child_session_id=sid, status=lifecycle.RESERVED, brief_path=brief_path, dest_dir=dest_dir,
+            source_dir=source_dir, parent_refocus_id=parent_id,
+            relaunch_command=relaunch_command(dest_dir, sid, pickup_id=rid if oneshot else None),
+            marker=f"would spawn {rid} → {dest_dir} (the id and session id are examples); nothing was changed.",
+            files_written=[brief_path, *there, *here], commits={}, warnings=warnings,
+            source_files=[source.rel(p) for p in here], dry_run=True)
     message = f"refocus({rid}): spawned"
     try:  # the first writes: each side's identity, the --commit promises, local state naming each side's counterpart
         source_place, dest_place = places.place_of(source, source_dir), places.place_of(dest_ws, dest_dir)

@@ -390,6 +390,38 @@ def _oid(tip: str) -> Oid:
     return cast("Oid", tip)
 
 
+@dataclass(frozen=True)
+class SyncPlan:
+    """What ``sync --dry-run`` found by comparing ref tips with the remote's (nothing fetched)."""
+
+    remote: str
+    to_take: list[str]  # refocus ids whose log the remote has and this repository has not, or differently
+    to_push: list[str]  # refocus ids the remote lacks, or holds differently
+    notes_differ: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"remote": self.remote, "dry_run": True, "to_take": self.to_take, "to_push": self.to_push,
+                "notes_differ": self.notes_differ}
+
+
+def plan(ws: Workspace, remote: str) -> SyncPlan:
+    theirs = remote_.advertised(ws, remote)
+    ours = {ref_name(rid): str(oid) for rid, oid in refs.tips(ws.git_dir).items()}
+    rid = lambda name: name[len(refs.REF_PREFIX):]  # noqa: E731
+    differ = sorted(rid(n) for n in set(theirs) & set(ours) if theirs[n] != ours[n])
+    take = sorted({rid(n) for n in theirs if n.startswith(refs.REF_PREFIX) and n not in ours} | set(differ))
+    push = sorted({rid(n) for n in ours if n not in theirs} | set(differ))
+    mine = refs.resolve(ws.repo, NOTES_REF)
+    return SyncPlan(remote=remote, to_take=take, to_push=push,
+                    notes_differ=theirs.get(NOTES_REF) != (str(mine) if mine is not None else None))
+
+
+def dry_run(*, remote: str | None = None, cwd: str = ".") -> SyncPlan:
+    """What a sync with ``remote`` would exchange, from the ref tips on both sides."""
+    ws = Workspace.open(cwd)
+    return plan(ws, choose_remote(ws, remote))
+
+
 def sync(*, remote: str | None = None, progress: Callable[[str], None] | None = None, cwd: str = ".") -> SyncOutcome:
     """Sync with ``remote``; ``progress``, when given, is told what is happening."""
     ws = Workspace.open(cwd)

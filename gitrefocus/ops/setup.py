@@ -69,6 +69,11 @@ def hooks_dir(ws) -> str:
     return os.path.normpath(os.path.join(ws.workdir, out))
 
 
+def read_file(path: str) -> bytes | None:
+    """A hook's or a shipped file's bytes, or None when there is none."""
+    return _read(path)
+
+
 def _read(path: str) -> bytes | None:
     try:
         return atomic.read_file(path)  # a FIFO in a hook's or a file's place never blocks
@@ -95,7 +100,7 @@ def chain_line() -> str:
             f'if [ -x "$h" ]; then "$h" "$1" || exit $?; fi  # {CHAIN_MARKER}')
 
 
-def _tracked(ws, directory: str) -> str | None:
+def tracked_dir(ws, directory: str) -> str | None:
     """``directory`` relative to the work tree, when files in it are tracked (a team's
     committed hooks, core.hooksPath pointing into the repository)."""
     real, top = os.path.realpath(directory), os.path.realpath(ws.workdir)
@@ -124,7 +129,7 @@ def _chained_step(ws, hook: str, rel: str) -> Step:
 
 def hook_step(ws) -> Step:
     directory = hooks_dir(ws)
-    rel = _tracked(ws, directory)
+    rel = tracked_dir(ws, directory)
     if rel is not None:  # the team's committed hooks: never rewritten, never added to
         current = _read(os.path.join(directory, HOOK_NAME))
         if current is not None and CHAIN_MARKER.encode() in current:
@@ -267,6 +272,11 @@ def _q(path: str) -> str:
 
 # -- first use: .gitignore and CLAUDE.md (idempotent) ------------------------
 INDEX_REL = INDEX_FILE
+
+
+def read_text(path: str) -> str | None:
+    """A bootstrap file's text (.gitignore, CLAUDE.md), or None when there is none."""
+    return _read_text(path)
 
 
 def _read_text(path: str) -> str | None:

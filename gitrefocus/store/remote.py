@@ -63,6 +63,20 @@ def fetch(ws: Workspace, remote: str) -> None:
         raise RefocusError(f"fetching from {remote} failed: {git.last_line(proc)}")
 
 
+def advertised(ws: Workspace, remote: str) -> dict[str, str]:
+    """The remote's refocus refs and notes, name -> oid (``git ls-remote``: nothing is
+    fetched or written)."""
+    proc = git.run(ws.workdir, "ls-remote", remote, f"{REF_PREFIX}*", NOTES_REF, config=git.NO_HOOKS, check=False)
+    if proc.returncode != 0:
+        raise RefocusError(f"reading {remote} failed: {git.last_line(proc)}")
+    out = {}
+    for line in proc.stdout.splitlines():
+        oid, _, name = line.partition("\t")
+        if name.startswith(REF_PREFIX) or name == NOTES_REF:
+            out[name] = oid
+    return out
+
+
 def push(ws: Workspace, remote: str, refnames: list[str]) -> tuple[list[str], list[str]]:
     """Push, without force, every refocus ref (a pattern: git sends only what the
     remote lacks) and the notes if named; return the refs the remote rejected

@@ -46,3 +46,20 @@ def test_every_command_shows_an_example_that_parses():
                 target.make_context("git refocus", rest)
             except click.ClickException as exc:
                 raise AssertionError(f"example `git refocus {' '.join(args)}` in {name!r}: {exc}") from None
+
+
+def test_quiet_and_verbose(started):
+    src, dest, rid = started
+    args = ["complete", rid, "--summary", "done", "--dod", "1", "--dod", "2", "--no-material-changes", "none"]
+    quiet = refocus("-q", *args, cwd=dest)
+    assert quiet.stderr == "" and f"{rid}: result" in quiet.stdout, quiet
+    loud = refocus("-v", "status", cwd=src)
+    assert "+ git -C " in loud.stderr and "Outgoing" in loud.stdout, loud
+    assert refocus("-q", "-v", "status", cwd=src, check=False).returncode == 2
+
+
+def test_without_quiet_the_same_completion_notes_what_to_commit(started):
+    src, dest, rid = started
+    r = refocus("complete", rid, "--summary", "done", "--dod", "1", "--dod", "2", "--no-material-changes", "none",
+                cwd=dest)
+    assert "commit the brief" in r.stderr, r

@@ -972,9 +972,25 @@ def resolve_id(ws: Workspace, text: str) -> str:
     if RefocusId.is_valid(text) and (ws.ref_target(ref_name(text)) is not None
                                      or brief_file(ws, text) is not None):
         return text
-    matches = match_ids(known_ids(ws), text)
+    known = known_ids(ws)
+    matches = match_ids(known, text)
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise RefocusError(f"unknown refocus id {text!r} (see `git refocus list`).")
-    raise RefocusError(f"ambiguous refocus id {text!r}: matches {', '.join(matches[:5])}.")
+        raise RefocusError(f"unknown refocus id {text!r}{_did_you_mean(known, text)} (see `git refocus list`).")
+    more = f" and {len(matches) - SHOWN_MATCHES} more" if len(matches) > SHOWN_MATCHES else ""
+    raise RefocusError(f"ambiguous refocus id {text!r}: {len(matches)} match ({', '.join(matches[:SHOWN_MATCHES])}"
+                       f"{more}); give more of the id or slug.")
+
+
+SHOWN_MATCHES = 5  # of an ambiguous id's matches, named in the error
+
+
+def _did_you_mean(ids, text: str) -> str:
+    """The closest slugs or ids to a mistyped ``text``, as git suggests a command."""
+    import difflib
+
+    by_slug = {rid[11:-7]: rid for rid in ids}
+    close = difflib.get_close_matches(text, list(by_slug), n=3, cutoff=0.6)
+    close = [by_slug[s] for s in close] or difflib.get_close_matches(text, list(ids), n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(close)}?" if close else ""

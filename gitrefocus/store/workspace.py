@@ -229,7 +229,9 @@ class Workspace:
         except pygit2.GitError:
             gitdir = None
         if gitdir is None:
-            raise RefocusError(f"{what} {path!r} is not inside a git repository.")
+            shown = os.path.realpath(path) if path in (".", "") else path
+            raise RefocusError(f"{what} {shown!r} is not inside a git repository"
+                               + (" (run `git init` there, or cd into one)." if what == "this directory" else "."))
         repo: Repository = pygit2.Repository(gitdir)
         if repo.is_bare or repo.workdir is None:
             raise RefocusError(f"{what} {path!r} is in a bare repository; refocus needs a work tree.")

@@ -44,3 +44,31 @@ def test_spawn_into_a_subdirectory_completes_with_the_source_updated(tmp_path):
     assert refocus("complete", "--help", cwd=repo).returncode == 0
     waiting = refocus("status", "--json", cwd=repo).json["outgoing"]["results_waiting"]
     assert [w["id"] for w in waiting] == [out["id"]], waiting
+
+
+def test_an_ambiguous_id_says_how_many_and_a_typo_gets_a_suggestion(repos):
+    src, dest = repos
+    ids = [refocus(*spawn_args(dest, f"mcp-{i}"), cwd=src).json["id"] for i in range(7)]
+    r = refocus("show", "mcp", cwd=src, check=False)
+    assert r.returncode == 1 and "7 match" in r.stderr and "and 2 more" in r.stderr, r
+    typo = refocus("show", "mpc-3", cwd=src, check=False)
+    assert typo.returncode == 1 and f"did you mean {ids[3]}" in typo.stderr, typo
+    none = refocus("show", "zzzzzz", cwd=src, check=False)
+    assert "did you mean" not in none.stderr and "unknown refocus id 'zzzzzz'" in none.stderr
+
+
+def test_outside_a_repository_the_directory_is_named(tmp_path):
+    outside = tmp_path / "not-a-repo"
+    outside.mkdir()
+    r = refocus("status", cwd=outside, check=False)
+    assert r.returncode == 1 and f"'{outside.resolve()}' is not inside a git repository" in r.stderr, r
+    assert "'.'" not in r.stderr
+
+
+def test_tree_mermaid_keeps_non_ascii_repository_names(tmp_path):
+    from tests.gitrepo import make_repo
+
+    src, dest = make_repo(tmp_path / "café"), make_repo(tmp_path / "Überblick")
+    refocus(*spawn_args(dest, "mcp"), cwd=src)
+    text = refocus("tree", "--mermaid", cwd=src).stdout
+    assert "café → Überblick" in text, text

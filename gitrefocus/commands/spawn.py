@@ -72,6 +72,24 @@ def _source_dir(ws: Workspace, env: Mapping[str, str]) -> str:
     return ws.workdir
 
 
+def relevant_files(files: Sequence[str], dest_dir: str) -> tuple[list[str], list[str]]:
+    """``--file`` paths as the brief keeps them (relative to DEST), and warnings for those
+    not there yet; a path that leaves DEST is refused: the child works in DEST only."""
+    kept, missing = [], []
+    for name in files:
+        path = os.path.normpath(os.path.join(dest_dir, os.path.expanduser(name)))
+        if path != dest_dir and not path.startswith(dest_dir.rstrip(os.sep) + os.sep):
+            raise RefocusError(f"--file {name!r} is outside the destination {dest_dir}; name files in DEST "
+                               "(relative to it).")
+        rel = os.path.relpath(path, dest_dir)
+        kept.append(rel)
+        if not os.path.lexists(path):
+            missing.append(rel)
+    warnings = [f"--file {', '.join(missing)}: not in {dest_dir} (yet); the brief lists "
+                f"{'it' if len(missing) == 1 else 'them'} as relevant anyway."] if missing else []
+    return kept, warnings
+
+
 def _text_args(**lists: Sequence[str]) -> None:
     for name, values in lists.items():
         for value in values or []:
@@ -214,7 +232,7 @@ def spawn(
                deliverable=deliverables, alternative=alternatives, pushback=pushback, related=related, file=files)
     slug = validate_slug(slug) if slug is not None else derive_slug(os.path.basename(dest_dir) + " " + reason)
 
-    warnings: list[str] = []
+    files, warnings = relevant_files(files, dest_dir)
     states = _States(source, dest_ws)
     parent_id = states.resolve(parent) if parent else None
     ancestors = guards.parent_chain(states, parent_id)

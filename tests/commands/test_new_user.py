@@ -72,3 +72,17 @@ def test_tree_mermaid_keeps_non_ascii_repository_names(tmp_path):
     refocus(*spawn_args(dest, "mcp"), cwd=src)
     text = refocus("tree", "--mermaid", cwd=src).stdout
     assert "café → Überblick" in text, text
+
+
+def test_spawn_file_outside_dest_is_refused_and_a_missing_one_is_said(repos):
+    src, dest = repos
+    (dest / "api.py").write_text("x\n")
+    bad = refocus(*spawn_args(dest, "s", "--file", "../src/README.md"), cwd=src, check=False)
+    assert bad.returncode == 1 and "outside the destination" in bad.stderr, bad
+    bad = refocus(*spawn_args(dest, "s", "--file", str(src / "README.md")), cwd=src, check=False)
+    assert bad.returncode == 1 and "outside the destination" in bad.stderr, bad
+    assert refocus("list", "--all", "--json", cwd=src).json["entries"] == [], "nothing was spawned"
+    out = refocus(*spawn_args(dest, "s", "--file", str(dest / "api.py"), "--file", "later.py"), cwd=src).json
+    brief = refocus("show", out["id"], "--json", cwd=dest).json["brief"]
+    assert "relevant_files:\n  - api.py\n  - later.py\n" in brief, brief
+    assert any("later.py: not in" in w for w in out["warnings"]), out["warnings"]

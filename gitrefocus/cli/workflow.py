@@ -145,7 +145,9 @@ def stop(refocus_id, as_json):
 @click.command()
 @click.argument("refocus_id", metavar="[ID]", required=False)
 @click.option("--status", type=click.Choice(["completed", "blocked"]), default="completed", show_default=True,
-              help="completed: done_when met. blocked: needs work elsewhere first.")
+              help="completed: the work is done; say which done_when criteria are met (--dod) and which not "
+                   "(--dod-unmet): one marked neither is recorded as not stated, with a warning. "
+                   "blocked: needs work elsewhere first.")
 @click.option("--summary", help="One paragraph: what was accomplished, or where it blocked.")
 @click.option("--dod", multiple=True, metavar="N|TEXT", help="A done_when criterion that is met (number or text); repeat.")
 @click.option("--dod-unmet", multiple=True, metavar="N|TEXT[=WHY]", help="A criterion not met, with why; repeat.")
@@ -154,7 +156,10 @@ def stop(refocus_id, as_json):
 @click.option("--material-change", multiple=True, metavar="FILE=SUMMARY",
               help="A decision to promote into docs/context/FILE; repeat.")
 @click.option("--no-material-changes", metavar="REASON", help="Say why nothing canonical changed (e.g. investigation only).")
-@click.option("--from-json", metavar="FILE", help="Read a standardized return object ({status, summary, artifacts, ...}); - for stdin.")
+@click.option("--from-json", metavar="FILE",
+              help="Read the result as a JSON return object ('-': stdin): status (completed, blocked, or failed "
+                   "and partial, both recorded as blocked), summary, artifacts, and optionally dod, "
+                   "material_changes, follow_ups, errors, next_steps, metadata (docs/using.md). Flags add to it.")
 @click.option("--save-transcript", is_flag=True, help="Consent to commit the child transcript (scrubbed) under docs/refocus/transcripts/.")
 @click.option("--commit", is_flag=True, help="Commit the files this command wrote (scoped commit).")
 @click.option("--dry-run", is_flag=True, help="Make every check and print the result it would record; change nothing.")

@@ -91,7 +91,17 @@ def definition_of_done(done_when: list[str], met: Sequence[str], unmet: Sequence
     return tuple(dod)
 
 
-def load_return_object(path: str) -> Result:
+def _criteria(obj: object, key: str, where: str) -> list[str]:
+    """A return object's ``dod`` / ``dod_unmet``: criterion numbers or texts (``N=WHY`` unmet)."""
+    value = obj.get(key, []) if isinstance(obj, dict) else []
+    if not isinstance(value, list) or not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value):
+        raise RefocusError(f"{where}: field {key!r} must be a list of criterion numbers or texts.")
+    return [str(v) for v in value]
+
+
+def load_return_object(path: str) -> tuple[Result, list[str], list[str]]:
+    """The Result a return object describes, and its ``dod`` and ``dod_unmet`` lists (as
+    --dod and --dod-unmet take them)."""
     try:
         if path == "-":
             import sys
@@ -110,7 +120,7 @@ def load_return_object(path: str) -> Result:
         raise RefocusError(f"{path}: not valid JSON ({exc}).") from None
     except RecursionError:
         raise RefocusError(f"{path}: JSON nested too deeply to be a return object.") from None
-    return res.from_return_object(obj, path)
+    return res.from_return_object(obj, path), _criteria(obj, "dod", path), _criteria(obj, "dod_unmet", path)
 
 
 def own_refocus(ws: Workspace, env: Mapping[str, str], command: str) -> str:
@@ -151,7 +161,8 @@ def complete(
         guards.require_owner(ws, tip.state, env.get("CLAUDE_CODE_SESSION_ID"), env, "complete")
 
     if from_json:
-        draft = load_return_object(from_json)
+        draft, json_met, json_unmet = load_return_object(from_json)
+        dod, dod_unmet = [*json_met, *dod], [*json_unmet, *dod_unmet]
         if summary:
             draft = replace(draft, summary=summary)
     else:

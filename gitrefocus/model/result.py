@@ -260,8 +260,8 @@ def from_return_object(obj: object, where: str) -> Result:
 
     ``{status: completed|failed|partial|blocked, summary, artifacts, metadata,
     errors, next_steps}`` plus the refocus extensions ``material_changes``
-    (list of ``{file, summary}`` or an ``"N/A — reason"`` string), ``dod`` and
-    ``follow_ups``.
+    (list of ``{file, summary}`` or an ``"N/A — reason"`` string) and ``follow_ups``
+    (``dod`` and ``dod_unmet`` are read by the command, which knows the criteria).
     """
     if not isinstance(obj, dict):
         raise RefocusError(f"{where}: the return object must be a JSON object.")

@@ -20,7 +20,7 @@ import signal
 import stat
 import sys
 import time
-from collections.abc import Callable, Collection, Generator, Iterator
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
@@ -986,10 +986,11 @@ def resolve_id(ws: Workspace, text: str) -> str:
 SHOWN_MATCHES = 5  # of an ambiguous id's matches, named in the error
 
 
-def _did_you_mean(ids, text: str) -> str:
+def _did_you_mean(ids: Iterable[str], text: str) -> str:
     """The closest slugs or ids to a mistyped ``text``, as git suggests a command."""
     import difflib
 
+    ids = list(ids)
     by_slug = {rid[11:-7]: rid for rid in ids}
     close = difflib.get_close_matches(text, list(by_slug), n=3, cutoff=0.6)
     close = [by_slug[s] for s in close] or difflib.get_close_matches(text, list(ids), n=3, cutoff=0.6)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from gitrefocus.errors import ConflictError, RefocusError
+from gitrefocus.model import lifecycle
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.model.records import dataclass, field
@@ -211,6 +212,7 @@ class Sync:
                 self.skipped.add(rid)
                 continue
             before = [_oid(tip) for tip in seen.get(rid, []) if _is_oid(tip) and tip != oid]
+            was = eventlog.read_tip(self.ws.repo, rid) if rid in ours else None
             try:
                 result = eventmerge.merge_ref(self.ws.repo, rid, _oid(oid), want_events=self._has_file(rid),
                                               seen=before)
@@ -221,6 +223,8 @@ class Sync:
                 self.skipped.add(rid)
                 continue
             self._conflicts(rid, oid, result)
+            if result.changed_locally and was is not None:
+                self._lost(rid, was.state.status)
             if result.changed_locally:
                 self.report.add(result.kind, rid)
                 self.touched.add(rid)
@@ -236,6 +240,16 @@ class Sync:
         if kind != refs.SAME and kind != refs.AHEAD:
             self.report.notes = kind
         return theirs, None if differ else ours
+
+    def _lost(self, rid: str, mine: str) -> None:
+        """Say when the status this clone recorded did not survive the merge: the remote's
+        transition came first (both events are kept; the fold takes the legal order)."""
+        tip = eventlog.read_tip(self.ws.repo, rid)
+        now = tip.state.status if tip is not None else mine
+        if now != mine and not lifecycle.is_legal(mine, now):
+            self._warn(f"{rid}: the {lifecycle.in_words(mine)} recorded here lost to the remote's "
+                       f"{lifecycle.in_words(now)}, recorded first; it is {now} here too "
+                       f"(`git refocus show {rid}` lists both events).")
 
     def _conflicts(self, rid: str, oid: str, result: eventmerge.RefMerge) -> None:
         """Report (and quarantine) what the remote's log said that was not taken,

@@ -98,3 +98,12 @@ def test_the_loop_block_as_written_from_the_agents_shell(shell, hermetic):
     out = shell("cd project\n" + blocks()["Loops, the global index and the spawn tree"],
                 extra_env={"CLAUDE_CODE_SESSION_ID": "0b0e4a4c-1111-4222-8333-944445555666"})
     assert "TESTS PASS" in out.stdout and "1/5" in out.stdout, out.stdout
+
+
+def test_the_readme_counts_the_tests_there_are():
+    """"run about N tests": within a tenth of what pytest collects."""
+    said = int(re.search(r"run about (\d+) tests", (ROOT / "README.md").read_text()).group(1))
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+                         cwd=ROOT, capture_output=True, text=True, env=source_env(), timeout=300)
+    collected = int(re.search(r"(\d+) tests? collected", out.stdout).group(1))
+    assert abs(collected - said) <= collected / 10, f"README says about {said} tests; pytest collects {collected}"

@@ -137,7 +137,7 @@ def sync(remote, progress, dry_run, as_json):
     here = [f"{len(ids)} {label}" for ids, label in
             ((model.created, "new"), (model.fast_forwarded, "updated"), (model.merged, "merged")) if ids]
     notes = f"; notes {model.notes}" if model.notes != "same" else ""
-    pushed = len(model.pushed) + (1 if model.notes_pushed else 0)
+    pushed = len(model.pushed) + (1 if model.notes_pushed else 0) + (1 if model.identity.get("published") else 0)
     render.echo(f"synced with {model.remote}: " + (", ".join(here) or "nothing new") + notes
                 + (f"; pushed {pushed} ref{'s' if pushed != 1 else ''}" if pushed else "; nothing to push") + ".")
     if model.identity.get("adopted"):

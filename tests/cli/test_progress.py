@@ -30,7 +30,7 @@ def test_sync_spinner_shows_push_on_a_colour_terminal(tmp_path, repos):
     dest = _with_remote(tmp_path, repos)
     code, out = on_tty("sync", cwd=dest)
     assert code == 0, out
-    assert "pushing 2 ref(s) to origin" in out, "the spinner's text follows the push"
+    assert "pushing 3 ref(s) to origin" in out, "the spinner's text follows the push"
     assert "synced with origin" in out
 
 

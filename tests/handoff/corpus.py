@@ -36,8 +36,8 @@ DEFAULT_MIRRORS = "/work/.mirror"
 SPLITS = ("held-out", "tuning")
 # what each reported split is made of: the fresh held-out set, and every session tuned on (the old
 # corpus's tuning part and its retired held-out part, scored three times while tuning went on)
-PARTS = {"held-out": ("held-out",), "tuning": ("tuning", "retired"), "retired": ("retired",),
-         "old-tuning": ("tuning",)}
+PARTS = {"held-out": ("held-out",), "tuning": ("tuning", "retired", "retired-2"), "retired": ("retired",),
+         "old-tuning": ("tuning",), "retired-2": ("retired-2",)}
 # which sentences each family's cue is applied to in the extractors (analysis.py)
 FAMILY_ROLES = {"correction": ("user",), "constraint": ("user",), "decision": ("user", "assistant"),
                 "intent": ("user", "assistant"), "dead-end": ("assistant",), "open-thread": ("assistant",)}
@@ -524,10 +524,12 @@ FRESH_SESSIONS = 16
 FRESH_GRADED = 8
 
 
-def draw_fresh(mirrors: str, data: Path = DATA, *, repo: str = "entireio/cli",
+def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 2, repo: str = "entireio/cli",
                commit: str = "394f81fab87f71aa8938d91ff7a067c524ff344b") -> list[dict]:
-    """The fresh held-out sessions, by the README's rule: one file per session, nothing labelled
-    or looked at before, eligible as the old corpus was, in the order of sha256(salt + path)."""
+    """A fresh held-out set, by the README's rule: one file per session, nothing labelled or looked
+    at before, eligible as the old corpus was, in the order of sha256(salt + path). Round 1 drew
+    the first fresh set (now ``retired-2``) beside the old corpus; round 2 continues the same
+    order with every session labelled so far excluded too."""
     from gitrefocus.handoff import prepare, transcript_paths
 
     where = os.path.join(mirrors, repo.replace("/", "+"), "repo")
@@ -538,7 +540,8 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, repo: str = "entireio/cli",
         meta, path = row.split("\t", 1)
         if re.fullmatch(r"[0-9a-f]{2}/[0-9a-f]{10}/\d+/full\.jsonl", path) and meta.split()[3].isdigit():
             files[path] = (meta.split()[2], int(meta.split()[3]))
-    old = [p for p, s in sources(data).items() if s.split != "held-out"]
+    excluded_splits = ("tuning", "retired") if round_ == 1 else ("tuning", "retired", "retired-2")
+    old = [p for p, s in sources(data).items() if s.split in excluded_splits]
     taken_checkpoints = {_checkpoint(p) for p in old}
     redaction_files = DATA.parent / "real_redactions.tsv"
     if redaction_files.exists():

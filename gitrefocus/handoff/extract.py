@@ -71,6 +71,14 @@ def _plain(value: str | None, cap: int = 160) -> str:
     return text if len(text) <= cap else text[: cap - 1] + "…"
 
 
+def _same_sentence(one: Quote, other: Quote) -> bool:
+    """Whether two quotes are windows of one sentence (of one line)."""
+    if one.label != other.label:
+        return False
+    a, b = one.text.strip(), other.text.strip()
+    return a in b or b in a or a[:40] == b[:40]
+
+
 def _spread(items: list, cap: int) -> list:
     """Keep ``cap`` items: a few of the earliest and the rest from the end."""
     if len(items) <= cap:
@@ -557,8 +565,8 @@ def basics(an: Analysis) -> Section:
     vocab = _vocabulary(an)
     if vocab.lines:
         _section_block(d, "### Vocabulary", vocab)
-    corrected = {q.text for q in an.corrections}
-    constraints = [q for q in an.constraints if q.text not in corrected]
+    # a sentence that both corrects and states a rule is shown once, as the correction
+    constraints = [q for q in an.constraints if not any(_same_sentence(q, c) for c in an.corrections)]
     seen: set[str] = set()
     cons = _Draft()
     for q in _spread(constraints, MAX_CONSTRAINTS * 2):

@@ -231,6 +231,64 @@ class Pointer:
         return piece
 
 
+# -- where each sentence stands (the classifier's context, from this reader's own view) ------------
+def contexts(source: Source, mirrors: str) -> dict[tuple[int, str, int, int], "Context"]:
+    """(line, field, start, end) -> the :class:`classify.Context` of every sentence this reader
+    finds in the session: who said it, in what kind of message, whether it opens its message, the
+    other party's text before it and the assistant's reply after a user's words."""
+    from gitrefocus.handoff import classify
+
+    data = source.load(mirrors)
+    asked: set[str] = set()
+    messages: list[tuple[int, str, str, str]] = []
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            messages += [(number, name, role, text) for name, role, text in said(record, asked)]
+    out: dict[tuple[int, str, int, int], classify.Context] = {}
+    for i, (number, name, role, text) in enumerate(messages):
+        other = "assistant" if role == "user" else "user"
+        prior = next((m[3] for m in reversed(messages[:i]) if m[2] == other and m[3].strip()), "")
+        if role == "user":
+            reply = next((m[3] for m in messages[i + 1:] if m[2] == "assistant" and m[3].strip()), "")
+            kind = {"q": classify.QUEUED, "f": classify.REFUSAL, "r": classify.ANSWER}.get(name[0], classify.TYPED)
+        else:
+            reply, kind = "", classify.TEXT
+        for k, (a, b) in enumerate(sentence_spans(text)):
+            out[(number, name, a, b)] = classify.Context(role, kind, first=k == 0, prior=prior[-600:],
+                                                         reply=reply.lstrip()[:classify.REPLY_REACH])
+    return out
+
+
+def labelled(split: str, mirrors: str, data: Path = DATA) -> list[tuple[str, str, "Context", set[str]]]:
+    """(session path, sentence, context, labels) of every labelled sentence of ``split``."""
+    return [row[:4] for row in _labelled(split, mirrors, data)]
+
+
+def _labelled(split: str, mirrors: str, data: Path = DATA):
+    srcs = sources(data)
+    found: dict[str, dict] = {}
+    out = []
+    for row in _tsv("sentences.tsv", data):
+        source = srcs[row["path"]]
+        if source.split not in PARTS[split]:
+            continue
+        if row["path"] not in found:
+            found[row["path"]] = contexts(source, mirrors)
+        p = Pointer.parse(row["pointer"])
+        sentence = p.text(source)
+        ctx = found[row["path"]].get((p.line, p.field, p.start, p.end))
+        if ctx is None:
+            from gitrefocus.handoff import classify
+
+            ctx = classify.Context(row["role"], classify.TEXT)
+        out.append((row["path"], sentence, ctx, set(filter(None, row["labels"].split(","))), p.line))
+    return out
+
+
 # -- cue families -------------------------------------------------------------------------------
 @dataclass
 class Score:
@@ -250,34 +308,31 @@ class Score:
         self.tp, self.fp, self.fn = self.tp + other.tp, self.fp + other.fp, self.fn + other.fn
 
 
-def cue_scores(split: str, mirrors: str, data: Path = DATA) -> tuple[dict[str, Score], int, list[str]]:
+def cue_scores(split: str, mirrors: str, data: Path = DATA, regex_only: bool = False
+               ) -> tuple[dict[str, Score], int, list[str]]:
+    """Per family, whether each labelled sentence was taken for it: as the extractors decide
+    (``classify.families``, the sentence where it stands), or by the family's regex alone."""
+    from gitrefocus.handoff import classify
     from tests.handoff.quality import FAMILIES
 
-    srcs = sources(data)
     scores = {family: Score() for family in FAMILY_ROLES}
     wrong: list[str] = []
     count = 0
-    for row in _tsv("sentences.tsv", data):
-        source = srcs[row["path"]]
-        if source.split not in PARTS[split]:
-            continue
-        if source._lines is None:
-            source.load(mirrors)
-        sentence = Pointer.parse(row["pointer"]).text(source)
-        labels = set(filter(None, row["labels"].split(",")))
+    for path, sentence, ctx, labels, line in _labelled(split, mirrors, data):
         count += 1
+        taken = classify.families(sentence, ctx)
         for family, roles in FAMILY_ROLES.items():
-            if row["role"] not in roles:
+            if ctx.role not in roles:
                 continue
-            fired = FAMILIES[family](sentence)
+            fired = FAMILIES[family](sentence) if regex_only else family in taken
             wanted = family in labels
             s = scores[family]
             s.tp += fired and wanted
             s.fp += fired and not wanted
             s.fn += wanted and not fired
             if fired != wanted:
-                wrong.append(f"{family} {'missed' if wanted else 'false'} [{row['role']}] {sentence[:160]!r} "
-                             f"({source.path} L{Pointer.parse(row['pointer']).line})")
+                wrong.append(f"{family} {'missed' if wanted else 'false'} [{ctx.role}] {sentence[:160]!r} "
+                             f"({path} L{line})")
     return scores, count, wrong
 
 
@@ -641,6 +696,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="where the repository mirrors are (<owner>+<name>/repo)")
     parser.add_argument("--split", choices=sorted(PARTS), action="append",
                         help="only this split (repeatable; 'retired' and 'old-tuning' are the tuning split's parts)")
+    parser.add_argument("--regex-only", action="store_true",
+                        help="score each cue family by its regex alone, not as the extractors decide it")
     parser.add_argument("--wrong", action="store_true", help="list every miss and false hit of the tuning split")
     parser.add_argument("--show", choices=sorted(PARTS), action="append", default=[],
                         help="list the misses and false hits of this split too")
@@ -662,7 +719,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for split in args.split or SPLITS:
         sessions = [s for s in srcs.values() if s.split in PARTS[split]]
-        cues, count, cue_wrong = cue_scores(split, args.mirrors, data)
+        cues, count, cue_wrong = cue_scores(split, args.mirrors, data, regex_only=args.regex_only)
         briefs, graded, brief_wrong = brief_scores(split, args.mirrors, data)
         print(f"## {split}: {len(sessions)} sessions, {count} labelled sentences, {graded} graded briefs\n")
         print(table("cue family", cues) + "\n")

@@ -583,8 +583,9 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 2, repo: str = 
                commit: str = "394f81fab87f71aa8938d91ff7a067c524ff344b") -> list[dict]:
     """A fresh held-out set, by the README's rule: one file per session, nothing labelled or looked
     at before, eligible as the old corpus was, in the order of sha256(salt + path). Round 1 drew
-    the first fresh set (now ``retired-2``) beside the old corpus; round 2 continues the same
-    order with every session labelled so far excluded too."""
+    the first fresh set (now ``retired-2``) beside the old corpus; round 2 continued the same
+    order with every session labelled so far excluded too (the ``held-out`` set); a round 3
+    would do the same once that set is renamed ``retired-3``."""
     from gitrefocus.handoff import prepare, transcript_paths
 
     where = os.path.join(mirrors, repo.replace("/", "+"), "repo")
@@ -595,8 +596,10 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 2, repo: str = 
         meta, path = row.split("\t", 1)
         if re.fullmatch(r"[0-9a-f]{2}/[0-9a-f]{10}/\d+/full\.jsonl", path) and meta.split()[3].isdigit():
             files[path] = (meta.split()[2], int(meta.split()[3]))
-    excluded_splits = ("tuning", "retired") if round_ == 1 else ("tuning", "retired", "retired-2")
-    old = [p for p, s in sources(data).items() if s.split in excluded_splits]
+    # round 1 drew beside the old corpus; a later round excludes every set labelled before it (the
+    # previous held-out set renamed retired-<n> first) but the one it draws
+    old = [p for p, s in sources(data).items()
+           if (s.split in ("tuning", "retired") if round_ == 1 else s.split != "held-out")]
     taken_checkpoints = {_checkpoint(p) for p in old}
     redaction_files = DATA.parent / "real_redactions.tsv"
     if redaction_files.exists():

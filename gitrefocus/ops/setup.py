@@ -21,7 +21,7 @@ from gitrefocus.model.records import dataclass, field
 from gitrefocus.store import atomic
 from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
-from gitrefocus.store.workspace import HOOK_MARKER
+from gitrefocus.store.workspace import CHAIN_MARKER, HOOK_MARKER, PRIVATE_HOOK
 
 HOOK_NAME = "commit-msg"
 CHAINED_NAME = "commit-msg.pre-refocus"
@@ -69,6 +69,11 @@ def hooks_dir(ws) -> str:
     return os.path.normpath(os.path.join(ws.workdir, out))
 
 
+def read_file(path: str) -> bytes | None:
+    """A hook's or a shipped file's bytes, or None when there is none."""
+    return _read(path)
+
+
 def _read(path: str) -> bytes | None:
     try:
         return atomic.read_file(path)  # a FIFO in a hook's or a file's place never blocks
@@ -88,8 +93,53 @@ def _write_hook(path: str, data: bytes) -> None:
     os.chmod(path, 0o755)
 
 
+def chain_line() -> str:
+    """The line a team's committed commit-msg hook adds to run ours (installed by each
+    clone's `git refocus init` outside the work tree); a clone without it commits as before."""
+    return (f'h="$(git rev-parse --git-common-dir)/{PRIVATE_HOOK}"; '
+            f'if [ -x "$h" ]; then "$h" "$1" || exit $?; fi  # {CHAIN_MARKER}')
+
+
+def tracked_dir(ws, directory: str) -> str | None:
+    """``directory`` relative to the work tree, when files in it are tracked (a team's
+    committed hooks, core.hooksPath pointing into the repository)."""
+    real, top = os.path.realpath(directory), os.path.realpath(ws.workdir)
+    if not real.startswith(top + os.sep):
+        return None
+    rel = os.path.relpath(real, top)
+    listed = ws.git("ls-files", "-z", "--", rel, check=False).stdout
+    return rel if listed.strip("\0") else None
+
+
+def _chained_step(ws, hook: str, rel: str) -> Step:
+    """The team's tracked hook runs ours through the chain line: ours lives in the common
+    git directory, never in the tracked directory."""
+    private = os.path.join(ws.common_dir, PRIVATE_HOOK)
+    ours = hook_source()
+    if _read(private) == ours and _executable(private):
+        return Step("hook", f"commit-msg hook installed ({private}, run by {rel}/commit-msg)", False)
+
+    def create():
+        os.makedirs(os.path.dirname(private), exist_ok=True)
+        _write_hook(private, ours)
+    return Step("hook", f"install the commit-msg hook that {rel}/commit-msg runs ({private})", True,
+                f"rm {_q(private)}", create,
+                f"{rel}/commit-msg runs git-refocus's hook, but {private} is missing or outdated.")
+
+
 def hook_step(ws) -> Step:
     directory = hooks_dir(ws)
+    rel = tracked_dir(ws, directory)
+    if rel is not None:  # the team's committed hooks: never rewritten, never added to
+        current = _read(os.path.join(directory, HOOK_NAME))
+        if current is not None and CHAIN_MARKER.encode() in current:
+            return _chained_step(ws, os.path.join(directory, HOOK_NAME), rel)
+        if current is not None and is_ours(current):
+            return Step("hook", f"commit-msg hook committed in {rel}/ (git-refocus's)", False)
+        raise RefocusError(
+            f"core.hooksPath is {rel}, tracked in this repository: git refocus does not edit the team's hooks. "
+            f"To chain instead, add this line to {rel}/commit-msg (creating it if need be), commit it, "
+            f"and run `git refocus init` again: {chain_line()}")
     hook = os.path.join(directory, HOOK_NAME)
     chained = os.path.join(directory, CHAINED_NAME)
     ours = hook_source()
@@ -147,6 +197,15 @@ def file_step(path: str, data: bytes, shown: str) -> Step:
     return Step("file", f"{shown} differs from the version shipped with git-refocus; kept as it is", False,
                 problem=f"{shown} differs from the shipped version; remove it and run `git refocus init` "
                         "again to get the current one.")
+
+
+def read_hook(ws) -> bytes | None:
+    """The commit-msg hook git runs here, or None."""
+    return _read(os.path.join(hooks_dir(ws), HOOK_NAME))
+
+
+def config_values(ws, key: str) -> list[str]:
+    return _config_values(ws, key)
 
 
 def _config_values(ws, key: str) -> list[str]:
@@ -213,6 +272,11 @@ def _q(path: str) -> str:
 
 # -- first use: .gitignore and CLAUDE.md (idempotent) ------------------------
 INDEX_REL = INDEX_FILE
+
+
+def read_text(path: str) -> str | None:
+    """A bootstrap file's text (.gitignore, CLAUDE.md), or None when there is none."""
+    return _read_text(path)
 
 
 def _read_text(path: str) -> str | None:

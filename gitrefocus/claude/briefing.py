@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.brief import CONTEXT, DELIVERABLES, WHY
-from gitrefocus.ops import record
+from gitrefocus.model import place
+from gitrefocus.ops import places, record
 from gitrefocus.store.workspace import Workspace
 
 REASON_CAP = 2000  # characters of "why this branch exists" at most, even with room to spare
@@ -50,7 +51,7 @@ def child_context(ws: Workspace, rid: str, limit: int, *, tagging: bool) -> str:
     brief = path or ws.brief_path(rid)
     head = [
         f"git refocus: this session is the child session of refocus {rid} (status {meta['status']}), "
-        f"spawned from {meta['source_dir']}.",
+        f"spawned from {places.shown_place(ws, place.of(meta, meta, place.SOURCE), rid, short=False)}.",
         f"The full brief is {brief}; what is cut below is there.",
         *rules(rid, ws.rel(brief), ws.setting("contextDir"), tagging),
     ]

@@ -18,7 +18,8 @@ from gitrefocus.claude import hookio
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
 from gitrefocus.model.events import RefocusState
-from gitrefocus.ops import record
+from gitrefocus.model.place import DEST, SOURCE
+from gitrefocus.ops import places, record
 from gitrefocus.store import catalog, localstate
 from gitrefocus.store.workspace import Workspace, is_inside
 
@@ -63,7 +64,7 @@ def render_result(ws: Workspace, entry: catalog.Entry) -> str:
     assert state is not None  # waiting() only yields entries with a state
     res = Result.from_dict(state.result or {})
     outcome = "completed" if state.status == lifecycle.RESULT else state.status
-    lines = [f"- {entry.id} ({outcome}) in {state.dest_dir}: {_cut(res.summary, SUMMARY_CAP)}"]
+    lines = [f"- {entry.id} ({outcome}) in {places.shown(ws, state, DEST, short=False)}: {_cut(res.summary, SUMMARY_CAP)}"]
     unmet = [d for d in res.dod if not d.met]
     if unmet:
         said = [_cut(d.criterion, 160) + (f" ({_cut(d.note, 120)})" if d.note else "") for d in unmet[:LIST_CAP]]
@@ -113,7 +114,7 @@ def plan(ws: Workspace, cat: catalog.Catalog, *, cwd: str, session_id: str | Non
     ours: dict[str | None, bool] = {}  # per source directory: results share a handful of them
     back = []
     for entry in catalog.waiting(cat):
-        source = entry.state.source_dir if entry.state else None
+        source = places.local_dir(ws, entry.state, SOURCE, by_id=False) if entry.state else None
         if source not in ours:
             ours[source] = for_this_tree(ws, source, here)
         if ours[source]:

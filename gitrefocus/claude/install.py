@@ -18,7 +18,7 @@ from importlib import resources
 
 from gitrefocus.claude import settings
 from gitrefocus.errors import RefocusError
-from gitrefocus.ops import setup
+from gitrefocus.ops import setup, teardown
 
 PLUGIN = "refocus"
 MARKETPLACE = "git-refocus"  # the name in plugin/.claude-plugin/marketplace.json
@@ -97,3 +97,30 @@ def _listed(claude: str, *args: str) -> list[dict]:
         raise RefocusError(f"`claude {shlex.join(args)}` did not print a JSON list; is this Claude Code 2.1 or newer?") \
             from None
     return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+
+
+def undo_copy_steps(claude_dir: str, shown: str, up_to: str) -> list[setup.Step]:
+    """The command and skill files still as shipped, and our hook entries in settings.json."""
+    out = []
+    for rel in COPIED:
+        path = os.path.join(claude_dir, rel)
+        current = setup.read_file(path)
+        if current is None:
+            continue
+        if current == _shipped(rel):
+            out.append(setup.Step("file", f"remove {shown}/{rel}", True, apply=functools.partial(teardown.remove_file, path, up_to)))
+        else:
+            out.append(setup.Step("file", f"{shown}/{rel} was edited; kept (remove it by hand)", False))
+    if settings.uninstall_from(claude_dir, dry_run=True):
+        out.append(setup.Step("claude", f"remove the `git refocus hook` entries from {shown}/settings.json", True,
+                              apply=functools.partial(settings.uninstall_from, claude_dir, up_to=up_to)))
+    return out
+
+
+def undo_plugin_steps(claude: str | None) -> list[setup.Step]:
+    steps = [["claude", "plugin", "uninstall", PLUGIN_ID],
+             ["claude", "plugin", "marketplace", "remove", MARKETPLACE]]
+    if claude is None:
+        return [setup.Step("plugin", f"run: {shlex.join(s)}", True) for s in steps]
+    return [setup.Step("plugin", shlex.join(s), True, apply=functools.partial(_run, claude, s[1:]))
+            for s in steps]

@@ -15,11 +15,10 @@ import os
 from gitrefocus.claude import hookio
 from gitrefocus.model import lifecycle
 from gitrefocus.model.events import RefocusState
-from gitrefocus.model.session import relaunch_command
-from gitrefocus.ops import record, unfinished
+from gitrefocus.model.place import DEST, SOURCE
+from gitrefocus.ops import places, record, unfinished
 from gitrefocus.store import catalog, localstate
 from gitrefocus.store.config import BUDGETS
-from gitrefocus.store.transcripts import find_transcript
 from gitrefocus.store.workspace import Workspace
 
 # A first start on a repository whose catalog cache is cold builds it this long at
@@ -32,11 +31,8 @@ RESULTS_ROOM = 7000  # characters of results at most, leaving room for the advis
 CONTINUED = ("clear", "fork", "compact")  # starts that continue a session under a new id (or the same)
 
 
-def relaunch(state: RefocusState) -> str:
-    sid = str(state.child_session_id)
-    dest = str(state.dest_dir)
-    launched = state.launched_at or find_transcript(dest, sid)
-    return relaunch_command(dest, sid, resume=bool(launched))
+def relaunch(ws: Workspace, state: RefocusState) -> str:
+    return places.relaunch(ws, state, short=False)  # the agent runs it: absolute, as spawn prints it
 
 
 def advisories(ws: Workspace, cat: catalog.Catalog, session_id: str | None, own: str | None = None) -> list[str]:
@@ -51,19 +47,19 @@ def advisories(ws: Workspace, cat: catalog.Catalog, session_id: str | None, own:
             continue
         incoming = entry.incoming
         if incoming and st in lifecycle.PENDING_LAUNCH and state.child_session_id != session_id:
-            out.append(f"Incoming brief {entry.id} from {state.source_dir} has not been launched; "
-                       f"its child session starts with: {relaunch(state)}")
+            out.append(f"Incoming brief {entry.id} from {places.shown(ws, state, SOURCE, short=False)} has not been launched; "
+                       f"its child session starts with: {relaunch(ws, state)}")
         elif incoming and st == lifecycle.IN_PROGRESS:
             sid = state.child_session_id
             if session_id in state.sessions or sid == session_id or entry.id == own:
                 continue
-            why = unfinished.why_unfinished(state, unfinished.quiet_hours(state), quiet_hours)
+            why = unfinished.why_unfinished(state, unfinished.quiet_hours(state, places.local_dir(ws, state, DEST)), quiet_hours)
             if why:
                 out.append(f"Refocus {entry.id} is in progress but its child session {sid} has not completed ({why}); "
-                           f"it may have exited without git refocus complete. It continues with: {relaunch(state)}")
+                           f"it may have exited without git refocus complete. It continues with: {relaunch(ws, state)}")
         age = entry.unlaunched_hours(stale_hours)
         if age is not None:
-            out.append(f"Outgoing refocus {entry.id} to {state.dest_dir} is still un-launched after "
+            out.append(f"Outgoing refocus {entry.id} to {places.shown(ws, state, DEST, short=False)} is still un-launched after "
                        f"{int(age)} h: continue waiting, or abandon it.")
     return out
 

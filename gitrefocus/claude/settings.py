@@ -94,6 +94,42 @@ def install_into(claude_dir: str, dry_run: bool = False) -> list[str]:
     return [path]
 
 
+def uninstall_from(claude_dir: str, dry_run: bool = False, up_to: str | None = None) -> list[str]:
+    """Remove the hook entries that run ``git refocus hook`` from <claude_dir>/settings.json
+    (an event left with none is dropped; a file left empty is removed, and the directories
+    it leaves empty below ``up_to``); return the files changed."""
+    path = os.path.join(claude_dir, "settings.json")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            current = json.load(fh)
+    except FileNotFoundError:
+        return []
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise RefocusError(f"{path} is not valid JSON ({exc}); fix it and run again.") from None
+    hooks = current.get("hooks") if isinstance(current, dict) else None
+    if not isinstance(hooks, dict):
+        return []
+    ours = {command(name) for name, _, _ in HOOKS.values()}
+    kept = {}
+    for event, entries in hooks.items():
+        left = [e for e in entries if not any(_has_command(e, c) for c in ours)] if isinstance(entries, list) else entries
+        if left:
+            kept[event] = left
+    if kept == hooks:
+        return []
+    if not dry_run:
+        new = {k: v for k, v in current.items() if k != "hooks"}
+        if kept:
+            new["hooks"] = kept
+        if new:
+            atomic.write_text(path, json.dumps(new, indent=2) + "\n")
+        else:
+            from gitrefocus.ops import teardown
+
+            teardown.remove_file(path, up_to)
+    return [path]
+
+
 def user_claude_dir(env=os.environ) -> str:
     """~/.claude, or $CLAUDE_CONFIG_DIR where the client is told to keep its settings."""
     return env.get("CLAUDE_CONFIG_DIR") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".claude")

@@ -47,6 +47,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "__complete": ("gitrefocus.cli.completion", "complete_words"),
     "loop": ("gitrefocus.cli.loop", "loop"),
     "tree": ("gitrefocus.cli.tree", "tree"),
+    "help": ("gitrefocus.cli.about", "help_"),
+    "version": ("gitrefocus.cli.about", "version"),
 }
 
 
@@ -93,8 +95,10 @@ class LazyGroup(click.Group):
 @click.option("--no-pager", is_flag=True, help="Do not page long output (like git --no-pager).")
 @click.option("--no-color", "--no-colour", "no_color", is_flag=True,
               help="Plain text, no colour (also NO_COLOR, or color.ui=never in git config).")
+@click.option("-q", "--quiet", is_flag=True, help="No notes or progress on stderr: results, warnings and errors only.")
+@click.option("-v", "--verbose", is_flag=True, help="Show each git command run, on stderr (GIT_REFOCUS_VERBOSE=1).")
 @click.pass_context
-def cli(ctx, debug, directory, no_pager, no_color):
+def cli(ctx, debug, directory, no_pager, no_color, quiet, verbose):
     """Concept-bound session forking for coding agents, recorded in git.
 
     A session in repo A that drifts into work belonging to repo B spawns a
@@ -103,10 +107,12 @@ def cli(ctx, debug, directory, no_pager, no_color):
     events in refs/refocus/<id>, the audit trail in refs/notes/refocus.
 
     \b
-    Typical round trip:
-      (in repo A)  git refocus spawn ../B --slug mcp-standard --reason "..." --done-when "..."
-      (in repo B)  claude --session-id <SID>      # the SessionStart hook runs `start`
-      (in repo B)  git refocus complete --summary "..." --no-material-changes "investigation"
+    Example, a round trip:
+      (in repo A)  git refocus spawn ../B --slug mcp-standard \\
+                       --reason "..." --done-when "..."
+      (in repo B)  claude --session-id <SID>   # its SessionStart hook: start
+      (in repo B)  git refocus complete --summary "..." \\
+                       --no-material-changes "investigation"
       (in repo A)  git refocus status; git refocus receive <ID>
 
     Exit codes: 0 ok, 1 user error, 2 usage, 3 refused by a guard,
@@ -119,9 +125,13 @@ def cli(ctx, debug, directory, no_pager, no_color):
             os.chdir(directory)
         except OSError as exc:
             raise click.UsageError(f"cannot change to {directory!r}: {exc.strerror}") from None
+    if quiet and verbose:
+        raise click.UsageError("-q and -v contradict each other; choose one.")
+    if verbose:
+        os.environ["GIT_REFOCUS_VERBOSE"] = "1"
     from gitrefocus.cli import render
 
-    render.configure(pager=not no_pager, color=not no_color)
+    render.configure(pager=not no_pager, color=not no_color, quiet=quiet)
 
 
 def _wants_json(argv: list[str]) -> bool:

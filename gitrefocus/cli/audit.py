@@ -16,6 +16,11 @@ def log(refocus_id, as_json):
     A commit belongs to it when it carries the `Refocus-Id: ID` trailer (added
     by the commit-msg hook) or a `linked` note (`git refocus link`). Branches,
     tags, remote branches and HEAD are searched.
+
+    \b
+    Examples:
+      git refocus log mcp-standard
+      git refocus log mcp-standard --json
     """
     from gitrefocus.commands.log import log as run
 
@@ -23,12 +28,25 @@ def log(refocus_id, as_json):
     if as_json:
         render.emit_json("log", model.to_json())
         return
+    if model.elsewhere:
+        render.note(f"{model.id} was worked on in {model.elsewhere}: its commits are there "
+                    "(`git refocus log` there lists them).")
+        return
     if not model.commits:
         render.note(f"no commits are linked to {model.id} yet.")
         return
+    if not _inside_cwd(model.repo):
+        render.note(f"the commits of {model.id} are in its destination, {model.repo}:")
     with render.paged():
         for c in model.commits:
             render.echo(f"{c.abbrev} {c.author_date[:10]} {c.subject}  ({', '.join(c.via(model.id))})")
+
+
+def _inside_cwd(repo: str) -> bool:
+    import os
+
+    cwd = os.path.realpath(os.getcwd())
+    return cwd == os.path.realpath(repo) or cwd.startswith(os.path.realpath(repo) + os.sep)
 
 
 @click.command()
@@ -40,7 +58,7 @@ def log(refocus_id, as_json):
 @click.option("--from", "from_rev", metavar="REV",
               help="With --detect: the merged branch's head (the commits it has and RANGE's end lacks are "
                    "the gone ones); for a clone without that branch's reflog, such as CI.")
-@click.option("--dry-run", "-n", is_flag=True, help="With --detect: show what would be linked; change nothing.")
+@click.option("--dry-run", "-n", is_flag=True, help="Say which commits would be linked; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def link(refocus_id, revs, detect, from_rev, dry_run, as_json):
     """Link commits to a refocus: by hand, or found after a squash or rebase.
@@ -58,13 +76,15 @@ def link(refocus_id, revs, detect, from_rev, dry_run, as_json):
     rebase or cherry-pick), and against the combined change of each run of
     them (a squash). Each match is shown with why; a commit already naming a
     refocus keeps it. Commits rewritten by amend and rebase are linked by the
-    post-rewrite hook as it happens; --detect is for merges made elsewhere.
+    post-rewrite hook as it happens; --detect is for merges made elsewhere
+    (from CI: --from names the merged branch's head).
 
     \b
     Examples:
-      git refocus link 2026-04-26-mcp-standard-a3f91c main~3..main
+      git refocus link mcp-standard HEAD~3..HEAD
+      git refocus link mcp-standard a1b2c3d --dry-run
       git refocus link --detect --dry-run
-      git fetch origin refs/pull/42/head && git refocus link --detect --from FETCH_HEAD origin/main~5..origin/main
+      git refocus link --detect --from FETCH_HEAD origin/main
     """
     from gitrefocus.errors import RefocusError
 
@@ -81,20 +101,24 @@ def link(refocus_id, revs, detect, from_rev, dry_run, as_json):
             return
         _show_detect(found)
         return
-    if from_rev or dry_run:
-        raise RefocusError("--from and --dry-run go with --detect.")
+    if from_rev:
+        raise RefocusError("--from goes with --detect.")
     if refocus_id is None or not revs:
         raise click.UsageError("name a refocus and the commits to link (ID REV-RANGE...), or use --detect.")
     from gitrefocus.commands.link import link as run
 
-    model = run(refocus_id=refocus_id, revs=list(revs))
+    model = run(refocus_id=refocus_id, revs=list(revs), dry_run=dry_run)
     render.warnings(model.warnings)
     if as_json:
         render.emit_json("link", model.to_json())
         return
     n, already = len(model.linked), len(model.already_linked)
-    render.echo(f"{model.id}: linked {n} commit{'s' if n != 1 else ''}"
-                + (f" ({already} already linked)" if already else "") + ".")
+    render.echo(f"{model.id}: {'would link' if model.dry_run else 'linked'} {n} commit{'s' if n != 1 else ''}"
+                + (f" ({already} already linked)" if already else "")
+                + ("; nothing was changed:" if model.dry_run and n else "; nothing was changed." if model.dry_run else "."))
+    if model.dry_run:
+        for oid in model.linked:
+            render.echo(f"  {oid}")
 
 
 def _show_detect(found) -> None:
@@ -133,8 +157,10 @@ def post_rewrite(kind):
 @click.option("--progress/--no-progress", default=None, help="Show progress on stderr (default: when stderr is a terminal).")
 @click.option("--yes", "-y", is_flag=True,
               help="Agree that refocus data may be pushed to REMOTE's URL (recorded; asked once on a terminal).")
+@click.option("--dry-run", is_flag=True, help="Compare ref tips with the remote's and say what would be "
+              "taken and pushed; fetch and change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def sync(remote, progress, yes, as_json):
+def sync(remote, progress, yes, dry_run, as_json):
     """Exchange refocus refs and notes with REMOTE (default: refocus.remote,
     the current branch's remote, origin, or the only remote).
 
@@ -159,13 +185,28 @@ def sync(remote, progress, yes, as_json):
 
     \b
     Examples:
-      git refocus sync                 # the default remote; asks before the first push
-      git refocus sync private --yes   # a script that has its owner's agreement
+      git refocus sync
+      git refocus sync private --yes
+      git refocus sync upstream --dry-run
     """
     import sys
 
     from gitrefocus.commands.sync import sync as run
 
+    if dry_run:
+        from gitrefocus.commands.sync import dry_run as plan_sync
+
+        plan = plan_sync(remote=remote)
+        if as_json:
+            render.emit_json("sync", plan.to_json())
+            return
+        take, push = plan.to_take, plan.to_push
+        render.echo(f"{plan.remote}: would take {len(take)} refocus log(s), push {len(push)}"
+                    + ("; the notes differ" if plan.notes_differ else "") + ". Nothing was changed.")
+        for label, ids in (("take", take), ("push", push)):
+            for rid in ids:
+                render.echo(f"  {label} {rid}")
+        return
     if not yes and not as_json and sys.stdin.isatty() and sys.stderr.isatty():
         from gitrefocus.commands.sync import unagreed
 
@@ -183,10 +224,13 @@ def sync(remote, progress, yes, as_json):
     here = [f"{len(ids)} {label}" for ids, label in
             ((model.created, "new"), (model.fast_forwarded, "updated"), (model.merged, "merged")) if ids]
     notes = f"; notes {model.notes}" if model.notes != "same" else ""
-    pushed = len(model.pushed) + (1 if model.notes_pushed else 0)
+    pushed = len(model.pushed) + (1 if model.notes_pushed else 0) + (1 if model.identity.get("published") else 0)
     sent = (f"; pushed {pushed} ref{'s' if pushed != 1 else ''}" if pushed
             else f"; {model.withheld} ref(s) not pushed (not agreed)" if model.withheld else "; nothing to push")
     render.echo(f"synced with {model.remote}: " + (", ".join(here) or "nothing new") + notes + sent + ".")
+    if model.identity.get("adopted"):
+        render.echo(f"this clone is now the repository {model.remote} holds the refocus data of "
+                    f"(identity {model.identity['here'][:12]}): its refocuses are incoming or outgoing here as there.")
 
 
 def _ask_consent(remote: str, url: str) -> bool:
@@ -209,6 +253,11 @@ def doctor(ctx, repair, as_json):
     unfinished, stale locks (git's index.lock among them), the hook, notes
     config and what init sets up. A stale lock on a remote is reported with
     the command that removes it. Exits 1 while problems remain.
+
+    \b
+    Examples:
+      git refocus doctor
+      git refocus doctor --repair
     """
     from gitrefocus.commands.doctor import doctor as run
 
@@ -219,13 +268,15 @@ def doctor(ctx, repair, as_json):
     else:
         for f in model.findings:
             mark = "repaired" if f.repaired else ("info" if f.severity == "info" else "problem")
-            render.echo(f"{mark}: {f.message}")
+            render.prose(f"{mark}: {f.message}")
             if f.repair_error:
-                render.echo(f"  repair failed: {f.repair_error}")
+                render.prose(f"  repair failed: {f.repair_error}", "    ")
             elif f.repairable and not f.repaired:
-                render.echo(f"  --repair would {f.repair}.")
+                render.prose(f"  --repair would {f.repair}.", "    ")
         if model.clean:
-            render.echo(f"{model.repo}: consistent" + (f" ({model.repaired} repaired)." if model.repaired else "."))
+            from gitrefocus.ops.places import home
+
+            render.echo(f"{home(model.repo)}: consistent" + (f" ({model.repaired} repaired)." if model.repaired else "."))
         else:
             render.echo(f"{model.problems} problem(s)"
                         + (f", {model.repairable} repairable with --repair." if model.repairable else "."))

@@ -120,8 +120,9 @@ def completion(shell):
     """Print the shell completion script for bash, zsh or fish.
 
     \b
-      bash:  eval "$(git refocus completion bash)"           in ~/.bashrc
-      zsh:   eval "$(git refocus completion zsh)"            in ~/.zshrc, after compinit
+    Examples (where each goes):
+      bash:  eval "$(git refocus completion bash)"    in ~/.bashrc
+      zsh:   eval "$(git refocus completion zsh)"     in ~/.zshrc (after compinit)
       fish:  mkdir -p ~/.config/fish/conf.d
              git refocus completion fish > ~/.config/fish/conf.d/git-refocus.fish
 

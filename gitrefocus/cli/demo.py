@@ -13,7 +13,13 @@ from gitrefocus.cli import render
 @click.option("--json", "as_json", is_flag=True, help="Print a versioned JSON object at the end.")
 def demo(directory, keep, as_json):
     """Run a real spawn → start → complete → receive round trip over two
-    throwaway repositories, and say what happened at each step."""
+    throwaway repositories, and say what happened at each step.
+
+    \b
+    Examples:
+      git refocus demo
+      git refocus demo --dir /tmp/refocus-demo
+    """
     from gitrefocus.commands.demo import demo as run
 
     model = run(directory=directory, keep=keep, say=(lambda s: None) if as_json else render.echo)

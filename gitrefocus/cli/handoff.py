@@ -64,7 +64,8 @@ def handoff():
       git refocus handoff <session-id> --out brief.md
       git refocus handoff <session-id> --extractor claude
       git refocus handoff prepare <session-id> --json
-      git refocus handoff finalize --sections ~/.cache/git-refocus/handoff/<dir>/sections
+      git refocus handoff finalize \\
+          --sections ~/.cache/git-refocus/handoff/<dir>/sections
     """
 
 
@@ -159,9 +160,13 @@ def prepare(transcript, warm, directory, as_json):
     \b
     Next: spawn the five extractors in ONE message (each started with its
     `launch` prompt from plan.json), then
-      git refocus handoff finalize --sections <plan dir>/sections
+      git refocus handoff finalize --sections PLAN_DIR/sections
     A chunked plan first needs its chunk-summarizers (also in one message)
     and `git refocus handoff reduce <plan dir>`.
+
+    \b
+    Example:
+      git refocus handoff prepare <session-id> --json
     """
     from gitrefocus.handoff import agent
 
@@ -200,6 +205,10 @@ def reduce(plan_dir, as_json):
     Each summary is read from chunks/chunk-NNN.json, in order; a chunk whose
     summary is missing or invalid keeps its raw text under a warning header.
     The five extractors then read reduced-spine.txt.
+
+    \b
+    Example:
+      git refocus handoff reduce PLAN_DIR
     """
     from gitrefocus.handoff import agent
 
@@ -230,6 +239,10 @@ def finalize(sections_dir, out, as_json):
     the seed's placeholder and the built-in extractor's section; an answer
     whose pointers do not resolve is marked as not trusted and replaced the
     same way. Nothing in an answer is executed.
+
+    \b
+    Example:
+      git refocus handoff finalize --sections PLAN_DIR/sections --out brief.md
     """
     from gitrefocus.handoff import agent
 

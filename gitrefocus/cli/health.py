@@ -20,6 +20,11 @@ def health(all_, exit_code, as_json):
     its Refocus-Id trailer. Outgoing briefs still un-launched past
     refocus.staleReservedHours. Says "nothing needs attention here." when
     everything is healthy; --exit-code makes anything flagged exit 1.
+
+    \b
+    Examples:
+      git refocus health
+      git refocus health --all --exit-code
     """
     from gitrefocus.health.staleness import health as run
 
@@ -76,6 +81,10 @@ def check(refocus_id, as_json):
     it exist at HEAD, did a linked commit touch it) and each material change
     (did that context file change since spawn). Every flag is a prompt to
     verify, not a verdict.
+
+    \b
+    Example:
+      git refocus check mcp-standard
     """
     from gitrefocus.health.check import check as run
 
@@ -83,8 +92,8 @@ def check(refocus_id, as_json):
     if as_json:
         render.emit_json("check", model)
         return
-    render.echo(f"{model['id']} ({model['status']}): {len(model['linked_commits'])} linked commit(s) "
-                f"since spawn, {model['commits_since_spawn']} commit(s) in all.")
+    render.prose(f"{model['id']} ({model['status']}): {len(model['linked_commits'])} linked commit(s) "
+                 f"since spawn, {model['commits_since_spawn']} commit(s) in all.")
     for section, title in (("done_when", "Done when"), ("artifacts", "Artifacts"),
                            ("material_changes", "Material changes")):
         items = model[section]
@@ -92,11 +101,11 @@ def check(refocus_id, as_json):
             continue
         render.echo(f"{title}:")
         for item in items:
-            render.echo(f"  {'⚑' if item['flags'] else '-'} {item['label']}")
+            render.prose(f"  {'⚑' if item['flags'] else '-'} {item['label']}", "    ")
             for flag in item["flags"]:
-                render.echo(f"      {flag}")
+                render.prose(f"      {flag}", "      ")
             for fact in item["facts"]:
-                render.echo(f"      {fact}")
+                render.prose(f"      {fact}", "      ")
     if not model["flag_count"]:
         render.echo("no flags: nothing in git contradicts the stated intent (still worth a look).")
 
@@ -111,6 +120,11 @@ def decisions(dry_run, as_json):
     `**Status:** X | **Date:** Y | **Tags:** Z` line) and superseded-by.
     ADRs with `private: true` in their frontmatter are left out; files that
     cannot be parsed are listed, not fatal.
+
+    \b
+    Examples:
+      git refocus decisions --dry-run
+      git refocus decisions
     """
     from gitrefocus.health.decisions import decisions as run
 
@@ -144,6 +158,11 @@ def search(text, cross_project, kind, limit, global_, prune, as_json):
     With --cross-project, also every git work tree directly under each
     refocus.searchPaths entry (git config --add refocus.searchPaths ~/work).
     Paths that resolve outside their configured parent are refused.
+
+    \b
+    Examples:
+      git refocus search "SSH-stdio"
+      git refocus search dispatcher --kind result --global
     """
     from gitrefocus.health.search import search as run
 

@@ -25,5 +25,9 @@ def hook(event, plugin):
     Wire them with `git refocus init --claude` (or hooks/settings.json), or
     install the plugin (`git refocus init --claude --plugin`).
     Always exits 0; failures are logged to $GIT_DIR/refocus/errors.jsonl.
+
+    \b
+    Example:
+      git refocus hook session-start < event.json
     """
     raise SystemExit(run(event, plugin=plugin))

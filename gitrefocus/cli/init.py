@@ -19,9 +19,12 @@ from gitrefocus.cli import render
               help="With --claude: install it as a Claude Code plugin instead, from the local marketplace shipped "
                    "in this package (runs `claude plugin marketplace add` and `claude plugin install`, or prints "
                    "them when `claude` is not on PATH).")
+@click.option("--undo", is_flag=True,
+              help="Take back what init did here (with --user or --plugin: that Claude Code route); refocus "
+                   "refs, notes and briefs are kept.")
 @click.option("--dry-run", is_flag=True, help="Show what would change; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def init(remote, claude, user, plugin, dry_run, as_json):
+def init(remote, claude, user, plugin, undo, dry_run, as_json):
     """Make this repository take part in refocus.
 
     \b
@@ -35,16 +38,28 @@ def init(remote, claude, user, plugin, dry_run, as_json):
     - sets notes.displayRef and notes.rewriteRef to refs/notes/refocus and
       notes.rewriteMode to cat_sort_uniq, so `git log` shows refocus notes and
       amend/rebase carry them to the new commits;
-    - adds docs/refocus/INDEX.md to .gitignore and the INDEX link line to CLAUDE.md
-      (agent sessions read CLAUDE.md first; the line is how they find the refocus history).
+    - adds docs/refocus/INDEX.md to .gitignore and the INDEX link line to
+      CLAUDE.md (agent sessions read CLAUDE.md first; the line is how they
+      find the refocus history).
 
     With --user or --plugin outside a repository, only the Claude Code part is
     installed. Running it again changes nothing. Each change is printed with its
     undo command.
+
+    \b
+    Examples:
+      git refocus init
+      git refocus init --claude
+      git refocus init --dry-run --json
+      git refocus init --undo
     """
     from gitrefocus.commands.init import init as run
+    from gitrefocus.commands.init import undo as run_undo
 
-    model = run(remote=remote, claude=claude, user=user, plugin=plugin, dry_run=dry_run)
+    if undo and remote:
+        raise click.UsageError("--undo takes back every remote's refspecs; leave out --remote.")
+    model = (run_undo(claude=claude, user=user, plugin=plugin, dry_run=dry_run) if undo else
+             run(remote=remote, claude=claude, user=user, plugin=plugin, dry_run=dry_run))
     for w in model.warnings:
         render.warn(w)
     if as_json:
@@ -53,6 +68,9 @@ def init(remote, claude, user, plugin, dry_run, as_json):
     changes = [s for s in model.steps if s.needed and s.apply is not None]
     if not changes and not model.by_hand:
         where = model.repo or "Claude Code"
+        if model.undone:
+            render.echo(f"{where} has nothing of git-refocus's to take back.")
+            return
         render.echo(f"{where} already {'takes part in refocus' if model.repo else 'has the refocus surface'}; "
                     "nothing to change.")
         return
@@ -60,13 +78,19 @@ def init(remote, claude, user, plugin, dry_run, as_json):
         render.echo(("would change (dry run):" if dry_run else "changed:"))
     for s in changes:
         render.echo(f"  - {s.what}")
-    if model.by_hand:
+    if model.by_hand and model.undone:
+        render.echo("left for you to do:")
+        for s in model.by_hand:
+            render.echo(f"  {s.what.removeprefix('run: ')}")
+    elif model.by_hand:
         render.echo("`claude` is not on PATH; run these yourself:")
         for s in model.by_hand:
             render.echo(f"  {s.what.removeprefix('run: ')}")
     if model.core_hooks_path:
         render.echo(f"core.hooksPath is set: the hook lives in {model.hooks_dir}.")
     if model.undo and not dry_run:
-        render.echo("to undo:")
+        render.echo("to undo: git refocus init --undo" + (" --claude" if claude and not (user or plugin) else
+                                                          " --user" if user else " --plugin" if plugin else "")
+                    + ", or by hand:")
         for u in model.undo:
             render.echo(f"  {u}")

@@ -39,10 +39,17 @@ def main(args: list[str]) -> int:
     return guard.run(shows[args[0]], as_json=as_json, debug=bool(os.environ.get("GIT_REFOCUS_DEBUG")))
 
 
+def _home(path: str | None) -> str:
+    """A directory as INDEX.md and ``list --global`` show it (``~/…``): rows fit 80 columns."""
+    from gitrefocus.ops.places import home  # loaded already: the listing's rows come from ops
+
+    return home(path) if path else ""
+
+
 def _where(r: Row) -> str:
     if not r.counterpart:
         return ""
-    return ("from " if r.direction == "incoming" else "to ") + r.counterpart
+    return ("from " if r.direction == "incoming" else "to ") + _home(r.counterpart)
 
 
 def _section(title: str, rows: list[str]) -> bool:
@@ -61,13 +68,13 @@ def show_list(all_: bool, as_json: bool) -> None:
     if as_json:
         render.emit_json("list", model.to_json())
         return
-    rows = [[r.id, r.status, r.direction, _where(r)] for r in model.entries]
+    rows = [[r.id, r.status, _where(r) or r.direction] for r in model.entries]
     if not rows:
         render.echo("nothing here: no refocus is active or finished recently." if not all_ else
                     "nothing here: no refocus has been spawned into or out of this repository.")
         return
     with render.paged() if all_ else contextlib.nullcontext():
-        render.table(None, ["ID", "STATUS", "DIRECTION", "COUNTERPART"], rows)
+        render.table(None, ["ID", "STATUS", "COUNTERPART"], rows)  # direction: "from …" / "to …"
 
 
 def show_status(as_json: bool) -> None:
@@ -84,6 +91,9 @@ def show_status(as_json: bool) -> None:
         render.warn(f"the active refocus of this worktree {model.active.problem}; commits are tagged with it. "
                     "Clear it: git refocus stop.")
         said = True
+    elif model.active and not model.active.tagging:
+        said = _section("Active here (commits are NOT tagged: run `git refocus init`):",
+                        [f"{model.active.id}  {model.active.status}"])
     elif model.active:
         said = _section("Active here (commits carry its Refocus-Id; `git refocus stop` clears it):",
                         [f"{model.active.id}  {model.active.status}"])

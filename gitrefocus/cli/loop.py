@@ -26,8 +26,10 @@ def loop():
     the session's next prompt is never captured; `loop resume` continues.
 
     \b
+    Examples:
       git refocus loop start --promise "TESTS PASS" --max-iterations 5 \\
           --prompt "Fix the failing tests; run them before you stop."
+      git refocus loop list
     """
 
 
@@ -38,7 +40,7 @@ def _report(model, as_json: bool) -> None:
         return
     x = model.loop
     tied = f", refocus {x.refocus_id}" if x.refocus_id else ""
-    render.echo(f"loop {x.id} {model.action} (session {x.session_id}, iteration {x.iteration} of "
+    render.echo(f"loop {x.id} {model.action} (session {x.session_id}, iteration {x.current} of "
                 f"{x.max_iterations}{tied}).")
 
 
@@ -51,7 +53,13 @@ def _report(model, as_json: bool) -> None:
 @click.option("--session", metavar="SID", help=SESSION_HELP)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def start(promise, max_iterations, prompt, prompt_file, session, as_json):
-    """Start a loop in this session; it becomes the foreground loop."""
+    """Start a loop in this session; it becomes the foreground loop.
+
+    \b
+    Examples:
+      git refocus loop start --promise "TESTS PASS" --max-iterations 5 \\
+          --prompt "Fix the failing tests."
+    """
     from gitrefocus.commands.loop import start as run
 
     _report(run(promise=promise, max_iterations=max_iterations, prompt=prompt, prompt_file=prompt_file,
@@ -61,7 +69,13 @@ def start(promise, max_iterations, prompt, prompt_file, session, as_json):
 @loop.command("list")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def list_(as_json):
-    """List the loops of every session in this repository."""
+    """List the loops of every session in this repository.
+
+    \b
+    Examples:
+      git refocus loop list
+      git refocus loop list --json
+    """
     from gitrefocus.commands.loop import list_ as run
 
     model = run()
@@ -69,7 +83,7 @@ def list_(as_json):
     if as_json:
         render.emit_json("loop-list", model.to_json())
         return
-    rows = [[x.id + ("*" if fg else ""), x.status, f"{x.iteration}/{x.max_iterations}", x.session_id[:8],
+    rows = [[x.id + ("*" if fg else ""), x.status, f"{x.current}/{x.max_iterations}", x.session_id[:8],
              x.refocus_id or "", x.ended or "", x.promise[:40]] for x, fg in model.loops]
     if rows:
         render.table(None, ["LOOP", "STATUS", "ITER", "SESSION", "REFOCUS", "ENDED", "PROMISE"], rows)
@@ -86,7 +100,7 @@ def _changer(action: str, doc: str):
 
         _report(change(action, loop_id=loop_id, session=session), as_json)
 
-    command.__doc__ = doc
+    command.__doc__ = f"{doc}\n\n\b\nExamples:\n  git refocus loop {action}\n  git refocus loop {action} LOOP --json"
     return loop.command(action)(command)
 
 

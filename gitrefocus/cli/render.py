@@ -22,12 +22,12 @@ from gitrefocus.model.text import neutralise as neutralise  # re-exported: the r
 
 JSON_VERSION = 1
 JSON_HELP = "Print a versioned JSON object instead of text."  # the --json option of every command
-_settings = {"pager": True, "color": True}  # the global --no-pager / --no-color
+_settings = {"pager": True, "color": True, "quiet": False}  # the global --no-pager, --no-color, -q
 _FALSE, _TRUE = ("false", "no", "off", "0", "never"), ("true", "yes", "on", "1", "always")
 
 
-def configure(*, pager: bool = True, color: bool = True) -> None:
-    _settings.update(pager=pager, color=color)
+def configure(*, pager: bool = True, color: bool = True, quiet: bool = False) -> None:
+    _settings.update(pager=pager, color=color, quiet=quiet)
 
 
 @functools.cache
@@ -94,7 +94,7 @@ def working(message: str, *, quiet: bool = False) -> Iterator[Callable[[str], No
     """While a command that can take a while works: a transient spinner on a
     terminal's stderr, whose text the block updates (plain lines when colour is
     off); nothing into a pipe or with ``quiet`` (--json)."""
-    if quiet or not sys.stderr.isatty():
+    if quiet or _settings["quiet"] or not sys.stderr.isatty():
         yield lambda text: None
         return
     if not _use_rich(sys.stderr):
@@ -169,6 +169,20 @@ def echo(text: str = "") -> None:
     sys.stdout.write(neutralise(text) + "\n")
 
 
+def prose(text: str, indent: str = "  ") -> None:
+    """A sentence for people: on a terminal, wrapped to its width (80 columns at most), the
+    lines after the first indented; a path or a command is never broken. Piped, one line
+    (what scripts and grep read)."""
+    if sys.stdout.isatty():
+        import shutil
+        import textwrap
+
+        width = min(shutil.get_terminal_size((80, 24)).columns, 80)
+        text = textwrap.fill(text, width, subsequent_indent=indent, break_long_words=False,
+                             break_on_hyphens=False)
+    echo(text)
+
+
 def raw(text: str) -> None:
     """Text as is but for control characters (a prompt, a rendered brief)."""
     sys.stdout.write(neutralise(text))
@@ -183,7 +197,9 @@ def warn(message: str) -> None:
 
 
 def note(message: str) -> None:
-    _err(message, None)
+    """Information on stderr (not a warning): silenced by -q."""
+    if not _settings["quiet"]:
+        _err(message, None)
 
 
 def warnings(messages: list[str]) -> None:

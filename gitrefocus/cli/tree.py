@@ -67,6 +67,12 @@ def tree(refocus_id, global_, prune, as_mermaid, as_json):
     named in related_refocus_ids are shown as related. With ID, only the
     tree that holds it, from its root down. Without --global, this
     repository and the counterpart repositories its refocuses name.
+
+    \b
+    Examples:
+      git refocus tree
+      git refocus tree mcp-standard --mermaid
+      git refocus tree --global
     """
     from gitrefocus.commands.tree import tree as run
 

@@ -14,7 +14,14 @@ from gitrefocus.model.ids import ref_name
 @click.option("--prune", is_flag=True, help=across.PRUNE_HELP)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def list_(all_, global_, prune, as_json):
-    """List refocuses here: active ones and those finished recently."""
+    """List refocuses here: active ones and those finished recently.
+
+    \b
+    Examples:
+      git refocus list
+      git refocus list --all --json
+      git refocus list --global
+    """
     if global_:
         return across.list_global(all_, prune, as_json)
     listings.show_list(all_, as_json)
@@ -28,6 +35,11 @@ def show(refocus_id, as_json):
 
     Without ID, the refocus this session works on (in a child session, its
     own; with no session id, the worktree's active one).
+
+    \b
+    Examples:
+      git refocus show mcp-standard
+      git refocus show --json
     """
     from gitrefocus.commands.show import show as run
 
@@ -41,6 +53,12 @@ def show(refocus_id, as_json):
         if model.brief:
             render.echo(model.brief.rstrip("\n"))
             render.echo()
+        if model.here:
+            render.echo("# On this machine")
+            render.echo(f"source:    {model.here['source']}")
+            render.echo(f"dest:      {model.here['dest']}")
+            render.echo(f"continue:  {model.here['relaunch_shown']}")
+            render.echo()
         render.echo(f"# Events ({model.direction}, {ref_name(model.id)})")
         for e in model.events:
             who = e.event.actor.get("name") or ""
@@ -52,7 +70,13 @@ def show(refocus_id, as_json):
 @click.option("--prune", is_flag=True, help=across.PRUNE_HELP)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def status(global_, prune, as_json):
-    """What needs attention here: incoming briefs, outgoing results, divergences."""
+    """What needs attention here: incoming briefs, outgoing results, divergences.
+
+    \b
+    Examples:
+      git refocus status
+      git refocus status --global
+    """
     if global_:
         return across.status_global(prune, as_json)
     listings.show_status(as_json)
@@ -66,7 +90,13 @@ def status(global_, prune, as_json):
 @click.option("--prune", is_flag=True, help=across.PRUNE_HELP)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def index(global_, output, prune, as_json):
-    """Regenerate docs/refocus/INDEX.md (every writing command also does)."""
+    """Regenerate docs/refocus/INDEX.md (every writing command also does).
+
+    \b
+    Examples:
+      git refocus index
+      git refocus index --global --output ~/REFOCUS-INDEX.md
+    """
     if global_:
         return across.index_global(output, prune, as_json)
     listings.show_index(as_json)
@@ -78,7 +108,8 @@ def index(global_, output, prune, as_json):
               help="Run the child now, non-interactively, in its directory (claude -p with this prompt).")
 @click.option("--allowed-tools", "allowed_tools", multiple=True, metavar="TOOL",
               help="With --run: a tool the child may use besides `Bash(git refocus:*)`; repeat.")
-def pickup(refocus_id, run_child, allowed_tools):
+@click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
+def pickup(refocus_id, run_child, allowed_tools, as_json):
     """Print the prompt a child session starts with (never changes anything).
 
     \b
@@ -87,9 +118,16 @@ def pickup(refocus_id, run_child, allowed_tools):
     With --run, start that child itself (a one-shot spawn): the form an
     agent can run under the /refocus command's own permissions. The
     child's output is printed; the exit status is the child's.
+
+    \b
+    Examples:
+      git refocus pickup mcp-standard
+      git refocus pickup mcp-standard --json
     """
     from gitrefocus.commands.pickup import pickup as run
 
+    if run_child and as_json:
+        raise click.UsageError("--json prints the prompt; --run runs the child and prints its output: choose one.")
     if run_child:
         from gitrefocus.commands.pickup import run_oneshot
 
@@ -97,7 +135,11 @@ def pickup(refocus_id, run_child, allowed_tools):
         return
     if allowed_tools:
         raise click.UsageError("--allowed-tools goes with --run.")
-    render.raw(run(refocus_id=refocus_id).prompt)
+    model = run(refocus_id=refocus_id)
+    if as_json:
+        render.emit_json("pickup", model.to_json())
+        return
+    render.raw(model.prompt)
 
 
 @click.command()
@@ -105,7 +147,13 @@ def pickup(refocus_id, run_child, allowed_tools):
 @click.option("--days", type=click.IntRange(min=0), help="Archive results older than this (default refocus.archiveDays, 90).")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def gc(dry_run, days, as_json):
-    """Move results finished long ago to docs/refocus/archive/YYYY-QN/."""
+    """Move results finished long ago to docs/refocus/archive/YYYY-QN/.
+
+    \b
+    Examples:
+      git refocus gc --dry-run
+      git refocus gc --days 180
+    """
     from gitrefocus.commands.gc import gc as run
 
     model = run(dry_run=dry_run, days=days)

@@ -29,9 +29,10 @@ from gitrefocus.cli import render
 @click.option("--from-transcript", metavar="PATH|SESSION", help="Fill Inherited context from a Claude Code transcript (handoff).")
 @click.option("--oneshot", is_flag=True, help="Print the non-interactive `claude -p` relaunch form.")
 @click.option("--commit", is_flag=True, help="Commit the files this command wrote (scoped commit).")
+@click.option("--dry-run", is_flag=True, help="Make every check and say what would be written; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, alternatives, pushback, related,
-          related_ids, files, parent, assign, from_transcript, oneshot, commit, as_json):
+          related_ids, files, parent, assign, from_transcript, oneshot, commit, dry_run, as_json):
     """Source side: write a brief for a child session in DEST.
 
     DEST must be an existing directory inside a git work tree. The brief goes
@@ -43,6 +44,13 @@ def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, alt
       cd DEST && claude --session-id <SID>
 
     Refused (exit 3) from a child session: children are leaves.
+
+    \b
+    Examples:
+      git refocus spawn ../mcp --slug mcp-standard \\
+          --reason "The memory session drifted into the MCP standard." \\
+          --done-when "MCPSTANDARD.md exists"
+      git refocus spawn ../mcp --slug s --reason R --done-when D --dry-run
     """
     from gitrefocus.commands.spawn import spawn as run
 
@@ -50,13 +58,20 @@ def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, alt
                 context=list(context), deliverables=list(deliverable), alternatives=list(alternatives),
                 pushback=list(pushback), related=list(related),
                 related_ids=list(related_ids), files=list(files), parent=parent, assign=assign,
-                from_transcript=from_transcript, oneshot=oneshot, commit=commit)
+                from_transcript=from_transcript, oneshot=oneshot, commit=commit, dry_run=dry_run)
     render.warnings(model.warnings)
     if as_json:
         render.emit_json("spawn", model.to_json())
         return
     render.echo(model.marker)
+    if model.dry_run:
+        for path in model.files_written:
+            render.echo(f"  would write {path}")
+        return
     render.echo(f"brief:   {model.brief_path}")
+    if model.source_files:  # first use here: nothing in this repository changes unsaid
+        how = "committed" if model.commits.get("source") else "commit them with your work"
+        render.echo(f"wrote here: {', '.join(model.source_files)} ({how})")
     render.echo("launch the child with:")
     render.echo(f"  {model.relaunch_command}")
 
@@ -77,6 +92,11 @@ def start(refocus_id, session_id, take_over, as_json):
     at a terminal it becomes the worktree's active refocus. A session
     starting a refocus that belongs to another session is refused (exit 3)
     unless it says --take-over.
+
+    \b
+    Examples:
+      git refocus start
+      git refocus start mcp-standard --take-over
     """
     from gitrefocus.commands.start import start as run
 
@@ -100,6 +120,10 @@ def stop(refocus_id, as_json):
 
     Without ID, clears whatever `start` made active here. The refocus keeps
     its status: finish it with `complete` or `abandon`.
+
+    \b
+    Example:
+      git refocus stop
     """
     from gitrefocus.commands.stop import stop as run
 
@@ -121,7 +145,9 @@ def stop(refocus_id, as_json):
 @click.command()
 @click.argument("refocus_id", metavar="[ID]", required=False)
 @click.option("--status", type=click.Choice(["completed", "blocked"]), default="completed", show_default=True,
-              help="completed: done_when met. blocked: needs work elsewhere first.")
+              help="completed: the work is done; say which done_when criteria are met (--dod) and which not "
+                   "(--dod-unmet): one marked neither is recorded as not stated, with a warning. "
+                   "blocked: needs work elsewhere first.")
 @click.option("--summary", help="One paragraph: what was accomplished, or where it blocked.")
 @click.option("--dod", multiple=True, metavar="N|TEXT", help="A done_when criterion that is met (number or text); repeat.")
 @click.option("--dod-unmet", multiple=True, metavar="N|TEXT[=WHY]", help="A criterion not met, with why; repeat.")
@@ -130,27 +156,46 @@ def stop(refocus_id, as_json):
 @click.option("--material-change", multiple=True, metavar="FILE=SUMMARY",
               help="A decision to promote into docs/context/FILE; repeat.")
 @click.option("--no-material-changes", metavar="REASON", help="Say why nothing canonical changed (e.g. investigation only).")
-@click.option("--from-json", metavar="FILE", help="Read a standardized return object ({status, summary, artifacts, ...}); - for stdin.")
+@click.option("--from-json", metavar="FILE",
+              help="Read the result as a JSON return object ('-': stdin): status (completed, blocked, or failed "
+                   "and partial, both recorded as blocked), summary, artifacts, and optionally dod, "
+                   "material_changes, follow_ups, errors, next_steps, metadata (docs/using.md). Flags add to it.")
 @click.option("--save-transcript", is_flag=True, help="Consent to commit the child transcript (scrubbed) under docs/refocus/transcripts/.")
 @click.option("--commit", is_flag=True, help="Commit the files this command wrote (scoped commit).")
+@click.option("--dry-run", is_flag=True, help="Make every check and print the result it would record; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def complete(refocus_id, status, summary, dod, dod_unmet, artifact, follow_up, material_change,
-             no_material_changes, from_json, save_transcript, commit, as_json):
+             no_material_changes, from_json, save_transcript, commit, dry_run, as_json):
     """Child side: append the Result and return it to the source.
 
     Material changes are mandatory: name each decision with
     --material-change FILE=SUMMARY (promoted into docs/context/FILE), or say
     --no-material-changes REASON. Without ID, completes the active refocus.
+
+    \b
+    Examples:
+      git refocus complete --summary "Wrote the standard." --dod 1 \\
+          --artifact "MCPSTANDARD.md=the standard" \\
+          --no-material-changes "docs only" --commit
+      git refocus complete --status blocked --summary "Needs the API key."
+      git refocus complete --summary "Done." --dod 1 \\
+          --no-material-changes "none" --dry-run
     """
     from gitrefocus.commands.complete import complete as run
 
     model = run(refocus_id=refocus_id, status=status, summary=summary, dod=list(dod), dod_unmet=list(dod_unmet),
                 artifacts=list(artifact), follow_ups=list(follow_up), material_changes=list(material_change),
                 no_material_changes=no_material_changes, from_json=from_json, save_transcript=save_transcript,
-                commit=commit)
+                commit=commit, dry_run=dry_run)
     render.warnings(model.warnings)
     if as_json:
         render.emit_json("complete", model.to_json())
+        return
+    if model.dry_run:
+        render.echo(f"{model.id} would be recorded as {model.status}; nothing was changed. The result:")
+        render.raw(model.result.render().rstrip("\n") + "\n")
+        for path in model.files_written:
+            render.echo(f"  would write {path}")
         return
     render.echo(f"{model.id}: {model.status} at {model.completed_at}.")
     if model.suggested_files:
@@ -182,19 +227,29 @@ def complete(refocus_id, status, summary, dod, dod_unmet, artifact, follow_up, m
 @click.argument("refocus_id", metavar="ID")
 @click.option("--reason", required=True, help="Why this refocus is abandoned (kept in the record).")
 @click.option("--commit", is_flag=True, help="Commit the brief file change (scoped commit).")
+@click.option("--dry-run", is_flag=True, help="Check and say what would change; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def abandon(refocus_id, reason, commit, as_json):
+def abandon(refocus_id, reason, commit, dry_run, as_json):
     """Stop a refocus that is not finished; its brief stays as a record.
 
     Editing the brief's frontmatter to `status: abandoned` (with `reason:`)
     does the same; the next command records the edit.
+
+    \b
+    Examples:
+      git refocus abandon mcp-standard --reason "Done upstream instead."
+      git refocus abandon mcp-standard --reason R --dry-run
     """
     from gitrefocus.commands.abandon import abandon as run
 
-    model = run(refocus_id=refocus_id, reason=reason, commit=commit)
+    model = run(refocus_id=refocus_id, reason=reason, commit=commit, dry_run=dry_run)
     render.warnings(model.warnings)
     if as_json:
         render.emit_json("abandon", model.to_json())
+    elif model.dry_run:
+        render.echo(f"{model.id} would be abandoned ({model.reason}); nothing was changed.")
+        for path in model.files_written:
+            render.echo(f"  would update {path}")
     else:
         render.echo(f"{model.id}: abandoned ({model.reason}).")
 
@@ -207,6 +262,11 @@ def receive(refocus_id, as_json):
 
     Without ID, receives every result waiting here. The SessionStart hook
     does this when it shows the results to the parent session.
+
+    \b
+    Examples:
+      git refocus receive
+      git refocus receive mcp-standard --json
     """
     from gitrefocus.commands.receive import receive as run
 

@@ -10,7 +10,7 @@ from gitrefocus.model import lifecycle
 from gitrefocus.model.events import Event
 from gitrefocus.model.records import dataclass
 from gitrefocus.ops import index_md, linkage, record
-from gitrefocus.store import catalog, localstate, refs
+from gitrefocus.store import catalog, eventlog, localstate, refs
 from gitrefocus.store import scoped_commit as promised
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.scoped_commit import scoped_commit
@@ -25,13 +25,15 @@ class AbandonOutcome:
     files_written: list[str]
     commit: str | None
     warnings: list[str]
+    dry_run: bool = False  # nothing was written: files_written is what would be
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "reason": self.reason,
+        return {"id": self.id, "status": self.status, "reason": self.reason, "dry_run": self.dry_run,
                 "files_written": self.files_written, "commit": self.commit, "warnings": self.warnings}
 
 
-def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".") -> AbandonOutcome:
+def abandon(*, refocus_id: str, reason: str, commit: bool = False, dry_run: bool = False,
+            cwd: str = ".") -> AbandonOutcome:
     if not reason or not reason.strip():
         raise RefocusError("abandon needs --reason: say why, for whoever reads this later.")
     ws = Workspace.open(cwd)
@@ -48,6 +50,14 @@ def abandon(*, refocus_id: str, reason: str, commit: bool = False, cwd: str = ".
                                 meta_changes={"status": lifecycle.ABANDONED, "reason": reason.strip()})
 
     brief = record.brief_file(ws, rid)
+    if dry_run:  # every check the event would meet, and nothing written
+        tip = eventlog.read_tip(ws.repo, rid)
+        make(tip)
+        assert tip is not None
+        other = record.counterpart(ws, tip.state)
+        there = record.brief_file(other, rid) if other is not None else None
+        return AbandonOutcome(id=rid, status=lifecycle.ABANDONED, reason=reason.strip(),
+                              files_written=[p for p in (brief, there) if p], commit=None, warnings=[], dry_run=True)
     if commit and brief:  # before the first write: an abandon killed before its commit is committed by doctor
         promised.promise(ws, rid, [brief], f"refocus({rid}): abandoned")
     before = refs.resolve(ws.repo, refs.ref_name(rid))

@@ -12,12 +12,13 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model import result as res
-from gitrefocus.model.events import Event
+from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.ids import TRANSCRIPTS_DIR
+from gitrefocus.model.place import DEST, SOURCE
 from gitrefocus.model.records import dataclass, replace
 from gitrefocus.model.result import DodItem, Result
 from gitrefocus.model.session import transcript_pointer
-from gitrefocus.ops import guards, index_md, linkage, promote, record
+from gitrefocus.ops import guards, index_md, linkage, places, promote, record
 from gitrefocus.store import atomic, catalog, eventlog, interrupts, localstate, refs
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store import scoped_commit as promised
@@ -39,6 +40,7 @@ class CompleteOutcome:
     warnings: list[str]
     redactions: list[dict[str, Any]]  # what --save-transcript scrubbed: {kind, line}, never the secret
     suggested_files: list[str]
+    dry_run: bool = False  # nothing was written: files_written is what would be
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -47,7 +49,7 @@ class CompleteOutcome:
             "source_updated": self.source_updated, "source_dir": self.source_dir,
             "files_written": self.files_written, "commit": self.commit, "warnings": self.warnings,
             "redactions": self.redactions, "redacted": redaction_counts(self.redactions),
-            "suggested_files": self.suggested_files,
+            "suggested_files": self.suggested_files, "dry_run": self.dry_run,
         }
 
 
@@ -89,7 +91,17 @@ def definition_of_done(done_when: list[str], met: Sequence[str], unmet: Sequence
     return tuple(dod)
 
 
-def load_return_object(path: str) -> Result:
+def _criteria(obj: object, key: str, where: str) -> list[str]:
+    """A return object's ``dod`` / ``dod_unmet``: criterion numbers or texts (``N=WHY`` unmet)."""
+    value = obj.get(key, []) if isinstance(obj, dict) else []
+    if not isinstance(value, list) or not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value):
+        raise RefocusError(f"{where}: field {key!r} must be a list of criterion numbers or texts.")
+    return [str(v) for v in value]
+
+
+def load_return_object(path: str) -> tuple[Result, list[str], list[str]]:
+    """The Result a return object describes, and its ``dod`` and ``dod_unmet`` lists (as
+    --dod and --dod-unmet take them)."""
     try:
         if path == "-":
             import sys
@@ -108,7 +120,7 @@ def load_return_object(path: str) -> Result:
         raise RefocusError(f"{path}: not valid JSON ({exc}).") from None
     except RecursionError:
         raise RefocusError(f"{path}: JSON nested too deeply to be a return object.") from None
-    return res.from_return_object(obj, path)
+    return res.from_return_object(obj, path), _criteria(obj, "dod", path), _criteria(obj, "dod_unmet", path)
 
 
 def own_refocus(ws: Workspace, env: Mapping[str, str], command: str) -> str:
@@ -135,7 +147,7 @@ def complete(
     *, refocus_id: str | None = None, status: str = "completed", summary: str | None = None,
     dod: Sequence[str] = (), dod_unmet: Sequence[str] = (), artifacts: Sequence[str] = (),
     follow_ups: Sequence[str] = (), material_changes: Sequence[str] = (), no_material_changes: str | None = None,
-    from_json: str | None = None, save_transcript: bool = False, commit: bool = False,
+    from_json: str | None = None, save_transcript: bool = False, commit: bool = False, dry_run: bool = False,
     cwd: str = ".", env: Mapping[str, str] = os.environ,
 ) -> CompleteOutcome:
     ws = Workspace.open(cwd)
@@ -149,7 +161,8 @@ def complete(
         guards.require_owner(ws, tip.state, env.get("CLAUDE_CODE_SESSION_ID"), env, "complete")
 
     if from_json:
-        draft = load_return_object(from_json)
+        draft, json_met, json_unmet = load_return_object(from_json)
+        dod, dod_unmet = [*json_met, *dod], [*json_unmet, *dod_unmet]
         if summary:
             draft = replace(draft, summary=summary)
     else:
@@ -177,7 +190,7 @@ def complete(
             raise RefocusError(f"{rid} has no brief document to update.")
         result = replace(
             draft, dod=definition_of_done(doc.meta["done_when"], dod, dod_unmet),
-            child_session=transcript_pointer(state.dest_dir or ws.workdir, str(state.child_session_id)),
+            child_session=_child_session(ws, state),
             completed_at=now,
         ).checked()
         if state.status == lifecycle.ABANDONED:  # the other terminal event won: a lost race, not a mistake
@@ -198,6 +211,14 @@ def complete(
         )
 
     _preflight(ws, rid, draft, save_transcript, commit)
+    if dry_run:  # every check the event would meet, the result it would record, and nothing written
+        make(eventlog.read_tip(ws.repo, rid))
+        result, suggested = made[0]
+        return CompleteOutcome(
+            id=rid, status=result.lifecycle_status, completed_at=None, result=result,
+            brief_path=record.brief_file(ws, rid), source_updated=False, source_dir=None,
+            files_written=_will_write(ws, rid, draft, save_transcript), commit=None, warnings=[],
+            redactions=[], suggested_files=suggested, dry_run=True)
     if commit:  # before the first write: a completion killed before its commit is committed by doctor
         promised.promise(ws, rid, _will_write(ws, rid, draft, save_transcript),
                          f"refocus({rid}): {draft.lifecycle_status}")
@@ -285,8 +306,27 @@ def _finish(ws: Workspace, rid: str, out: record.Outcome, made: tuple[Result, li
         warnings += linkage.on_finish(ws, rid, state.status)
     return CompleteOutcome(
         id=rid, status=state.status, completed_at=state.completed_at, result=result,
-        brief_path=record.brief_file(ws, rid), source_updated=other is not None, source_dir=state.source_dir,
+        brief_path=record.brief_file(ws, rid), source_updated=other is not None or _source_is_here(ws, state),
+        source_dir=places.shown(ws, state, SOURCE),
         files_written=written, commit=commit_oid, warnings=warnings,
         redactions=prepared.redactions if prepared is not None else [],
         suggested_files=suggested,
     )
+
+
+def _source_is_here(ws: Workspace, state: RefocusState) -> bool:
+    """The source works in this repository too (a spawn into one of its subdirectories
+    or worktrees): the result is waiting there already, as it is recorded here."""
+    source = places.local_dir(ws, state, SOURCE)
+    found = Workspace.try_open(source) if source else None
+    return found is not None and found.same_repo(ws)
+
+
+def _child_session(ws: Workspace, state: RefocusState) -> str:
+    """How the result names the child's session: its id (the transcript is under
+    ~/.claude/projects/ of whichever machine ran it), or for a refocus written
+    before portable places, the transcript's path on this machine."""
+    dest = state.where(DEST)
+    if dest is not None and dest.portable:
+        return str(state.child_session_id)
+    return transcript_pointer(state.dest_dir or ws.workdir, str(state.child_session_id))

@@ -15,11 +15,12 @@ from gitrefocus.commands.show import show
 from gitrefocus.commands.spawn import spawn
 from gitrefocus.commands.start import start
 from gitrefocus.commands.status import status
+from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
 from gitrefocus.model.ids import ref_name
 from gitrefocus.model.records import dataclass
 from gitrefocus.model.result import Result
-from gitrefocus.store import git
+from gitrefocus.store import git, registry
 
 IDENTITY = ["-c", "user.name=Refocus Demo", "-c", "user.email=demo@example.com"]
 
@@ -27,6 +28,8 @@ IDENTITY = ["-c", "user.name=Refocus Demo", "-c", "user.email=demo@example.com"]
 def _repo(path: str, readme: str) -> None:
     os.makedirs(path)
     git.run(path, "init", "-q")
+    # a demo's repositories stay out of the user's registry: `--global` commands never list them
+    git.run(path, "config", registry.OPT_OUT_KEY, "false")
     with open(os.path.join(path, "README.md"), "w", encoding="utf-8") as fh:
         fh.write(readme)
     git.run(path, "add", "README.md")
@@ -46,9 +49,16 @@ class DemoOutcome:
 
 def demo(*, directory: str | None = None, keep: bool = False, say: Callable[[str], object] = print) -> DemoOutcome:
     root = directory or tempfile.mkdtemp(prefix="refocus-demo-")
-    if directory:
-        os.makedirs(root, exist_ok=True)
     memory, mcp = os.path.join(root, "agents-memory"), os.path.join(root, "mcp")
+    if directory:
+        taken = [os.path.basename(p) for p in (memory, mcp) if os.path.lexists(p)]
+        if taken:
+            raise RefocusError(f"{directory} already has {' and '.join(taken)} (from an earlier demo?); "
+                               "remove them, or give another --dir.")
+        try:
+            os.makedirs(root, exist_ok=True)
+        except OSError as exc:
+            raise RefocusError(f"cannot create {directory}: {exc.strerror}.") from None
     kept = bool(keep or directory)
     if not kept:  # the repositories are deleted at the end: do not print paths nobody can visit
         plain = say

@@ -50,7 +50,8 @@ from gitrefocus.model.events import Event
 from gitrefocus.model.ids import brief_relpath, ref_name
 from gitrefocus.model.records import dataclass
 from gitrefocus.model.result import MaterialChange
-from gitrefocus.ops import index_md, linkage, promote, reconcile, record, rewrites, setup
+from gitrefocus.model import place
+from gitrefocus.ops import index_md, linkage, places, promote, reconcile, record, rewrites, setup
 from gitrefocus.store import (
     atomic,
     catalog,
@@ -99,6 +100,12 @@ class DoctorOutcome:
 
 # -- setup ------------------------------------------------------------------
 def check_setup(ws: Workspace) -> list[Finding]:
+    if not ran_init(ws):
+        # a repository a spawn wrote into, never set up: spawn said so, and nothing is
+        # inconsistent; doctor says it once and leaves the choice to the user
+        return [Finding("setup", f"{ws.workdir} never ran `git refocus init`: its commits are not tagged with "
+                        "Refocus-Id and `git log` does not show refocus notes (`git refocus init` sets it up).",
+                        severity=INFO)]
     out = []
     for name in setup.HOOKS:
         try:
@@ -118,13 +125,29 @@ def check_setup(ws: Workspace) -> list[Finding]:
     problem = setup.rewrite_mode_problem(ws)
     if problem:
         out.append(Finding("config", problem))
+    linked = ws.git_dir != ws.common_dir
     try:  # the rest of what `init` (and a spawn) sets up: an `init` killed part-way is finished here
         for path, text in setup.planned(ws.workdir):
+            if linked:  # a linked worktree has these files as its branch has them: init ran in another
+                out.append(Finding("setup", f"{ws.rel(path)} lacks the line `git refocus init` adds (this worktree's "
+                                   "branch does not have it yet; commit it where init added it).", severity=INFO))
+                continue
             out.append(Finding("setup", f"{ws.rel(path)} lacks the line `git refocus init` adds.",
                                fix=functools.partial(atomic.write_text, path, text), repair="add it"))
     except RefocusError as exc:
         out.append(Finding("setup", str(exc)))
     return out
+
+
+def ran_init(ws: Workspace) -> bool:
+    """``git refocus init`` ran here (or its steps were taken by hand): our notes
+    config, or our commit-msg hook, is in place."""
+    if NOTES_REF in setup.config_values(ws, "notes.displayRef"):
+        return True
+    try:
+        return setup.is_ours(setup.read_hook(ws))
+    except RefocusError:
+        return True  # a hook that cannot be read: check_setup says so
 
 
 def _owns_hooks_dir(ws: Workspace) -> bool:
@@ -206,7 +229,8 @@ def _ref_missing(ws: Workspace, rid: str, path: str) -> Finding:
     message = f"{ws.rel(path)} has no event log ({ref_name(rid)} is missing)."
     try:
         meta = Brief.parse(atomic.read_bytes(path), ws.rel(path)).meta
-        other = record.counterpart_in(ws, (meta.get("source_dir"), meta.get("dest_dir")))
+        other = record.counterpart_in(ws, [places.directory(ws, place.of(meta, meta, side), rid)
+                                           for side in (place.SOURCE, place.DEST)])
     except RefocusError:
         other = None
     if other is not None and refs.resolve(other.repo, refs.ref_name(rid)) is not None:
@@ -222,8 +246,36 @@ def _ref_missing(ws: Workspace, rid: str, path: str) -> Finding:
                    repair="rebuild the event log from the file")
 
 
+def _written_here(ws: Workspace, entry: Entry) -> bool:
+    """Spawn wrote the brief of ``entry`` into this work tree, on this machine: it
+    recorded the refocus's counterpart in this work tree's local state (a refocus
+    from before portable places: its destination is this directory). Elsewhere (a
+    clone that synced) the file arrives with the commit that adds it."""
+    dest = entry.state.where(place.DEST) if entry.state is not None else None
+    if dest is not None and not dest.portable:
+        return True
+    return places.recorded_counterpart(ws, entry.id) is not None
+
+
+def _worktrees(ws: Workspace) -> list[str]:
+    """The other work trees of this repository (``git worktree add``)."""
+    proc = ws.git("worktree", "list", "--porcelain", "-z", check=False)
+    paths = [f[len("worktree "):] for f in proc.stdout.split("\0") if f.startswith("worktree ")]
+    return [p for p in paths if os.path.realpath(p) != ws.workdir]
+
+
+def _in_another_worktree(ws: Workspace, rid: str, worktrees: list[str] | None) -> str | None:
+    """The other work tree of this repository that holds the brief file of ``rid``."""
+    for path in worktrees or ():
+        if os.path.isfile(os.path.join(path, brief_relpath(rid))):
+            return path
+    return None
+
+
 def check_entries(ws: Workspace, cat: Catalog) -> list[Finding]:
     out = []
+    worktrees = _worktrees(ws) if ws.git_dir != ws.common_dir or os.path.isdir(
+        os.path.join(ws.common_dir, "worktrees")) else None
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         rid = entry.id
         tip = refs.resolve(ws.repo, ref_name(rid)) if not entry.corrupt and entry.tip is not None else None
@@ -248,10 +300,20 @@ def check_entries(ws: Workspace, cat: Catalog) -> list[Finding]:
             out.append(_ref_missing(ws, rid, entry.path))
         elif entry.state is not None and entry.path is None and entry.incoming:
             oid = refs.resolve(ws.repo, refs.ref_name(rid))
-            if oid is not None and eventlog.snapshot(ws.repo, oid) is not None:
+            elsewhere = _in_another_worktree(ws, rid, worktrees)
+            if elsewhere is not None:
+                out.append(Finding("file-elsewhere", f"{brief_relpath(rid)} is in the worktree {elsewhere}, not in this "
+                                   "one (it reaches this one with the branch that commits it).", rid, severity=INFO))
+            elif oid is not None and eventlog.snapshot(ws.repo, oid) is not None and _written_here(ws, entry):
                 out.append(Finding("file-missing", f"{brief_relpath(rid)} is missing but {ref_name(rid)} holds it.", rid,
                                    fix=functools.partial(recreate_file, ws, rid, oid),
                                    repair="re-create the file from the ref's snapshot"))
+            elif oid is not None and eventlog.snapshot(ws.repo, oid) is not None:
+                out.append(Finding("file-missing", f"{brief_relpath(rid)} is not in this work tree: spawn wrote it in "
+                                   "another clone, and it arrives with the commit that adds it "
+                                   f"(`git refocus show {rid}` reads it from the event log).", rid, severity=INFO,
+                                   fix=functools.partial(recreate_file, ws, rid, oid),
+                                   repair="write it here from the ref's snapshot"))
         elif entry.state is not None and entry.path and not entry.file_matches_ref:
             finding = _classify_file(ws, entry, entry.path)
             if finding:
@@ -506,8 +568,10 @@ def check_index(ws: Workspace, cat: Catalog, here: Workspace | None = None) -> l
     if current == index_md.render(cat):
         return []
     what = "is missing" if current is None else "is out of date"
+    # a linked worktree no writing command ran in has none yet: nothing was cut short there
+    severity = INFO if current is None and ws.git_dir != ws.common_dir else PROBLEM
     return [Finding("index-stale", f"{name} {what}.", fix=functools.partial(index_md.refresh, ws),
-                    repair="regenerate it")]
+                    repair="regenerate it", severity=severity)]
 
 
 def collect(ws: Workspace) -> list[Finding]:

@@ -30,6 +30,7 @@ class InitOutcome:
     core_hooks_path: str | None
     steps: list[setup.Step]  # every step, needed (changed) or already done
     warnings: list[str]
+    undone: bool = False  # the steps take back what init did (--undo)
 
     @property
     def changed(self) -> int:
@@ -49,7 +50,7 @@ class InitOutcome:
             "repo": self.repo, "dry_run": self.dry_run, "hooks_dir": self.hooks_dir,
             "core_hooks_path": self.core_hooks_path, "steps": [s.to_json() for s in self.steps],
             "changed": self.changed, "undo": self.undo, "warnings": self.warnings,
-            "by_hand": [s.what for s in self.by_hand],
+            "by_hand": [s.what for s in self.by_hand], "undone": self.undone,
         }
 
 
@@ -85,6 +86,42 @@ def plan(ws: Workspace, *, remote: str | None = None) -> list[setup.Step]:
         steps += setup.remote_steps(ws, remote)
     steps += _bootstrap_steps(ws)
     return steps
+
+
+def _undo_steps(ws: Workspace | None, claude: bool, user: bool, plugin: bool) -> list[setup.Step]:
+    from gitrefocus.claude import install, settings
+    from gitrefocus.ops import teardown
+
+    steps = teardown.repository_steps(ws) if ws is not None else []
+    if plugin:
+        import shutil
+
+        steps += install.undo_plugin_steps(shutil.which("claude"))
+    elif user:
+        steps += install.undo_copy_steps(settings.user_claude_dir(), "~/.claude", settings.user_claude_dir())
+    elif ws is not None:  # the project's .claude: always looked at, as `init --claude` may have run
+        steps += install.undo_copy_steps(os.path.join(ws.workdir, ".claude"), ".claude", ws.workdir)
+    if ws is not None and ws.workdir in registry.entries():
+        steps.append(setup.Step("registry", f"remove {ws.workdir} from the registry `--global` commands read", True,
+                                apply=functools.partial(registry.remove, {ws.workdir})))
+    return steps
+
+
+def undo(*, claude: bool = False, user: bool = False, plugin: bool = False, dry_run: bool = False,
+         cwd: str = ".") -> InitOutcome:
+    """Take back what ``init`` (and, with ``user`` or ``plugin``, that Claude Code route) did
+    here. Refocus data (refs, notes, briefs) is kept: it is the record."""
+    if user and plugin:
+        raise RefocusError("choose one of --user and --plugin.")
+    ws = Workspace.open(cwd) if not (user or plugin) else Workspace.try_open(cwd)
+    steps = _undo_steps(ws, claude, user, plugin)
+    if not dry_run:
+        for step in steps:
+            if step.needed and step.apply is not None:
+                step.apply()
+    return InitOutcome(repo=ws.workdir if ws is not None else None, dry_run=dry_run,
+                       hooks_dir=setup.hooks_dir(ws) if ws is not None else None, core_hooks_path=None,
+                       steps=steps, warnings=[], undone=True)
 
 
 def init(*, remote: str | None = None, claude: bool = False, user: bool = False, plugin: bool = False,

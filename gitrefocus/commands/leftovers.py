@@ -20,7 +20,7 @@ from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import ref_name
 from gitrefocus.model.note_line import NoteRecord
 from gitrefocus.ops import linkage, record
-from gitrefocus.store import atomic, eventlog, eventmerge, locks, notes, refs
+from gitrefocus.store import atomic, eventlog, eventmerge, identity, locks, notes, refs
 from gitrefocus.store.catalog import INCOMING, LOCAL, Catalog, Entry
 from gitrefocus.store.workspace import Workspace
 
@@ -87,10 +87,16 @@ def _roles(ws: Workspace, entry: Entry) -> list[str]:
     if state is None:
         return []
     repos = state.extra.get("repos")
+    me = identity.read(ws)
     roles = []
-    for role, directory in ((record.SOURCE, state.source_dir), (record.DEST, state.dest_dir)):
+    for role in (record.SOURCE, record.DEST):
+        place = state.where(role)
+        if place is not None and place.portable:  # by identity: every copy of the repository plays its side
+            if place.repo_id == me:
+                roles.append(role)
+            continue
         oid = repos.get(role) if isinstance(repos, dict) else None
-        if (isinstance(oid, str) and ws.holds(oid)) or (directory and _inside(directory, ws.workdir)):
+        if (isinstance(oid, str) and ws.holds(oid)) or (place is not None and _inside(place.dir, ws.workdir)):
             roles.append(role)
     if len(roles) == 2 and entry.direction != LOCAL:  # two clones on one commit: the catalog's call
         roles = [record.DEST if entry.direction == INCOMING else record.SOURCE]

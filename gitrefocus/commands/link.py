@@ -24,13 +24,14 @@ class LinkOutcome:
     linked: list[str]
     already_linked: list[str]
     warnings: list[str]
+    dry_run: bool = False  # nothing was written: linked is what would be
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "linked": self.linked,
+        return {"id": self.id, "status": self.status, "linked": self.linked, "dry_run": self.dry_run,
                 "already_linked": self.already_linked, "warnings": self.warnings}
 
 
-def link(*, refocus_id: str, revs: list[str], cwd: str = ".") -> LinkOutcome:
+def link(*, refocus_id: str, revs: list[str], dry_run: bool = False, cwd: str = ".") -> LinkOutcome:
     if not revs:
         raise RefocusError("name the commits to link: a revision or a range such as main..HEAD.")
     ws = Workspace.open(cwd)
@@ -38,6 +39,9 @@ def link(*, refocus_id: str, revs: list[str], cwd: str = ".") -> LinkOutcome:
     eventlog.require_tip(ws.repo, rid)
     oids = linkage.resolve_revs(ws, revs)
     new = [oid for oid in oids if not linkage.note_links(ws, oid, rid)]
+    if dry_run:
+        return LinkOutcome(id=rid, status=None, linked=new, already_linked=[oid for oid in oids if oid not in new],
+                           warnings=[], dry_run=True)
     status, warnings = record_links(ws, rid, new, via="link") if new else (None, [])
     return LinkOutcome(id=rid, status=status, linked=new, already_linked=[oid for oid in oids if oid not in new],
                        warnings=warnings)

@@ -28,7 +28,7 @@ def list_(*, all: bool = False, cwd: str = ".") -> ListOutcome:
     ws = Workspace.open(cwd)
     notices = settle(ws)  # hand edits imported first; then nothing else needs a look
     if all:  # a row at a time, newest first: the entries are not all held at once
-        rows = [index_md.row(e, ws.workdir) for e in Catalog(ws).stream()]
+        rows = [index_md.row(e, ws) for e in Catalog(ws).stream()]
     else:  # what INDEX.md shows, read through the index: the older entries are not loaded
         m = index_md.overview_model(ws)
         rows = m.active + m.recent

@@ -7,7 +7,8 @@ from typing import Any
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.ids import RefocusId
 from gitrefocus.model.records import dataclass
-from gitrefocus.ops import linkage
+from gitrefocus.model.place import DEST
+from gitrefocus.ops import linkage, places, record
 from gitrefocus.store import catalog
 from gitrefocus.store.workspace import Workspace
 
@@ -16,9 +17,12 @@ from gitrefocus.store.workspace import Workspace
 class LogOutcome:
     id: str
     commits: list[linkage.Commit]  # linked to the refocus, oldest first
+    repo: str  # the repository the commits were read from: here, or the destination of an outgoing refocus
+    elsewhere: str | None = None  # the destination, when its commits are not on this machine
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "commits": [c.as_dict(self.id) for c in self.commits], "count": len(self.commits)}
+        return {"id": self.id, "commits": [c.as_dict(self.id) for c in self.commits], "count": len(self.commits),
+                "repo": self.repo, "elsewhere": self.elsewhere}
 
 
 def resolve_any(ws: Workspace, text: str) -> str:
@@ -33,6 +37,15 @@ def resolve_any(ws: Workspace, text: str) -> str:
 
 
 def log(*, refocus_id: str, cwd: str = ".") -> LogOutcome:
+    """The commits of ``refocus_id``: here, or, for a refocus this repository spawned
+    elsewhere, in its destination when that repository is on this machine."""
     ws = Workspace.open(cwd)
     rid = resolve_any(ws, refocus_id)
-    return LogOutcome(id=rid, commits=linkage.linked(ws, rid))
+    commits = linkage.linked(ws, rid)
+    entry = catalog.load(ws, only=rid).entries.get(rid)
+    if commits or entry is None or entry.incoming or entry.state is None:
+        return LogOutcome(id=rid, commits=commits, repo=ws.workdir)
+    dest = record.counterpart(ws, entry.state)  # the work happened there
+    if dest is None:
+        return LogOutcome(id=rid, commits=[], repo=ws.workdir, elsewhere=places.shown(ws, entry.state, DEST))
+    return LogOutcome(id=rid, commits=linkage.linked(dest, rid), repo=dest.workdir)

@@ -11,7 +11,8 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
 from gitrefocus.model.brief import HANDOFF_SECTIONS, Brief
 from gitrefocus.model.records import dataclass
-from gitrefocus.ops import record
+from gitrefocus.model.place import DEST
+from gitrefocus.ops import places, record
 from gitrefocus.store import catalog, eventlog
 from gitrefocus.store.transcripts import find_transcript
 from gitrefocus.store.workspace import Workspace
@@ -82,8 +83,12 @@ def run_oneshot(*, refocus_id: str, allowed_tools: Sequence[str] = (), cwd: str 
     state = tip.state if tip is not None else None
     if state is None or not state.dest_dir or not state.child_session_id:
         raise RefocusError(f"{outcome.id} has no event log here naming its child; run `git refocus doctor`.")
-    started = bool(state.launched_at or find_transcript(state.dest_dir, state.child_session_id))
-    code = run_child(state.dest_dir, state.child_session_id, outcome.prompt, resume=started,
+    dest = places.local_dir(ws, state, DEST)
+    if dest is None:
+        raise RefocusError(f"the child of {outcome.id} works in {places.shown(ws, state, DEST)}; "
+                           "clone that repository here, or run the child where it is.")
+    started = bool(state.launched_at or find_transcript(dest, state.child_session_id))
+    code = run_child(dest, state.child_session_id, outcome.prompt, resume=started,
                      allowed_tools=allowed_tools, env=env)
     if code != 0:
         raise RefocusError(f"the child session of {outcome.id} exited with status {code}; its output is above.")

@@ -7,7 +7,8 @@ from gitrefocus.model import JSONObject, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
 from gitrefocus.model.records import dataclass
-from gitrefocus.ops import record
+from gitrefocus.model.place import DEST
+from gitrefocus.ops import places, record
 from gitrefocus.store import catalog
 from gitrefocus.store.catalog import waiting
 from gitrefocus.store.eventlog import Tip
@@ -66,12 +67,12 @@ def receive_one(ws: Workspace, rid: str, session_id: str | None = None) -> Recei
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
     return ReceivedResult(id=rid, status=state.status, received_at=state.received_at, result=state.result,
-                          dest_dir=state.dest_dir)
+                          dest_dir=places.local_dir(ws, state, DEST))
 
 
 def destinations(ws: Workspace, received: list[ReceivedResult]) -> list[Workspace | None]:
     """The destination repositories (on this machine) of the results just received."""
-    return [record.counterpart_in(ws, [r.dest_dir]) for r in received]
+    return [record.counterpart_in(ws, [r.dest_dir]) if r.dest_dir else None for r in received]
 
 
 def receive(*, refocus_id: str | None = None, cwd: str = ".", session_id: str | None = None) -> ReceiveOutcome:

@@ -9,7 +9,8 @@ from typing import Any
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.records import dataclass
-from gitrefocus.ops import record
+from gitrefocus.model.place import DEST, SOURCE
+from gitrefocus.ops import places, record
 from gitrefocus.store import atomic, catalog, eventlog, localstate, refs
 from gitrefocus.store.workspace import Workspace
 
@@ -36,13 +37,14 @@ class ShowOutcome:
     brief: str | None  # the brief document: the file, else the ref's snapshot
     events: list[ShownEvent]
     problems: list[str]
+    here: dict[str, str | None]  # the stored places resolved on this machine (ops/places.py)
 
     def to_json(self) -> dict[str, Any]:
         # the state as state.json holds it (sorted keys)
         state = dict(sorted(self.state.to_json().items())) if self.state else {}
         return {"id": self.id, "status": self.status, "direction": self.direction, "path": self.path,
                 "state": {k: v for k, v in state.items() if not k.startswith("_")}, "brief": self.brief,
-                "events": [e.to_json() for e in self.events], "problems": self.problems}
+                "events": [e.to_json() for e in self.events], "problems": self.problems, "here": self.here}
 
 
 def show(*, refocus_id: str | None = None, cwd: str = ".", env: Mapping[str, str] = os.environ) -> ShowOutcome:
@@ -75,4 +77,14 @@ def show(*, refocus_id: str | None = None, cwd: str = ".", env: Mapping[str, str
             events.append(ShownEvent(commit=str(oid), event=event))
     return ShowOutcome(id=rid, status=entry.status, direction=entry.direction, path=ws.rel(path) if path else None,
                        state=entry.state, brief=text, events=events,
-                       problems=entry.problems + ([entry.file_error] if entry.file_error else []))
+                       problems=entry.problems + ([entry.file_error] if entry.file_error else []),
+                       here=_here(ws, entry.state) if entry.state else {})
+
+
+def _here(ws: Workspace, state: RefocusState) -> dict[str, str | None]:
+    """Each side's directory on this machine (None: not here), how it is shown, and
+    the command that starts or resumes the child here: what the brief stores is
+    portable (repository identity and a directory in it), this is this machine's."""
+    return {"source_dir": places.local_dir(ws, state, SOURCE), "dest_dir": places.local_dir(ws, state, DEST),
+            "source": places.shown(ws, state, SOURCE), "dest": places.shown(ws, state, DEST),
+            "relaunch": places.relaunch(ws, state, short=False), "relaunch_shown": places.relaunch(ws, state)}

@@ -14,13 +14,15 @@ from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief, BriefContent, render_body, validate_meta
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.ids import RefocusId, derive_slug, new_session_id, validate_slug
-from gitrefocus.model.records import dataclass
+from gitrefocus.model.place import Place, relative_dir
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.model.session import relaunch_command
-from gitrefocus.ops import guards, index_md, record, setup
+from gitrefocus.ops import guards, index_md, places, record, setup
 from gitrefocus.store import (
     atomic,
     catalog,
     eventlog,
+    identity,
     interrupts,
     refs,
     registry,
@@ -48,6 +50,8 @@ class SpawnOutcome:
     files_written: list[str]
     commits: dict[str, str | None]  # "dest" / "source" -> commit made by --commit
     warnings: list[str]
+    source_files: list[str] = field(default_factory=list)  # of files_written, those in the source's work tree
+    dry_run: bool = False  # nothing was written: files_written is what would be, the id an example
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -55,7 +59,7 @@ class SpawnOutcome:
             "brief_path": self.brief_path, "dest_dir": self.dest_dir, "source_dir": self.source_dir,
             "parent_refocus_id": self.parent_refocus_id, "relaunch_command": self.relaunch_command,
             "marker": self.marker, "files_written": self.files_written, "commits": self.commits,
-            "warnings": self.warnings,
+            "warnings": self.warnings, "source_files": self.source_files, "dry_run": self.dry_run,
         }
 
 
@@ -66,6 +70,24 @@ def _source_dir(ws: Workspace, env: Mapping[str, str]) -> str:
         if is_inside(real, ws.workdir):
             return real
     return ws.workdir
+
+
+def relevant_files(files: Sequence[str], dest_dir: str) -> tuple[list[str], list[str]]:
+    """``--file`` paths as the brief keeps them (relative to DEST), and warnings for those
+    not there yet; a path that leaves DEST is refused: the child works in DEST only."""
+    kept, missing = [], []
+    for name in files:
+        path = os.path.normpath(os.path.join(dest_dir, os.path.expanduser(name)))
+        if path != dest_dir and not path.startswith(dest_dir.rstrip(os.sep) + os.sep):
+            raise RefocusError(f"--file {name!r} is outside the destination {dest_dir}; name files in DEST "
+                               "(relative to it).")
+        rel = os.path.relpath(path, dest_dir)
+        kept.append(rel)
+        if not os.path.lexists(path):
+            missing.append(rel)
+    warnings = [f"--file {', '.join(missing)}: not in {dest_dir} (yet); the brief lists "
+                f"{'it' if len(missing) == 1 else 'them'} as relevant anyway."] if missing else []
+    return kept, warnings
 
 
 def _text_args(**lists: Sequence[str]) -> None:
@@ -119,16 +141,6 @@ def stale_outgoing(cat: catalog.Catalog, hours: float) -> list[str]:
                 f"{int(age)} h: continue waiting, or `git refocus abandon {entry.id} --reason ...`."
             )
     return out
-
-
-def _identities(source: Workspace, dest: Workspace) -> dict[str, Any]:
-    """The commit each repository stands on: how a clone, wherever it lives,
-    knows which side of this refocus it is (catalog direction). Left out when
-    two different repositories stand on the same commit and cannot be told apart."""
-    s, d = source.head_oid(), dest.head_oid()
-    if s is None or d is None or (s == d and not dest.same_repo(source)):
-        return {}
-    return {"repos": {"source": str(s), "dest": str(d)}}
 
 
 def _related(states: Mapping[str, object], text: str) -> str:
@@ -201,7 +213,8 @@ def spawn(
     out_of_scope: Sequence[str] = (), context: Sequence[str] = (), deliverables: Sequence[str] = (),
     alternatives: Sequence[str] = (), pushback: Sequence[str] = (), related: Sequence[str] = (), related_ids: Sequence[str] = (), files: Sequence[str] = (),
     parent: str | None = None, assign: str | None = None, from_transcript: str | None = None,
-    oneshot: bool = False, commit: bool = False, cwd: str = ".", env: Mapping[str, str] = os.environ,
+    oneshot: bool = False, commit: bool = False, dry_run: bool = False, cwd: str = ".",
+    env: Mapping[str, str] = os.environ,
 ) -> SpawnOutcome:
     source = Workspace.open(cwd)
     guards.refuse_child_fork(source, env)
@@ -219,11 +232,13 @@ def spawn(
                deliverable=deliverables, alternative=alternatives, pushback=pushback, related=related, file=files)
     slug = validate_slug(slug) if slug is not None else derive_slug(os.path.basename(dest_dir) + " " + reason)
 
-    warnings: list[str] = []
+    files, warnings = relevant_files(files, dest_dir)
     states = _States(source, dest_ws)
     parent_id = states.resolve(parent) if parent else None
     ancestors = guards.parent_chain(states, parent_id)
-    warnings += guards.check_chain(ancestors, dest_dir, source.setting("maxChainDepth"))
+    dest_id = identity.read(dest_ws)
+    warnings += guards.check_chain(ancestors, dest_dir, source.setting("maxChainDepth"),
+                                   Place(relative_dir(dest_dir, dest_ws.workdir), dest_id) if dest_id else None)
     related_ids = [_related(states, rid) for rid in related_ids]
 
     context = list(context)
@@ -245,11 +260,40 @@ def spawn(
     sid = new_session_id()
     now = clock.now()
     rid = RefocusId.build(now.date(), slug, sid).value
+    brief_path = dest_ws.brief_path(rid)
+    repos = [dest_ws] if dest_ws.same_repo(source) else [dest_ws, source]
+    _preflight(repos, brief_path, [(dest_ws, dest_dir), (source, source_dir)])
+    if dry_run:  # every check spawn makes before its first write passed; nothing is written
+        there = [p for p, _ in setup.planned(dest_ws.workdir)]
+        here = [p for p, _ in setup.planned(source.workdir)] if len(repos) == 2 else []
+        return SpawnOutcome(
+            id=rid, child_session_id=sid, status=lifecycle.RESERVED, brief_path=brief_path, dest_dir=dest_dir,
+            source_dir=source_dir, parent_refocus_id=parent_id,
+            relaunch_command=relaunch_command(dest_dir, sid, pickup_id=rid if oneshot else None),
+            marker=f"would spawn {rid} → {dest_dir} (the id and session id are examples); nothing was changed.",
+            files_written=[brief_path, *there, *here], commits={}, warnings=warnings,
+            source_files=[source.rel(p) for p in here], dry_run=True)
+    message = f"refocus({rid}): spawned"
+    try:  # the first writes: each side's identity, the --commit promises, local state naming each side's counterpart
+        source_place, dest_place = places.place_of(source, source_dir), places.place_of(dest_ws, dest_dir)
+        if commit:
+            promised.promise(dest_ws, rid, [brief_path, *(p for p, _ in setup.planned(dest_ws.workdir))], message)
+            if len(repos) == 2:
+                promised.promise(source, rid, [p for p, _ in setup.planned(source.workdir)], message)
+        record.remember_counterpart(dest_ws, rid, source)  # also where the brief is written (doctor)
+        if len(repos) == 2:
+            record.remember_counterpart(source, rid, dest_ws)
+    except (OSError, RefocusError, refs.GitError()) as exc:
+        raise RefocusError(f"could not write {atomic.what_failed(exc)}; nothing was spawned.") from None
+    # what is stored is portable: each side's repository identity and the directory
+    # relative to its root, never a path of this machine (docs/paths-and-identity.md)
     meta = validate_meta({
         "id": rid, "status": lifecycle.RESERVED, "child_session_id": sid,
         "spawn_mode": "oneshot" if oneshot else "manual", "spawned_at": clock.iso(now),
-        "launched_at": None, "completed_at": None, "source_dir": source_dir,
-        "source_session_id": env.get("CLAUDE_CODE_SESSION_ID") or None, "dest_dir": dest_dir,
+        "launched_at": None, "completed_at": None, "source_dir": source_place.dir,
+        "source_repo": source_place.repo_name, "source_repo_id": source_place.repo_id,
+        "source_session_id": env.get("CLAUDE_CODE_SESSION_ID") or None, "dest_dir": dest_place.dir,
+        "dest_repo": dest_place.repo_name, "dest_repo_id": dest_place.repo_id,
         "slug": slug, "parent_refocus_id": parent_id, "related_refocus_ids": list(related_ids),
         "done_when": list(done_when), "out_of_scope": list(out_of_scope), "related": list(related),
         "assigned_to": assign, "relevant_files": list(files),
@@ -261,23 +305,9 @@ def spawn(
     def build(tip: Tip | None) -> tuple[Event, bytes]:
         if tip is not None:
             raise RefocusError(f"refocus {rid} already exists.")
-        event = record.new_event(source, rid, ev.SPAWNED, "source", meta=meta, **_identities(source, dest_ws))
+        event = record.new_event(source, rid, ev.SPAWNED, "source", meta=meta)
         return event, snapshot
 
-    brief_path = dest_ws.brief_path(rid)
-    repos = [dest_ws] if dest_ws.same_repo(source) else [dest_ws, source]
-    _preflight(repos, brief_path, [(dest_ws, dest_dir), (source, source_dir)])
-    message = f"refocus({rid}): spawned"
-    try:  # the first writes: the --commit promises, local state naming each side's counterpart
-        if commit:
-            promised.promise(dest_ws, rid, [brief_path, *(p for p, _ in setup.planned(dest_ws.workdir))], message)
-            if len(repos) == 2:
-                promised.promise(source, rid, [p for p, _ in setup.planned(source.workdir)], message)
-        if len(repos) == 2:
-            record.remember_counterpart(dest_ws, rid, source)
-            record.remember_counterpart(source, rid, dest_ws)
-    except (OSError, RefocusError, refs.GitError()) as exc:
-        raise RefocusError(f"could not write {atomic.what_failed(exc)}; nothing was spawned.") from None
     with interrupts.deferred(f"{rid} was spawned in full"):
         try:
             tip = eventlog.append(dest_ws.repo, rid, build)
@@ -313,4 +343,5 @@ def spawn(
         relaunch_command=relaunch_command(dest_dir, sid, pickup_id=rid if oneshot else None),
         marker=f"SPAWNED {rid} → {dest_dir} (child_session_id: {sid}). Awaiting result.",
         files_written=dest_written + source_written, commits=commits, warnings=warnings,
+        source_files=[source.rel(p) for p in source_written],
     )

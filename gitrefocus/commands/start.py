@@ -13,7 +13,8 @@ from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
 from gitrefocus.model.records import dataclass
-from gitrefocus.ops import guards, index_md, record
+from gitrefocus.model.place import DEST
+from gitrefocus.ops import guards, index_md, places, record
 from gitrefocus.store import catalog, eventlog, localstate, refs
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.workspace import Workspace
@@ -76,8 +77,9 @@ def require_destination(ws: Workspace, rid: str) -> None:
     entry = catalog.load(ws, only=rid).entries.get(rid)
     if entry is None or entry.incoming:
         return
-    where = entry.state.dest_dir if entry.state else None
-    raise RefocusError(f"{rid} is worked on in its destination{' ' + where if where else ''}, not here; "
+    where = places.local_dir(ws, entry.state, DEST) if entry.state else None
+    shown = places.shown(ws, entry.state, DEST) if entry.state else None
+    raise RefocusError(f"{rid} is worked on in its destination{' ' + shown if shown else ''}, not here; "
                        f"start it there: git refocus -C {shlex.quote(where or 'DEST')} start {rid}.")
 
 

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from gitrefocus.model import JSONObject, clock, lifecycle
 from gitrefocus.model.records import dataclass, field, replace
 from gitrefocus.model.result import Result
-from gitrefocus.ops import unfinished
+from gitrefocus.model.place import DEST
+from gitrefocus.ops import places, unfinished
 from gitrefocus.ops.index_md import Row, row
 from gitrefocus.ops.reconcile import fresh_catalog
 from gitrefocus.store import catalog
@@ -97,9 +98,10 @@ class Active:
     id: str
     status: str | None
     problem: str | None  # why the marker is wrong (finished, foreign, unknown); None when right
+    tagging: bool = True  # our commit-msg hook runs here: commits get the Refocus-Id trailer
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "problem": self.problem}
+        return {"id": self.id, "status": self.status, "problem": self.problem, "tagging": self.tagging}
 
 
 @dataclass(frozen=True)
@@ -133,10 +135,10 @@ def dashboard(ws: Workspace, cat: Catalog) -> StatusOutcome:
     divergences = []
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         state = entry.state
-        r = row(entry, ws.workdir)
+        r = row(entry, ws)
         quiet, why = None, None
         if entry.incoming and entry.status == lifecycle.IN_PROGRESS and state is not None:
-            quiet = unfinished.quiet_hours(state)  # the SessionStart advisory's check, same answer
+            quiet = unfinished.quiet_hours(state, places.local_dir(ws, state, DEST))  # the SessionStart advisory's check, same answer
             why = unfinished.why_unfinished(state, quiet, quiet_hours)
             quiet = round(quiet, 1)
         d = DashboardRow(r, round(clock.age_hours(state.spawned_at if state else None), 1), quiet, why is not None, why)
@@ -157,7 +159,7 @@ def dashboard(ws: Workspace, cat: Catalog) -> StatusOutcome:
         if state and state.conflicts:
             divergences.append(Divergence(entry.id, f"{len(state.conflicts)} event(s) conflicted after a merge and were not applied"))
     outgoing.results_waiting.extend(
-        WaitingResult(row(e, ws.workdir), e.state.result if e.state else None) for e in catalog.waiting(cat))
+        WaitingResult(row(e, ws), e.state.result if e.state else None) for e in catalog.waiting(cat))
     return StatusOutcome(repo=ws.workdir, incoming=incoming, outgoing=outgoing, divergences=divergences)
 
 
@@ -169,7 +171,7 @@ def active(ws: Workspace, cat: Catalog, env: Mapping[str, str] = os.environ) -> 
     if not rid:
         return None
     entry = cat.entries.get(rid)
-    return Active(rid, entry.status if entry else None, marker_problem(cat, rid))
+    return Active(rid, entry.status if entry else None, marker_problem(cat, rid), tagging=ws.tags_commits)
 
 
 def status(*, cwd: str = ".") -> StatusOutcome:

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
 from gitrefocus.model.records import dataclass
-from gitrefocus.ops import guards
+from gitrefocus.model.place import DEST
+from gitrefocus.ops import guards, places
 from gitrefocus.store import catalog, eventlog, localstate
 from gitrefocus.store.catalog import Catalog
 from gitrefocus.store.workspace import Workspace
@@ -50,7 +51,7 @@ def marker_problem(cat: Catalog, rid: str | None) -> str | None:
     if entry.status in lifecycle.TERMINAL:
         return f"names {rid}, which is already {lifecycle.in_words(entry.status)}"
     if not entry.incoming:
-        where = entry.state.dest_dir if entry.state else "another repository"
+        where = places.shown(cat.ws, entry.state, DEST) if entry.state else "another repository"
         return f"names {rid}, which is worked on in {where}, not here"
     if entry.status in lifecycle.PENDING_LAUNCH:  # `start` sets the markers first: it died before its event
         return f"names {rid}, which was never started"

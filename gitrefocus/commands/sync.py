@@ -20,11 +20,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from gitrefocus.errors import ConflictError, RefocusError
+from gitrefocus.model import lifecycle
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.model.records import dataclass, field
 from gitrefocus.ops import index_md, record
-from gitrefocus.store import eventlog, eventmerge, locks, notes, refs
+from gitrefocus.store import eventlog, eventmerge, identity, locks, notes, refs
 from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
 from gitrefocus.store.workspace import Workspace
@@ -80,6 +81,7 @@ class SyncOutcome:
     url: str = ""  # where a push goes
     agreed: bool = True  # the owner agreed to push refocus data there
     withheld: int = 0  # refs not pushed for want of that agreement
+    identity: dict[str, Any] = field(default_factory=dict)  # this repository's, the remote's, what sync did
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -88,6 +90,7 @@ class SyncOutcome:
             "pushed": self.pushed, "notes_pushed": self.notes_pushed,
             "files_written": self.files_written, "warnings": self.warnings, "conflicts": self.conflicts,
             "url": self.url, "agreed": self.agreed, "withheld": self.withheld,
+            "identity": self.identity,
         }
 
 
@@ -107,6 +110,7 @@ class Report:
     url: str = ""
     agreed: bool = True
     withheld: int = 0
+    identity: dict[str, Any] = field(default_factory=dict)
 
     def add(self, kind: str, rid: str) -> None:
         bucket = self.by_kind.setdefault(kind, [])
@@ -122,6 +126,7 @@ class Report:
             merged=ids(refs.MERGED) + ids(refs.ADOPTED), notes=self.notes, pushed=sorted(set(self.pushed)),
             notes_pushed=self.notes_pushed, files_written=self.files_written, warnings=self.warnings,
             conflicts=self.conflicts, url=self.url, agreed=self.agreed, withheld=self.withheld,
+            identity=self.identity,
         )
 
 
@@ -133,7 +138,7 @@ class Sync:
         self.report = Report(remote)
         self.touched: set[str] = set()  # ids whose live ref changed here
         self.skipped: set[str] = set()  # ids whose remote ref could not be merged (warned)
-        self._opened: dict[tuple[str | None, str | None], Workspace | None] = {}
+        self._opened: dict[tuple[str | None, ...], Workspace | None] = {}
         self._locked: dict[str, int] = {}  # lock files the remote named, and in how many rounds
 
     def say(self, message: str) -> None:
@@ -172,6 +177,23 @@ class Sync:
                                    f"finish; remove it where the remote lives (rm {shlex.quote(path)}) and run "
                                    f"`git refocus sync` again.")
 
+    # -- identity -----------------------------------------------------------
+    def identities(self) -> None:
+        """A clone's first sync takes the identity of the repository it was cloned from
+        (what the remote holds), so refocuses of that repository are its own: incoming or
+        outgoing as they are there. A remote that holds another repository's identity
+        (a fork syncing with its upstream) is said, and nothing is taken."""
+        mine, theirs = identity.read(self.ws), identity.tracked(self.ws, self.remote)
+        report = self.report.identity
+        if mine is None and theirs is not None and identity.adopt(self.ws, self.remote):
+            mine = theirs
+            report["adopted"] = True
+        report.update(here=mine, remote=theirs)
+        if mine is not None and theirs is not None and mine != theirs:
+            self._warn(f"the remote {self.remote} holds the refocus identity of another repository "
+                       f"({theirs[:12]}; this one is {mine[:12]}): refocuses of that repository are neither "
+                       "incoming nor outgoing here. See docs/paths-and-identity.md.")
+
     # -- merging ------------------------------------------------------------
     def merge(self, seen: dict[str, list[str]] | None = None) -> tuple[dict[str, str], dict[str, str] | None]:
         """Merge every tracking ref into the live refs (``seen``: where the tracking
@@ -198,6 +220,7 @@ class Sync:
                 self.skipped.add(rid)
                 continue
             before = [_oid(tip) for tip in seen.get(rid, []) if _is_oid(tip) and tip != oid]
+            was = eventlog.read_tip(self.ws.repo, rid) if rid in ours else None
             try:
                 result = eventmerge.merge_ref(self.ws.repo, rid, _oid(oid), want_events=self._has_file(rid),
                                               seen=before)
@@ -208,6 +231,8 @@ class Sync:
                 self.skipped.add(rid)
                 continue
             self._conflicts(rid, oid, result)
+            if result.changed_locally and was is not None:
+                self._lost(rid, was.state.status)
             if result.changed_locally:
                 self.report.add(result.kind, rid)
                 self.touched.add(rid)
@@ -223,6 +248,16 @@ class Sync:
         if kind != refs.SAME and kind != refs.AHEAD:
             self.report.notes = kind
         return theirs, None if differ else ours
+
+    def _lost(self, rid: str, mine: str) -> None:
+        """Say when the status this clone recorded did not survive the merge: the remote's
+        transition came first (both events are kept; the fold takes the legal order)."""
+        tip = eventlog.read_tip(self.ws.repo, rid)
+        now = tip.state.status if tip is not None else mine
+        if now != mine and not lifecycle.is_legal(mine, now):
+            self._warn(f"{rid}: the {lifecycle.in_words(mine)} recorded here lost to the remote's "
+                       f"{lifecycle.in_words(now)}, recorded first; it is {now} here too "
+                       f"(`git refocus show {rid}` lists both events).")
 
     def _conflicts(self, rid: str, oid: str, result: eventmerge.RefMerge) -> None:
         """Report (and quarantine) what the remote's log said that was not taken,
@@ -258,6 +293,8 @@ class Sync:
         ours_notes = self.ws.ref_target(NOTES_REF)
         if ours_notes is not None and ours_notes != self.ws.ref_target(remote_.tracking_notes(self.remote)):
             names.append(NOTES_REF)
+        if identity.read(self.ws) is not None and identity.tracked(self.ws, self.remote) is None:
+            names.append(identity.IDENTITY_REF)  # published where the remote has none yet
         return sorted(names)
 
     def remember_pushed(self, accepted: list[str], pushed: dict[str, str]) -> None:
@@ -295,6 +332,7 @@ class Sync:
         for round_ in range(1, MAX_ROUNDS + 1):
             self.report.rounds = round_
             seen = self.fetch()
+            self.identities()
             theirs, ours = self.merge(seen)
             names = self.to_push(theirs, ours)
             if names and not self.report.agreed:
@@ -311,6 +349,8 @@ class Sync:
             self.remember_pushed(accepted, pushing)
             self.report.pushed += [r[len(refs.REF_PREFIX):] for r in accepted if r.startswith(refs.REF_PREFIX)]
             self.report.notes_pushed = self.report.notes_pushed or NOTES_REF in accepted
+            if identity.IDENTITY_REF in accepted:
+                self.report.identity["published"] = True
             rejected = {r for r in rejected if r[len(refs.REF_PREFIX):] not in self.skipped}
             if not rejected:
                 break
@@ -376,6 +416,38 @@ def _oid(tip: str) -> Oid:
     if _is_oid(tip):
         return cast("Oid", refs._pygit2().Oid(hex=tip))
     return cast("Oid", tip)
+
+
+@dataclass(frozen=True)
+class SyncPlan:
+    """What ``sync --dry-run`` found by comparing ref tips with the remote's (nothing fetched)."""
+
+    remote: str
+    to_take: list[str]  # refocus ids whose log the remote has and this repository has not, or differently
+    to_push: list[str]  # refocus ids the remote lacks, or holds differently
+    notes_differ: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"remote": self.remote, "dry_run": True, "to_take": self.to_take, "to_push": self.to_push,
+                "notes_differ": self.notes_differ}
+
+
+def plan(ws: Workspace, remote: str) -> SyncPlan:
+    theirs = remote_.advertised(ws, remote)
+    ours = {ref_name(rid): str(oid) for rid, oid in refs.tips(ws.git_dir).items()}
+    rid = lambda name: name[len(refs.REF_PREFIX):]  # noqa: E731
+    differ = sorted(rid(n) for n in set(theirs) & set(ours) if theirs[n] != ours[n])
+    take = sorted({rid(n) for n in theirs if n.startswith(refs.REF_PREFIX) and n not in ours} | set(differ))
+    push = sorted({rid(n) for n in ours if n not in theirs} | set(differ))
+    mine = refs.resolve(ws.repo, NOTES_REF)
+    return SyncPlan(remote=remote, to_take=take, to_push=push,
+                    notes_differ=theirs.get(NOTES_REF) != (str(mine) if mine is not None else None))
+
+
+def dry_run(*, remote: str | None = None, cwd: str = ".") -> SyncPlan:
+    """What a sync with ``remote`` would exchange, from the ref tips on both sides."""
+    ws = Workspace.open(cwd)
+    return plan(ws, choose_remote(ws, remote))
 
 
 def unagreed(*, remote: str | None = None, cwd: str = ".") -> tuple[str, str] | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from gitrefocus.model.records import dataclass, field
-from gitrefocus.ops import across, spawn_tree
+from gitrefocus.ops import across, places, spawn_tree
 from gitrefocus.ops.spawn_tree import Forest
 from gitrefocus.store import catalog
 from gitrefocus.store.catalog import Catalog, match_ids
@@ -33,7 +33,7 @@ class TreeOutcome:
 def _with_counterparts(ws: Workspace) -> list[Catalog]:
     here = catalog.load(ws)
     cats, seen = [here], {ws.common_dir}
-    dirs = sorted({d for e in here.entries.values() if e.state for d in (e.state.source_dir, e.state.dest_dir) if d})
+    dirs = sorted({d for e in here.entries.values() if e.state for d in places.counterpart_dirs(ws, e.state)})
     for path in dirs[:MAX_COUNTERPARTS]:
         problem = across.check(path)
         other = Workspace.try_open(path) if problem is None else None

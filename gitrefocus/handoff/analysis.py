@@ -12,7 +12,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from gitrefocus.handoff import cues
+from gitrefocus.handoff import classify, cues
 from gitrefocus.handoff import spine as sp
 from gitrefocus.handoff.prepare import Plan
 from gitrefocus.handoff.sections import Pointer
@@ -23,9 +23,7 @@ _HYPOTHESIS_RE = re.compile(r"\b(?:I think|probably|likely|I suspect|suspect|mig
                             r"the (?:issue|problem|cause|bug) (?:is|was)|must be|should be|looks like)\b", re.I)
 _ACK_RE = re.compile(r"^\W*(?:you'?re|you are) (?:right|correct)\W*$|^\W*(?:my mistake|I apologi[sz]e)\W*$", re.I)
 # the assistant conceding what the user just said: the user's words overruled a claim of its
-CONCEDE_RE = re.compile(r"\b(?:you'?re (?:absolutely |completely |totally )?(?:right|correct)|you are (?:absolutely )?"
-                        r"(?:right|correct)|good (?:point|catch|call|question)|my mistake|I apologi[sz]e|"
-                        r"I was wrong|I stand corrected|fair point)\b", re.I)
+CONCEDE_RE = classify.CONCEDE_RE
 # the cues that mark a dead end on their own: the assistant says in so many words that a claim,
 # cause or attempt of its was wrong ("actually", "wait", "a different approach", "won't work" are
 # how it thinks aloud, in real sessions mostly about a retry or a hypothetical)
@@ -105,6 +103,7 @@ class Analysis:
         self.user_turns: list[int] = []
         # (index of the user turn conceded to, the assistant's concession)
         self.concessions: list[tuple[int, Quote]] = []
+        self._opened: set[int] = set()  # the user messages whose first sentence has been read
         self._awaiting_reply = False
         self._scan()
         self._conceded_corrections()
@@ -128,7 +127,7 @@ class Analysis:
             for block in message.blocks:
                 if block.kind == sp.REJECTED and block.tool in QUESTION_TOOLS:
                     if block.text:  # declining the menu to type an answer: the user's words, no refusal
-                        self._user_sentences(index, message, block)
+                        self._user_sentences(index, message, block, kind=classify.ANSWER)
                 elif block.kind == sp.REJECTED:
                     self.refusals.append((message, block))
                     if block.text:
@@ -163,8 +162,13 @@ class Analysis:
         q, before, after = cues.window(text, a, b, cue)
         return Quote(q, before, after, label, index, role, thinking)
 
-    def _user_sentences(self, index, message, block, refusal=False) -> None:
+    def _user_sentences(self, index, message, block, refusal=False, kind=classify.TYPED) -> None:
         per_message = 0
+        first = index not in self._opened
+        prior = self.last_assistant_text(index)
+        context = classify.Context("user", classify.REFUSAL if refusal else
+                                   classify.QUEUED if block.kind == sp.QUEUED else kind,
+                                   prior=prior[1].text[-600:] if prior else "")
         for a, b, sentence, low, present, label in self._sentences(index, message, block):
             if refusal and _PLACEHOLDER_RE.match(sentence):
                 continue
@@ -172,15 +176,22 @@ class Analysis:
                 m = FAILURE_RE.search(sentence)
                 if m and not sentence.rstrip().endswith("?"):  # "can you explain why they fail?" reports none
                     self.failure_reports[index] = self._quote(block.text, a, b, m, label, index, "user")
-            m = cues.CORRECTION.search(sentence, low, present)
-            if (m or refusal) and per_message < 2:
+            ctx = classify.Context(context.role, context.kind, first=first, prior=context.prior)
+            first = False
+            self._opened.add(index)
+            corrects = classify.correction(sentence, ctx, low, present)
+            if corrects and per_message < 2:
+                m = cues.CORRECTION.search(sentence, low, present)
                 self.corrections.append(self._quote(block.text, a, b, m, label, index, "user"))
                 per_message += 1
-                continue
-            for cue, found in ((cues.CONSTRAINT, self.constraints), (cues.DECISION, self.decisions)):
-                m = cue.search(sentence, low, present)
-                if m:
-                    found.append(self._quote(block.text, a, b, m, label, index, "user"))
+            m = cues.CONSTRAINT.search(sentence, low, present)
+            if m:
+                self.constraints.append(self._quote(block.text, a, b, m, label, index, "user"))
+            if corrects:
+                continue  # a correction overrules a decision, it is none of the user's own
+            m = cues.DECISION.search(sentence, low, present)
+            if m:
+                self.decisions.append(self._quote(block.text, a, b, m, label, index, "user"))
 
     def _answer(self, index, message, block) -> None:
         """The user's answer to the assistant's question is a decision of theirs; its words can
@@ -192,20 +203,22 @@ class Analysis:
         label = message.label(block.line)
         self.decisions.append(Quote(q, before, after, label, index, "user", question=block.note))
         if len(block.text) > 40:  # a typed answer, not a chosen label: read it as the user's words
-            self._user_sentences(index, message, block)
+            self._user_sentences(index, message, block, kind=classify.ANSWER)
 
     def _assistant_sentences(self, index, message, block, thinking=False) -> None:
         turn = self.user_turns[-1] if self.user_turns else -1
         first_reply = self._awaiting_reply
         if not thinking:
             self._awaiting_reply = False  # the assistant's first text after the turn answers it
+        opening = len(block.text) - len(block.text.lstrip())
         for a, b, sentence, low, present, label in self._sentences(index, message, block, thinking):
             m = cues.ABANDON.search(sentence, low, present)
-            conceded = CONCEDE_RE.search(sentence) if m else None
+            conceded = CONCEDE_RE.search(sentence) if first_reply and not thinking and \
+                a - opening < classify.REPLY_REACH else None
             if conceded:
                 # a concession is not a hypothesis of its own: the claim it gives up is the one the
-                # user's turn overruled (when it answers that turn)
-                if first_reply and not any(t == turn for t, _ in self.concessions):
+                # user's turn overruled (the reply begins by conceding)
+                if not any(t == turn for t, _ in self.concessions):
                     self.concessions.append((turn, self._quote(block.text, a, b, conceded, label, index,
                                                                "assistant", thinking)))
                 m = None

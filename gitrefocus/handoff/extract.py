@@ -27,6 +27,7 @@ MAX_CORRECTIONS = 12
 MAX_HYPOTHESES = 10
 MAX_CONSTRAINTS = 10
 MAX_DECISIONS = 6
+PER_TURN = 1   # conclusions listed per user turn: the turn's latest that stands (an answer always)
 MAX_REQUESTS = 10
 MAX_TODOS = 8
 MAX_FLAGS = 8
@@ -69,6 +70,14 @@ def _plain(value: str | None, cap: int = 160) -> str:
         return _OMITTED
     text = text.replace("`", "'")
     return text if len(text) <= cap else text[: cap - 1] + "…"
+
+
+def _same_sentence(one: Quote, other: Quote) -> bool:
+    """Whether two quotes are windows of one sentence (of one line)."""
+    if one.label != other.label:
+        return False
+    a, b = one.text.strip(), other.text.strip()
+    return a in b or b in a or a[:40] == b[:40]
 
 
 def _spread(items: list, cap: int) -> list:
@@ -143,21 +152,28 @@ def convergence(an: Analysis) -> Section:
         if request:
             text, pointers = request
             d.add(f"- Final request: {text}", *pointers)
-    decisions = [q for q in an.decisions if not (q.role == "user" and q.question is None and
-                                                 APPROVAL_RE.match(q.text))]
+    # not a bare approval (shown with what it approved, among the requests); a user's decision
+    # only in answer to the assistant (the session's opening words describe the task, they decide
+    # nothing yet)
+    decisions = [q for q in an.decisions if not (q.role == "user" and q.question is None and (
+        APPROVAL_RE.match(q.text) or an.last_assistant_text(q.index) is None))]
     failures = sorted(an.failure_reports)
     # the latest conclusions that stand (and the latest reversed), then the first that stands:
     # judged from the end, as far as needed (each judgement reads the rest of the session)
     tail: list[Quote] = []
     overruled: list[tuple[Quote, Quote, str]] = []
     judged: dict[int, str] = {}
+    turns: Counter[int] = Counter()  # conclusions listed per turn: each turn's latest that stand
     for n in range(len(decisions) - 1, -1, -1):
-        if len(tail) >= MAX_DECISIONS - 1 and len(overruled) >= 2:
+        if (len(tail) >= MAX_DECISIONS - 1 and len(overruled) >= 2) or len(judged) >= 500:
             break
         verdict, c, why = _standing(an, decisions, n, failures)
         judged[n] = verdict
-        if verdict == _STANDS and len(tail) < MAX_DECISIONS - 1:
+        turn = an.user_turns_before(decisions[n].index + (decisions[n].role == "user"))
+        if verdict == _STANDS and len(tail) < MAX_DECISIONS - 1 and (turns[turn] < PER_TURN
+                                                                        or decisions[n].question is not None):
             tail.insert(0, decisions[n])
+            turns[turn] += 1
         elif c is not None and len(overruled) < 2:
             overruled.insert(0, (decisions[n], c, why))
     first = None
@@ -557,8 +573,8 @@ def basics(an: Analysis) -> Section:
     vocab = _vocabulary(an)
     if vocab.lines:
         _section_block(d, "### Vocabulary", vocab)
-    corrected = {q.text for q in an.corrections}
-    constraints = [q for q in an.constraints if q.text not in corrected]
+    # a sentence that both corrects and states a rule is shown once, as the correction
+    constraints = [q for q in an.constraints if not any(_same_sentence(q, c) for c in an.corrections)]
     seen: set[str] = set()
     cons = _Draft()
     for q in _spread(constraints, MAX_CONSTRAINTS * 2):

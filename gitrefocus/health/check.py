@@ -22,7 +22,8 @@ from gitrefocus.model import clock
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import ref_name
 from gitrefocus.model.result import Artifact, MaterialChange, Result
-from gitrefocus.ops import record
+from gitrefocus.model.place import DEST
+from gitrefocus.ops import places, record
 from gitrefocus.store import catalog, eventlog, git
 from gitrefocus.store.catalog import Entry
 from gitrefocus.store.workspace import Workspace, is_inside
@@ -235,9 +236,9 @@ def _target(ws: Workspace, entry: Entry, state: RefocusState) -> Workspace:
     """Check against the destination: here, or the dest repo when this is the source."""
     if entry.direction != "outgoing":
         return ws
-    dest = Workspace.try_open(state.dest_dir)
+    dest = Workspace.try_open(places.local_dir(ws, state, DEST))
     if dest is None:
-        raise RefocusError(f"{entry.id} was worked on in {state.dest_dir}, which is not reachable here; "
+        raise RefocusError(f"{entry.id} was worked on in {places.shown(ws, state, DEST)}, which is not reachable here; "
                            "run git refocus check there.")
     return dest
 

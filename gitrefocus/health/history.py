@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections.abc import Sequence
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.records import dataclass, field
@@ -339,8 +340,10 @@ class Since:
     truncated: bool
 
 
-def commits_since_event(ws, *, head, refocus_id: str, event: str, at_epoch: int, limit: int) -> Since:
-    """Commits on ``head`` after the HEAD a refocus event was noted on.
+def commits_since_event(ws, *, head, refocus_id: str, event: str, at_epoch: int, limit: int,
+                        also: Sequence[str] = ()) -> Since:
+    """Commits on ``head`` (and the heads ``also`` names: other worktrees) after the
+    HEAD a refocus event was noted on.
 
     The event's note (``refocus <id> <event>``) sits on the commit that was
     HEAD when it happened; walking newest first, that commit is the first one
@@ -350,6 +353,8 @@ def commits_since_event(ws, *, head, refocus_id: str, event: str, at_epoch: int,
     import pygit2
 
     walker = ws.repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME)
+    for other in also:
+        walker.push(pygit2.Oid(hex=other))
     noted = has_notes(ws)
     out: list[CommitInfo] = []
     for commit in walker:
@@ -398,3 +403,18 @@ def commits_after(ws, *, head, at_epoch: int, limit: int) -> tuple[list[CommitIn
             return out, True
         out.append(info(commit))
     return out, False
+
+
+def worktree_heads(ws) -> list[str]:
+    """The HEAD commits of this repository's other work trees (``git worktree add``):
+    a child may commit in any of them."""
+    if ws.git_dir == ws.common_dir and not os.path.isdir(os.path.join(ws.common_dir, "worktrees")):
+        return []
+    out = _run(ws, "worktree", "list", "--porcelain")
+    heads, here = [], ws.head_hex()
+    for block in out.split("\n\n"):
+        lines = dict(line.split(" ", 1) for line in block.splitlines() if " " in line)
+        oid = lines.get("HEAD")
+        if oid and oid != here and len(oid) in (40, 64) and not oid.strip("0123456789abcdef") and oid not in heads:
+            heads.append(oid)
+    return heads

@@ -78,11 +78,14 @@ class _Search:
             return
         if b"\0" in data[:8192]:
             return  # binary
-        text = data.decode("utf-8", "replace")
+        rid = os.path.basename(path)[:-3] if kind == "brief" else None
+        self.text(project, root, rel.replace(os.sep, "/"), data.decode("utf-8", "replace"), kind, rid)
+
+    def text(self, project: str, root: str, shown: str, text: str, kind: str, rid: str | None) -> None:
+        """Search ``text`` (a file's, or a brief snapshot's, shown as ``shown``)."""
         if _is_private(text):
             return
         section, private = kind, False
-        rid = os.path.basename(path)[:-3] if kind == "brief" else None
         for number, line in enumerate(text.splitlines(), 1):
             if kind == "brief" and re.match(r"^## Result[ \t]*$", line):
                 section = "result"
@@ -98,8 +101,24 @@ class _Search:
             snippet = visible.strip()
             if len(snippet) > SNIPPET:
                 snippet = snippet[:SNIPPET - 1] + "…"
-            self.results.append({"project": project, "project_dir": root, "path": rel.replace(os.sep, "/"),
+            self.results.append({"project": project, "project_dir": root, "path": shown,
                                  "line": number, "kind": section, "id": rid, "text": snippet})
+
+    def logged_briefs(self, ws: Workspace) -> None:
+        """The briefs this repository knows only from their event logs: the refocuses it
+        spawned elsewhere (their files live in the destination), read from each log's
+        last snapshot (``refs/refocus/<id>``)."""
+        from gitrefocus.store import catalog, eventlog, refs
+
+        for rid, tip in sorted(refs.tips(ws.git_dir).items()):
+            if self.full or catalog.brief_file(ws, rid) is not None:
+                continue
+            try:
+                data = eventlog.snapshot(ws.repo, tip)
+            except (RefocusError, ValueError, KeyError):
+                continue  # an unreadable log: doctor reports it
+            if data:
+                self.text(ws.name, ws.workdir, f"{refs.REF_PREFIX}{rid}", data.decode("utf-8", "replace"), "brief", rid)
 
 
 def _is_private(text: str) -> bool:
@@ -218,6 +237,7 @@ def search(*, text: str, cross_project: bool = False, kinds: list[str] | None = 
     s = _Search(text, kinds or [], limit)
     projects = [{"name": ws.name, "dir": ws.workdir}]
     s.project(ws.workdir, ws.name, context_dir(ws))
+    s.logged_briefs(ws)
     notices = []
     if cross_project:
         parents, why = search_parents(ws)

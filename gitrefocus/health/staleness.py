@@ -19,6 +19,8 @@ import posixpath
 from gitrefocus.errors import RefocusError
 from gitrefocus.health import history
 from gitrefocus.model import clock, lifecycle
+from gitrefocus.model.place import DEST
+from gitrefocus.ops import places
 from gitrefocus.store import localstate
 
 CACHE = ("cache", "health.json")
@@ -205,16 +207,19 @@ def refocus_work(*, ws, cat, head) -> list[dict]:
     """For each in-progress refocus worked on here: commits since launch, and how many are linked."""
     out = []
     noted = history.has_notes(ws)
+    others: list[str] | None = None
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         if entry.status != lifecycle.IN_PROGRESS or not entry.incoming:
             continue
+        if others is None:
+            others = history.worktree_heads(ws)
         launched = entry.state.launched_at if entry.state else None
         row = {"id": entry.id, "launched_at": launched, "commits_since_launch": None, "with_trailer": None,
                "linked_by_note": None, "basis": None, "truncated": False, "flagged": False}
         if launched and head is not None:
             since = history.commits_since_event(ws, head=head, refocus_id=entry.id, event="started",
                                                 at_epoch=int(clock.parse(launched).timestamp()),
-                                                limit=LAUNCH_WALK_LIMIT)
+                                                limit=LAUNCH_WALK_LIMIT, also=others or ())
             links = [history.linked_to(ws, c, entry.id, noted) for c in since.commits]
             row.update(commits_since_launch=len(since.commits), basis=since.basis, truncated=since.truncated,
                        with_trailer=sum(1 for l in links if l["trailer"]),
@@ -231,7 +236,7 @@ def unlaunched(*, ws, cat) -> list[dict]:
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         age = entry.unlaunched_hours(hours)
         if age is not None:
-            out.append({"id": entry.id, "dest_dir": entry.state.dest_dir if entry.state else None,
+            out.append({"id": entry.id, "dest_dir": places.shown(ws, entry.state, DEST) if entry.state else None,
                         "age_hours": round(age, 1)})
     return out
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.model import frontmatter, lifecycle
+from gitrefocus.model import frontmatter, lifecycle, place
 from gitrefocus.model.ids import RefocusId, is_session_id
 from gitrefocus.model.records import dataclass, field
 from gitrefocus.model.session import relaunch_command, transcript_pointer
@@ -30,8 +30,12 @@ SCHEMA: dict[str, str] = {
     "launched_at": OPT_TS,
     "completed_at": OPT_TS,
     "source_dir": STR,
+    "source_repo": OPT_STR,
+    "source_repo_id": OPT_STR,
     "source_session_id": OPT_STR,
     "dest_dir": STR,
+    "dest_repo": OPT_STR,
+    "dest_repo_id": OPT_STR,
     "slug": STR,
     "parent_refocus_id": OPT_STR,
     "related_refocus_ids": LIST,
@@ -48,6 +52,8 @@ SCHEMA: dict[str, str] = {
     "reason": OPT_STR,
 }
 _DEFAULTS: dict[str, Any] = {LIST: [], BOOL: False, OPT_STR: None, OPT_TS: None}
+# keys written only when set: briefs written before portable places have none of them
+OMITTED_WHEN_NULL = frozenset(place.PLACE_KEYS)
 SPAWN_MODES = ("manual", "oneshot")
 _TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")
 
@@ -105,6 +111,8 @@ def validate_meta(meta: dict[str, Any], where: str) -> dict[str, Any]:
     for key, kind in SCHEMA.items():
         if key in meta:
             out[key] = _check_type(key, kind, meta[key], where)
+        elif key in OMITTED_WHEN_NULL:
+            continue
         elif kind in _DEFAULTS:
             out[key] = list(_DEFAULTS[kind]) if kind == LIST else _DEFAULTS[kind]
         else:
@@ -112,7 +120,11 @@ def validate_meta(meta: dict[str, Any], where: str) -> dict[str, Any]:
     for key, value in meta.items():  # keys a user added are kept, after ours
         if key not in out:
             out[key] = value
+    for key in OMITTED_WHEN_NULL:
+        if key in out and out[key] is None:
+            del out[key]
     RefocusId(out["id"])
+    place.check(out, where)
     if out["status"] not in lifecycle.STATUSES:
         raise RefocusError(
             f"{where}: unknown status {out['status']!r} (one of {', '.join(lifecycle.STATUSES)})."
@@ -217,13 +229,7 @@ class BriefContent:
 
 
 def render_body(meta: dict[str, Any], content: BriefContent) -> str:
-    source_dir = meta["source_dir"]
-    sid = meta["source_session_id"]
-    source_pointer = (
-        f"`{transcript_pointer(source_dir, sid)}`"
-        if sid
-        else f"`{source_dir}` (no source session id was recorded)"
-    )
+    pointer = _pointer_back(meta)
     deliverables = content.deliverables or [f"Meet every done_when criterion: {c}" for c in meta["done_when"]]
     # what the source already ruled out reaches the child with the rest of its context
     context = list(content.context) + [f"Already considered and rejected (do not re-propose): {a}"
@@ -235,8 +241,24 @@ def render_body(meta: dict[str, Any], content: BriefContent) -> str:
         f"## {CONTEXT}\n{_bullets(context, '- (none recorded)')}\n\n"
         f"## {DELIVERABLES}\n{_bullets(deliverables, '- (none recorded)')}\n\n"
         f"## {HARD_RULE_TITLE}\n{HARD_RULE}\n\n"
-        f"## {POINTER_BACK}\n"
-        f"- Source session: {source_pointer}\n"
-        f"- To continue this child later: `{relaunch_command(meta['dest_dir'], meta['child_session_id'], resume=True)}`\n\n"
+        f"## {POINTER_BACK}\n{pointer}\n"
         f"---\n\n{RESULT_HEADING}\n{RESULT_PLACEHOLDER}\n"
     )
+
+
+def _pointer_back(meta: dict[str, Any]) -> str:
+    """Where the source session is and how the child continues. Portable briefs
+    name repositories, not this machine's paths: ``git refocus show`` prints the
+    command with the directory of the machine it runs on."""
+    sid, child = meta["source_session_id"], meta["child_session_id"]
+    source, dest = place.of(meta, meta, place.SOURCE), place.of(meta, meta, place.DEST)
+    if source is None or dest is None or not (source.portable and dest.portable):  # written before portable places
+        source_dir = meta["source_dir"]
+        source_pointer = (f"`{transcript_pointer(source_dir, sid)}`" if sid
+                          else f"`{source_dir}` (no source session id was recorded)")
+        return (f"- Source session: {source_pointer}\n"
+                f"- To continue this child later: `{relaunch_command(meta['dest_dir'], child, resume=True)}`\n")
+    session = f"`{sid}`" if sid else "no session id was recorded"
+    return (f"- Source session: {session}, in {source.label()}\n"
+            f"- To continue this child later: `claude --resume {child}` in {dest.label()}\n"
+            f"  (`git refocus show {meta['id']}` prints the command with this machine's directory)\n")

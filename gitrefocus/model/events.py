@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from gitrefocus.model import JSONObject, clock, lifecycle, recorded, records
+from gitrefocus.model import JSONObject, clock, lifecycle, place, recorded, records
 from gitrefocus.model.records import dataclass, field, replace
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
@@ -217,6 +217,10 @@ class RefocusState:
         conflicts = raw.get("conflicts")  # each read as a Conflict: an object
         return not conflicts or (isinstance(conflicts, list) and all(isinstance(c, dict) for c in conflicts))
 
+    def where(self, side: str) -> place.Place | None:
+        """Where ``side`` (``source`` or ``dest``) works, as stored (:mod:`gitrefocus.model.place`)."""
+        return place.of({f"{side}_dir": self.source_dir if side == place.SOURCE else self.dest_dir}, self.extra, side)
+
     def to_row(self) -> list[Any]:
         """The state as one JSON list, a value per field in :data:`ROW_FIELDS`
         order: the compact form the catalog caches (see :meth:`from_row`)."""
@@ -276,9 +280,14 @@ def apply(state: RefocusState | None, event: Event) -> tuple[RefocusState, bool]
     if event.kind == SPAWNED:
         meta = event.data.get("meta")
         state = replace(initial_state(meta if isinstance(meta, dict) else {}), status=lifecycle.RESERVED)
+        # each side's repository identity and name (model/place.py), carried beside
+        # the fold's own keys so that logs written before fold to the same state.json
+        extra = {k: meta[k] for k in place.PLACE_KEYS if isinstance(meta, dict) and isinstance(meta.get(k), str)}
         repos = event.data.get("repos")
-        if isinstance(repos, dict):  # which commit each side stood on: its identity across clones
-            state = replace(state, extra={**state.extra, "repos": repos})
+        if isinstance(repos, dict):  # older refocuses: which commit each side stood on at spawn
+            extra["repos"] = repos
+        if extra:
+            state = replace(state, extra={**state.extra, **extra})
     elif state is None:
         state = initial_state({"id": event.refocus_id, "status": lifecycle.RESERVED})
     applied = True

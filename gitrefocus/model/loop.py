@@ -113,6 +113,13 @@ class Loop:
     last_digest: str | None = None  # of the last assistant message seen at a stop
     blocks: int = 0  # stops blocked in a row, in this turn (the client caps them)
 
+    @property
+    def current(self) -> int:
+        """The iteration as the agent is told it (the Stop hook's "iteration N of M"): while
+        the loop runs, the one under way (one past the stops seen); once it ended or
+        paused, the last one that ran. ``loop list`` and the hook say the same number."""
+        return min(self.iteration + 1, self.max_iterations) if self.status == ACTIVE else self.iteration
+
     def to_json(self) -> JSONObject:
         return {
             "id": self.id, "session_id": self.session_id, "status": self.status, "iteration": self.iteration,
@@ -156,7 +163,7 @@ class Loop:
     def continuation(self) -> str:
         """The reason the Stop hook gives when it blocks: the prompt, and how to end."""
         return (f"{self.prompt}\n\n"
-                f"[git refocus loop {self.id}: iteration {self.iteration + 1} of {self.max_iterations}. "
+                f"[git refocus loop {self.id}: iteration {self.current} of {self.max_iterations}. "
                 f"When it is true, and only then, end your reply with <promise>{self.promise}</promise>.]")
 
 

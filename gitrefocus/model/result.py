@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import JSONObject, recorded
 from gitrefocus.model.brief import RESULT_HEADING
-from gitrefocus.model.ids import slug_problem
+from gitrefocus.model.ids import is_session_id, slug_problem
 from gitrefocus.model.records import dataclass, field
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
@@ -182,7 +182,9 @@ class Result:
         else:
             out += [f"N/A — {(self.no_material_changes or '').strip()}"]
         out += ["", "### Child session"]
-        if self.child_session:
+        if self.child_session and is_session_id(self.child_session):  # portable: the id, resumed where it ran
+            out.append(f"- Session: `{self.child_session}` (`claude --resume {self.child_session}` in the destination)")
+        elif self.child_session:
             out.append(f"- Session jsonl: `{self.child_session}`")
         out.append(f"- Completed at: {self.completed_at}")
         return "\n".join(out) + "\n"
@@ -258,8 +260,8 @@ def from_return_object(obj: object, where: str) -> Result:
 
     ``{status: completed|failed|partial|blocked, summary, artifacts, metadata,
     errors, next_steps}`` plus the refocus extensions ``material_changes``
-    (list of ``{file, summary}`` or an ``"N/A — reason"`` string), ``dod`` and
-    ``follow_ups``.
+    (list of ``{file, summary}`` or an ``"N/A — reason"`` string) and ``follow_ups``
+    (``dod`` and ``dod_unmet`` are read by the command, which knows the criteria).
     """
     if not isinstance(obj, dict):
         raise RefocusError(f"{where}: the return object must be a JSON object.")

@@ -24,15 +24,25 @@ def transcript_pointer(project_dir: str, session_id: str) -> str:
     return f"~/.claude/projects/{encode_project_dir(project_dir)}/{session_id}.jsonl"
 
 
+def shell_dir(path: str, home: str | None = None) -> str:
+    """``path`` shell-quoted; below ``home`` written ``~/…`` (the tilde left
+    unquoted, so the shell still expands it)."""
+    base = (home or "").rstrip("/")
+    if base and path.startswith(base + "/"):
+        return "~/" + shlex.quote(path[len(base) + 1:])
+    return shlex.quote(path)
+
+
 def relaunch_command(dest_dir: str, session_id: str, *, resume: bool = False,
-                     pickup_id: str | None = None) -> str:
+                     pickup_id: str | None = None, home: str | None = None) -> str:
     """The shell command that starts (or, with ``resume``, continues) a child session.
 
     With ``pickup_id`` the child runs non-interactively with the brief's pickup
-    prompt. Every piece that comes from outside is shell-quoted.
+    prompt. Every piece that comes from outside is shell-quoted; with ``home``,
+    a directory below it is written ``~/…`` (shorter, for people to read).
     """
     flag = "--resume" if resume else "--session-id"
-    command = f"cd {shlex.quote(dest_dir)} && claude {flag} {shlex.quote(session_id)}"
+    command = f"cd {shell_dir(dest_dir, home)} && claude {flag} {shlex.quote(session_id)}"
     if pickup_id is not None:
         command += f' -p "$(git refocus pickup {shlex.quote(pickup_id)})"'
     return command

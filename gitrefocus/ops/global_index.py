@@ -71,7 +71,7 @@ def model(across: Across, *, rows_for_all: bool = False) -> GlobalModel:
             counts[section] += 1
             if not rows_for_all:
                 continue
-            r, section = index_md.row(cat.entries[rid], cat.ws.workdir), "rest"
+            r, section = index_md.row(cat.entries[rid], cat.ws), "rest"
         assert r is not None
         out[section].append(GlobalRow(cat.ws.workdir, r))
     for rows in out.values():

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from gitrefocus.errors import GuardRefused, RefocusError
 from gitrefocus.model import lifecycle
 from gitrefocus.model.events import RefocusState
+from gitrefocus.model.place import SOURCE, Place
 from gitrefocus.store import catalog, eventlog, localstate
 from gitrefocus.store.workspace import Workspace
 
@@ -91,13 +92,19 @@ def parent_chain(states: Mapping[str, RefocusState], parent_id: str | None) -> l
     return chain
 
 
-def check_chain(ancestors: list[RefocusState], dest_dir: str, max_depth: int) -> list[str]:
-    """Refuse work that would bounce back into a repository already on the chain;
-    warn when the chain is deeper than ``max_depth``."""
+def check_chain(ancestors: list[RefocusState], dest_dir: str, max_depth: int,
+                dest: Place | None = None) -> list[str]:
+    """Refuse work that would bounce back into a directory already the source of
+    a refocus on the chain (``dest``: that directory as stored, when its repository
+    has an identity); warn when the chain is deeper than ``max_depth``."""
     real_dest = os.path.realpath(dest_dir)
     for state in ancestors:
-        src = state.source_dir
-        if src and os.path.realpath(src) == real_dest:
+        src = state.where(SOURCE)
+        if src is None:
+            continue
+        same = (src.repo_id == dest.repo_id and src.dir == dest.dir if src.portable and dest is not None
+                else not src.portable and os.path.realpath(src.dir) == real_dest)
+        if same:
             raise GuardRefused(
                 f"refusing to spawn: {dest_dir} is already the source of {state.id} on this "
                 "chain (a cycle); finish or abandon that work instead."

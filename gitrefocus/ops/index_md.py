@@ -11,8 +11,11 @@ import os
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
+from gitrefocus.model.events import RefocusState
+from gitrefocus.model.place import DEST, SOURCE
 from gitrefocus.model.records import dataclass
 from gitrefocus.model.text import one_line
+from gitrefocus.ops import places
 from gitrefocus.store import atomic
 from gitrefocus.store import catalog as _catalog
 from gitrefocus.store.catalog import INCOMING, Catalog, Entry
@@ -65,9 +68,10 @@ class Row:
         }
 
 
-def row(entry: Entry, workdir: str) -> Row:
+def row(entry: Entry, ws: Workspace) -> Row:
     s = entry.state
-    counterpart = (s.source_dir if entry.direction == INCOMING else s.dest_dir) if s else None
+    counterpart = _counterpart(ws, s, entry.direction) if s else None
+    workdir = ws.workdir
     return Row(
         id=entry.id, status=entry.status, direction=entry.direction, counterpart=counterpart,
         spawned_at=s.spawned_at if s else None,
@@ -82,6 +86,17 @@ def row(entry: Entry, workdir: str) -> Row:
         has_ref=s is not None,
         problems=list(entry.problems) + ([entry.file_error] if entry.file_error else []),
     )
+
+
+def _counterpart(ws: Workspace, state: RefocusState, direction: str) -> str | None:
+    """The other side's directory on this machine, else its repository's name
+    and directory (``mcp/services``) with "(not on this machine)"."""
+    side = SOURCE if direction == INCOMING else DEST
+    found = places.local_dir(ws, state, side)
+    if found is not None:
+        return found
+    place = state.where(side)
+    return f"{place.label()} (not on this machine)" if place is not None else None
 
 
 @dataclass(frozen=True)
@@ -124,11 +139,11 @@ def _model(catalog: Catalog, recent_days: int, cutoff: _dt.datetime, *, archived
             archived += 1
             continue
         if entry.status in lifecycle.ACTIVE:
-            active.append(row(entry, catalog.ws.workdir))
+            active.append(row(entry, catalog.ws))
             continue
         finished = (entry.state.completed_at or entry.state.last_event_at) if entry.state else None
         if finished and clock.parse(finished) >= cutoff:
-            recent.append(row(entry, catalog.ws.workdir))
+            recent.append(row(entry, catalog.ws))
         else:
             older += 1
     return IndexModel(active=active, recent=recent, archived_count=archived, older_count=older,

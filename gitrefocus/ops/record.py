@@ -17,7 +17,9 @@ from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.note_line import NoteRecord
+from gitrefocus.model.place import DEST, SOURCE
 from gitrefocus.model.records import dataclass, field
+from gitrefocus.ops import places
 from gitrefocus.store import atomic, catalog, eventlog, eventmerge, notes, refs
 from gitrefocus.store.workspace import Workspace
 
@@ -274,7 +276,6 @@ def note_line(refocus_id: str, event: str, at: str, fields: Mapping[str, object]
     return NoteRecord(at=at, refocus_id=refocus_id, event=event, fields=clean)
 
 
-SOURCE, DEST = "source", "dest"
 
 
 def audit_line(state: RefocusState, event: Event, role: str) -> tuple[str, dict[str, object]] | None:
@@ -284,7 +285,8 @@ def audit_line(state: RefocusState, event: Event, role: str) -> tuple[str, dict[
     doctor, which re-creates the missing ones from the event log."""
     kind, data = event.kind, event.data
     if kind == ev.SPAWNED:
-        other = {"dest": state.dest_dir} if role == SOURCE else {"source": state.source_dir}
+        # where the other side is, as stored: notes are shared history, no path of this machine
+        other = {"dest": places.label(state, DEST)} if role == SOURCE else {"source": places.label(state, SOURCE)}
         return "spawned", {"role": role, "status": "reserved", **other}
     if kind == ev.ABANDONED:
         return "abandoned", {"role": role, "status": "abandoned", "reason": data.get("reason")}
@@ -310,7 +312,7 @@ def note_event(ws: Workspace, tip: eventlog.Tip, role: str, oid: Oid | str | Non
         note(ws, oid if oid is not None else ws.head_oid(), tip.event.refocus_id, line[0], at=tip.event.at, **line[1])
 
 
-COUNTERPARTS = "counterparts"  # local state: refocus id -> the other repository spawn wrote to
+COUNTERPARTS = places.COUNTERPARTS  # local state: refocus id -> the other repository spawn wrote to
 
 
 def remember_counterpart(ws: Workspace, refocus_id: str, other: Workspace) -> None:
@@ -326,27 +328,22 @@ def knows(ws: Workspace, refocus_id: str) -> bool:
 
 
 def counterpart(ws: Workspace, state: RefocusState,
-                opened: dict[tuple[str | None, str | None], Workspace | None] | None = None) -> Workspace | None:
+                opened: dict[tuple[str | None, ...], Workspace | None] | None = None) -> Workspace | None:
     """The other repository of a refocus, when it is reachable on this machine and
     this machine already knows it takes part: it holds the refocus, or spawn here
-    recorded it. Directories named by events are evidence, not truth (SPEC §13): a
+    recorded it. Places named by events are evidence, not truth (SPEC §13): a
     crafted log fetched by ``sync`` must not make us write into an unrelated repository."""
-    from gitrefocus.store import localstate
-
-    dirs = (state.source_dir, state.dest_dir)
+    key = (state.source_dir, state.dest_dir, state.extra.get("source_repo_id"), state.extra.get("dest_repo_id"))
     if opened is None:
-        other = counterpart_in(ws, dirs)
+        other = counterpart_in(ws, places.counterpart_dirs(ws, state))
     else:  # many refocuses share a handful of repositories: open each once
-        if dirs not in opened:
-            opened[dirs] = counterpart_in(ws, dirs)
-        other = opened[dirs]
+        if key not in opened:
+            opened[key] = counterpart_in(ws, places.counterpart_dirs(ws, state))
+        other = opened[key]
     if other is None or knows(other, state.id):
         return other
-    try:
-        recorded = (localstate.read(ws.git_dir, COUNTERPARTS, state.id) or "").strip()
-    except RefocusError:
-        return None
-    return other if recorded and os.path.realpath(recorded) == other.workdir else None
+    recorded = places.recorded_counterpart(ws, state.id)
+    return other if recorded and recorded == other.workdir else None
 
 
 def counterpart_in(ws: Workspace, dirs: Iterable[str | None]) -> Workspace | None:
@@ -356,4 +353,3 @@ def counterpart_in(ws: Workspace, dirs: Iterable[str | None]) -> Workspace | Non
         if other is not None and not other.same_repo(ws):
             return other
     return None
-

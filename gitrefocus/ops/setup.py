@@ -21,12 +21,13 @@ from gitrefocus.model.records import dataclass, field
 from gitrefocus.store import atomic
 from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
-from gitrefocus.store.workspace import HOOK_MARKER
+from gitrefocus.store.workspace import CHAIN_MARKER, HOOK_MARKER, PRIVATE_HOOK
 
 HOOK_NAME = "commit-msg"
 CHAINED_NAME = "commit-msg.pre-refocus"
 REWRITE_HOOK = "post-rewrite"
 PUSH_HOOK = "pre-push"
+HOOKS = (HOOK_NAME, REWRITE_HOOK, PUSH_HOOK)
 CHAINED = ".pre-refocus"  # a hook that was there before init keeps running under this suffix
 # what each hook's absence costs, as doctor says it
 _MISSING = {HOOK_NAME: "commits are not tagged with Refocus-Id",
@@ -52,7 +53,7 @@ class Step:
 
 
 def hook_source(name: str = HOOK_NAME) -> bytes:
-    """A hook shipped with the package (gitrefocus/data/commit-msg, .../post-rewrite)."""
+    """A hook shipped with the package (gitrefocus/data/commit-msg, .../post-rewrite, .../pre-push)."""
     return resources.files("gitrefocus").joinpath("data", name).read_bytes()
 
 
@@ -76,6 +77,11 @@ def hooks_dir(ws) -> str:
     return os.path.normpath(os.path.join(ws.workdir, out))
 
 
+def read_file(path: str) -> bytes | None:
+    """A hook's or a shipped file's bytes, or None when there is none."""
+    return _read(path)
+
+
 def _read(path: str) -> bytes | None:
     try:
         return atomic.read_file(path)  # a FIFO in a hook's or a file's place never blocks
@@ -95,7 +101,38 @@ def _write_hook(path: str, data: bytes) -> None:
     os.chmod(path, 0o755)
 
 
-HOOKS = (HOOK_NAME, REWRITE_HOOK, PUSH_HOOK)
+def chain_line() -> str:
+    """The line a team's committed commit-msg hook adds to run ours (installed by each
+    clone's `git refocus init` outside the work tree); a clone without it commits as before."""
+    return (f'h="$(git rev-parse --git-common-dir)/{PRIVATE_HOOK}"; '
+            f'if [ -x "$h" ]; then "$h" "$1" || exit $?; fi  # {CHAIN_MARKER}')
+
+
+def tracked_dir(ws, directory: str) -> str | None:
+    """``directory`` relative to the work tree, when files in it are tracked (a team's
+    committed hooks, core.hooksPath pointing into the repository)."""
+    real, top = os.path.realpath(directory), os.path.realpath(ws.workdir)
+    if not real.startswith(top + os.sep):
+        return None
+    rel = os.path.relpath(real, top)
+    listed = ws.git("ls-files", "-z", "--", rel, check=False).stdout
+    return rel if listed.strip("\0") else None
+
+
+def _chained_step(ws, hook: str, rel: str) -> Step:
+    """The team's tracked hook runs ours through the chain line: ours lives in the common
+    git directory, never in the tracked directory."""
+    private = os.path.join(ws.common_dir, PRIVATE_HOOK)
+    ours = hook_source()
+    if _read(private) == ours and _executable(private):
+        return Step("hook", f"commit-msg hook installed ({private}, run by {rel}/commit-msg)", False)
+
+    def create():
+        os.makedirs(os.path.dirname(private), exist_ok=True)
+        _write_hook(private, ours)
+    return Step("hook", f"install the commit-msg hook that {rel}/commit-msg runs ({private})", True,
+                f"rm {_q(private)}", create,
+                f"{rel}/commit-msg runs git-refocus's hook, but {private} is missing or outdated.")
 
 
 def hook_steps(ws) -> list[Step]:
@@ -106,6 +143,22 @@ def hook_steps(ws) -> list[Step]:
 
 def hook_step(ws, name: str = HOOK_NAME) -> Step:
     directory = hooks_dir(ws)
+    rel = tracked_dir(ws, directory)
+    if rel is not None and name != HOOK_NAME:
+        # the team's committed hooks: never rewritten, never added to (the commit-msg chain
+        # line below is the one way in; these two are left to the team)
+        return Step("hook", f"{name} hook not installed: core.hooksPath is {rel}, tracked in this repository "
+                    f"(without it, {_MISSING[name]})", False)
+    if rel is not None:
+        current = _read(os.path.join(directory, HOOK_NAME))
+        if current is not None and CHAIN_MARKER.encode() in current:
+            return _chained_step(ws, os.path.join(directory, HOOK_NAME), rel)
+        if current is not None and is_ours(current):
+            return Step("hook", f"commit-msg hook committed in {rel}/ (git-refocus's)", False)
+        raise RefocusError(
+            f"core.hooksPath is {rel}, tracked in this repository: git refocus does not edit the team's hooks. "
+            f"To chain instead, add this line to {rel}/commit-msg (creating it if need be), commit it, "
+            f"and run `git refocus init` again: {chain_line()}")
     hook = os.path.join(directory, name)
     chained_name = name + CHAINED
     chained = os.path.join(directory, chained_name)
@@ -165,6 +218,15 @@ def file_step(path: str, data: bytes, shown: str) -> Step:
     return Step("file", f"{shown} differs from the version shipped with git-refocus; kept as it is", False,
                 problem=f"{shown} differs from the shipped version; remove it and run `git refocus init` "
                         "again to get the current one.")
+
+
+def read_hook(ws) -> bytes | None:
+    """The commit-msg hook git runs here, or None."""
+    return _read(os.path.join(hooks_dir(ws), HOOK_NAME))
+
+
+def config_values(ws, key: str) -> list[str]:
+    return _config_values(ws, key)
 
 
 def _config_values(ws, key: str) -> list[str]:
@@ -231,6 +293,11 @@ def _q(path: str) -> str:
 
 # -- first use: .gitignore and CLAUDE.md (idempotent) ------------------------
 INDEX_REL = INDEX_FILE
+
+
+def read_text(path: str) -> str | None:
+    """A bootstrap file's text (.gitignore, CLAUDE.md), or None when there is none."""
+    return _read_text(path)
 
 
 def _read_text(path: str) -> str | None:

@@ -14,8 +14,11 @@ import re
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
+from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId
+from gitrefocus.model.place import DEST, SOURCE
 from gitrefocus.model.records import dataclass, field
+from gitrefocus.ops import places
 from gitrefocus.store import atomic
 from gitrefocus.store.catalog import Catalog, Entry
 
@@ -52,16 +55,29 @@ class Node:
             return f"{max(0, int(hours * 60))}m"
         return f"{int(hours)}h" if hours < 48 else f"{int(hours // 24)}d"
 
+    source_name: str = "?"  # how each side is named: its repository (and directory), or a directory's name
+    dest_name: str = "?"
+
     @property
     def route(self) -> str:
-        """``source → dest`` by directory name."""
-        return f"{_name(self.source_dir)} → {_name(self.dest_dir)}"
+        """``source → dest`` by name."""
+        return f"{self.source_name} → {self.dest_name}"
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "slug": self.slug, "status": self.status, "spawned_at": self.spawned_at,
                 "age": self.age, "source_dir": self.source_dir, "dest_dir": self.dest_dir, "repo": self.repo,
                 "direction": self.direction, "parent_refocus_id": self.parent_id, "related_refocus_ids": self.related,
                 "children": [c.to_json() for c in self.children]}
+
+
+def _side_name(state: RefocusState | None, side: str) -> str:
+    """A side's name for display: its repository's name and directory as stored,
+    or (written before) the name of the directory."""
+    place = state.where(side) if state is not None else None
+    if place is None:
+        return "?"
+    name = place.label() if place.portable else _name(place.dir)
+    return "".join(ch if ch.isprintable() else "?" for ch in name)
 
 
 def _name(path: str | None) -> str:
@@ -119,10 +135,12 @@ def build(catalogs: list[Catalog], *, only: set[str] | None = None, related: boo
     for rid, (_, cat, entry) in best.items():
         s = entry.state
         nodes[rid] = Node(id=rid, status=entry.status, spawned_at=s.spawned_at if s else None,
-                          source_dir=s.source_dir if s else None, dest_dir=s.dest_dir if s else None,
+                          source_dir=places.local_dir(cat.ws, s, SOURCE, by_id=False) if s else None,
+                          dest_dir=places.local_dir(cat.ws, s, DEST, by_id=False) if s else None,
                           repo=cat.ws.workdir, direction=entry.direction,
                           parent_id=s.parent_refocus_id if s else None,
-                          related=_related_ids(cat, entry) if related else [])
+                          related=_related_ids(cat, entry) if related else [],
+                          source_name=_side_name(s, SOURCE), dest_name=_side_name(s, DEST))
     roots = []
     for node in sorted(nodes.values(), key=lambda n: (n.spawned_at or "", n.id)):
         parent = nodes.get(node.parent_id or "")
@@ -167,12 +185,13 @@ def focus(forest: Forest, rid: str) -> Forest:
     return Forest(roots=[node], nodes=members, focus=rid)
 
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._ /~-]")
+_UNSAFE = re.compile(r"[\"'`<>\[\]{}()|#&;\\]")
 
 
 def _label(text: str) -> str:
-    """Text safe inside a mermaid ``["…"]`` label: no quotes, brackets or markup from paths."""
-    return _UNSAFE.sub("_", text)[:60]
+    """Text safe inside a mermaid ``["…"]`` label: no quotes, brackets, entities or
+    markup from names; letters of any script are kept (``café``, ``日本``)."""
+    return _UNSAFE.sub("_", "".join(ch if ch.isprintable() else "_" for ch in text))[:60]
 
 
 def mermaid(forest: Forest, *, limit: int = MAX_MERMAID_NODES) -> list[str]:
@@ -182,7 +201,7 @@ def mermaid(forest: Forest, *, limit: int = MAX_MERMAID_NODES) -> list[str]:
     lines = ["```mermaid", "flowchart TD"]
     for n in sorted(ordered, key=lambda n: int(ids[n.id][1:])):
         text = (f"{_label(n.slug)} · {n.id[-6:]}<br/>{_label(n.status)} · "
-                f"{_label(_name(n.source_dir))} → {_label(_name(n.dest_dir))}")
+                f"{_label(n.source_name)} → {_label(n.dest_name)}")
         lines.append(f'  {ids[n.id]}["{text}"]')
     for n in ordered:
         for c in n.children:

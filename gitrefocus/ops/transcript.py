@@ -13,7 +13,9 @@ from collections.abc import Callable
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import TRANSCRIPTS_DIR
+from gitrefocus.model.place import DEST
 from gitrefocus.model.records import dataclass, field
+from gitrefocus.ops import places
 from gitrefocus.store import atomic
 from gitrefocus.store.transcripts import find_transcript
 from gitrefocus.store.workspace import Workspace
@@ -35,7 +37,7 @@ Scrubber = Callable[[str], tuple[str, list[dict]]]
 def find_source(ws: Workspace, state: RefocusState) -> str | None:
     """The child's transcript on this machine, or None."""
     sid = state.child_session_id
-    return find_transcript(state.dest_dir or ws.workdir, sid) if sid else None
+    return find_transcript(places.local_dir(ws, state, DEST) or ws.workdir, sid) if sid else None
 
 
 def prepare(ws: Workspace, state: RefocusState, scrub: Scrubber) -> PreparedTranscript:

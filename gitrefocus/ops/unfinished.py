@@ -13,10 +13,12 @@ from gitrefocus.model.events import RefocusState
 from gitrefocus.store.transcripts import find_transcript
 
 
-def quiet_hours(state: RefocusState) -> float:
-    """Hours since the child last did anything: its last event or its transcript's last write."""
+def quiet_hours(state: RefocusState, dest_dir: str | None) -> float:
+    """Hours since the child last did anything: its last event or its transcript's last
+    write (its transcript is filed by ``dest_dir``, the child's directory on this machine)."""
     last = state.last_event_at
-    transcript = find_transcript(state.dest_dir, str(state.child_session_id)) if state.child_session_id else None
+    transcript = (find_transcript(dest_dir, str(state.child_session_id))
+                  if state.child_session_id and dest_dir else None)
     if transcript:
         last = max(last or "", clock.iso(clock.parse_epoch(os.path.getmtime(transcript))))
     return clock.age_hours(last)

@@ -20,15 +20,16 @@ import signal
 import stat
 import sys
 import time
-from collections.abc import Callable, Collection, Generator, Iterator
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.model.records import dataclass, field
-from gitrefocus.store import catalog_cache, git, refs
-from gitrefocus.store.workspace import Workspace, is_inside, relative_inside
+from gitrefocus.model.place import DEST, SOURCE
+from gitrefocus.store import catalog_cache, git, identity, refs
+from gitrefocus.store.workspace import Workspace, discover, is_inside, relative_inside
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
@@ -381,29 +382,44 @@ def _realpath(path: str) -> str:
 
 
 def _direction(ws: Workspace, state: RefocusState | None, has_file: bool) -> str:
-    """Which side of the refocus this repository is. By identity first: a clone
-    holds the commit its original stood on at spawn (recorded in the spawned
-    event), wherever it lives on disk; then, for older refocuses, by path."""
+    """Which side of the refocus this repository is. By identity first
+    (:mod:`gitrefocus.store.identity`): each side's repository identity is
+    recorded at spawn, and every copy of that repository (a linked worktree, a
+    clone that synced) holds it, wherever it lives on disk. Refocuses spawned
+    before identities: the commit each side stood on, then the paths."""
+    if state is not None:
+        source, dest = state.where(SOURCE), state.where(DEST)
+        if (source is not None and source.portable) or (dest is not None and dest.portable):
+            me = identity.read(ws)
+            is_source = me is not None and source is not None and source.repo_id == me
+            is_dest = me is not None and dest is not None and dest.repo_id == me
+            if is_dest or is_source:
+                return LOCAL if is_dest and is_source else INCOMING if is_dest else OUTGOING
+            return INCOMING if has_file else OUTGOING
     repos = state.extra.get("repos") if state else None
     if isinstance(repos, dict):
         def holds(oid: object) -> bool:
             return isinstance(oid, str) and ws.holds(oid)
 
-        source, dest = repos.get("source"), repos.get("dest")
-        is_dest, is_source = holds(dest), holds(source)
-        if is_dest and is_source and source == dest:
+        source_head, dest_head = repos.get("source"), repos.get("dest")
+        is_dest, is_source = holds(dest_head), holds(source_head)
+        if is_dest and is_source and source_head == dest_head:
             return LOCAL
         if is_dest != is_source:
             return INCOMING if is_dest else OUTGOING
 
-    def inside(path: str | None) -> bool:
+    def here(path: str | None) -> bool:
+        """``path`` is in this work tree, or in another work tree of this repository."""
         if not path:
             return False
         real = _realpath(path)
-        return is_inside(real, ws.workdir)
+        if is_inside(real, ws.workdir):
+            return True
+        found = discover(real) if os.path.isdir(real) else None
+        return found is not None and _common_dir(found[0]) == ws.common_dir
 
     if state:
-        is_dest, is_source = inside(state.dest_dir), inside(state.source_dir)
+        is_dest, is_source = here(state.dest_dir), here(state.source_dir)
         if is_dest and is_source:
             return LOCAL
         if is_dest:
@@ -411,6 +427,15 @@ def _direction(ws: Workspace, state: RefocusState | None, has_file: bool) -> str
         if is_source:
             return OUTGOING
     return INCOMING if has_file else OUTGOING
+
+
+def _common_dir(git_dir: str) -> str:
+    """The git dir shared by the work trees of the repository ``git_dir`` belongs to."""
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
+            return os.path.realpath(os.path.join(git_dir, fh.read().strip()))
+    except OSError:
+        return git_dir
 
 
 def brief_file(ws: Workspace, refocus_id: str) -> tuple[str, bool] | None:
@@ -437,7 +462,7 @@ class Catalog:
         self.entries: dict[str, Entry] = {}
         self._cache: catalog_cache.Cache | None = None
         self._new_files: dict[str, list[Any]] = {}
-        self._directions: dict[tuple[str | None, str | None, bool], str] = {}
+        self._directions: dict[tuple[str | None, str | None, object, object, bool], str] = {}
 
     @property
     def cache(self) -> catalog_cache.Cache:
@@ -600,7 +625,8 @@ class Catalog:
             entry.file_status = status if not equal else entry.status
         s = entry.state
         # entries share a handful of (source, dest) pairs: decide each pair once
-        memo = (s.source_dir, s.dest_dir, entry.path is not None) if s else (None, None, entry.path is not None)
+        memo = ((s.source_dir, s.dest_dir, s.extra.get("source_repo_id"), s.extra.get("dest_repo_id"),
+                 entry.path is not None) if s else (None, None, None, None, entry.path is not None))
         direction = self._directions.get(memo)
         if direction is None:
             direction = self._directions[memo] = _direction(self.ws, s, entry.path is not None)
@@ -946,9 +972,26 @@ def resolve_id(ws: Workspace, text: str) -> str:
     if RefocusId.is_valid(text) and (ws.ref_target(ref_name(text)) is not None
                                      or brief_file(ws, text) is not None):
         return text
-    matches = match_ids(known_ids(ws), text)
+    known = known_ids(ws)
+    matches = match_ids(known, text)
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise RefocusError(f"unknown refocus id {text!r} (see `git refocus list`).")
-    raise RefocusError(f"ambiguous refocus id {text!r}: matches {', '.join(matches[:5])}.")
+        raise RefocusError(f"unknown refocus id {text!r}{_did_you_mean(known, text)} (see `git refocus list`).")
+    more = f" and {len(matches) - SHOWN_MATCHES} more" if len(matches) > SHOWN_MATCHES else ""
+    raise RefocusError(f"ambiguous refocus id {text!r}: {len(matches)} match ({', '.join(matches[:SHOWN_MATCHES])}"
+                       f"{more}); give more of the id or slug.")
+
+
+SHOWN_MATCHES = 5  # of an ambiguous id's matches, named in the error
+
+
+def _did_you_mean(ids: Iterable[str], text: str) -> str:
+    """The closest slugs or ids to a mistyped ``text``, as git suggests a command."""
+    import difflib
+
+    ids = list(ids)
+    by_slug = {rid[11:-7]: rid for rid in ids}
+    close = difflib.get_close_matches(text, list(by_slug), n=3, cutoff=0.6)
+    close = [by_slug[s] for s in close] or difflib.get_close_matches(text, list(ids), n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(close)}?" if close else ""

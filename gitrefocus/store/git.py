@@ -11,7 +11,9 @@ stderr.
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 
 from gitrefocus.errors import RefocusError
@@ -21,8 +23,16 @@ from gitrefocus.errors import RefocusError
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
 
 
+VERBOSE = "GIT_REFOCUS_VERBOSE"  # set by `git refocus -v`: each git command is shown on stderr
+
+
 def command(cwd: str, args: Sequence[str], config: Sequence[str] = ()) -> list[str]:
-    return ["git", "-C", cwd, *config, *args]
+    argv = ["git", "-C", cwd, *config, *args]
+    if os.environ.get(VERBOSE):
+        import shlex
+
+        sys.stderr.write(f"+ {shlex.join(argv)}\n")
+    return argv
 
 
 def last_line(proc: subprocess.CompletedProcess[str] | str, returncode: int | None = None) -> str:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.store import git
+from gitrefocus.store.identity import IDENTITY_REF
 from gitrefocus.store.notes import NOTES_REF
 from gitrefocus.store.refs import REF_PREFIX, TRACKING_PREFIX
 
@@ -46,7 +47,8 @@ def tracking_refspecs(remote: str) -> list[str]:
     The notes refspec is a pattern so that a remote without notes yet is not an error.
     """
     base = f"{TRACKING_PREFIX}{remote}"
-    return [f"+{REF_PREFIX}*:{base}/refocus/*", f"+{NOTES_REF}*:{base}/notes/refocus*"]
+    return [f"+{REF_PREFIX}*:{base}/refocus/*", f"+{NOTES_REF}*:{base}/notes/refocus*",
+            f"+{IDENTITY_REF}*:{base}/identity*"]
 
 
 def fetch(ws: Workspace, remote: str) -> None:
@@ -61,6 +63,20 @@ def fetch(ws: Workspace, remote: str) -> None:
         raise RefocusError(f"fetching from {remote} failed: {git.last_line(proc)}")
 
 
+def advertised(ws: Workspace, remote: str) -> dict[str, str]:
+    """The remote's refocus refs and notes, name -> oid (``git ls-remote``: nothing is
+    fetched or written)."""
+    proc = git.run(ws.workdir, "ls-remote", remote, f"{REF_PREFIX}*", NOTES_REF, config=git.NO_HOOKS, check=False)
+    if proc.returncode != 0:
+        raise RefocusError(f"reading {remote} failed: {git.last_line(proc)}")
+    out = {}
+    for line in proc.stdout.splitlines():
+        oid, _, name = line.partition("\t")
+        if name.startswith(REF_PREFIX) or name == NOTES_REF:
+            out[name] = oid
+    return out
+
+
 def push(ws: Workspace, remote: str, refnames: list[str]) -> tuple[list[str], list[str]]:
     """Push, without force, every refocus ref (a pattern: git sends only what the
     remote lacks) and the notes if named; return the refs the remote rejected
@@ -68,6 +84,8 @@ def push(ws: Workspace, remote: str, refnames: list[str]) -> tuple[list[str], li
     specs = [f"{REF_PREFIX}*:{REF_PREFIX}*"] if any(r.startswith(REF_PREFIX) for r in refnames) else []
     if NOTES_REF in refnames:
         specs.append(f"{NOTES_REF}:{NOTES_REF}")
+    if IDENTITY_REF in refnames:  # only where the remote has none: never forced over another's
+        specs.append(f"{IDENTITY_REF}:{IDENTITY_REF}")
     proc = git.run(ws.workdir, "push", "--porcelain", "--no-verify", remote, *specs,
                    config=git.NO_HOOKS, check=False)
     rejected, seen = [], 0

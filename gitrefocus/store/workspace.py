@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 REFOCUS_DIR = BRIEF_DIR
 HOOK_MARKER = "# git-refocus-hook-version:"  # in every version of our commit-msg hook
+CHAIN_MARKER = "git-refocus-chain"  # in the line a team's tracked hook runs ours with
+PRIVATE_HOOK = "refocus-hooks/commit-msg"  # ours, under the common git dir, when a tracked hook chains it
 
 
 def _pygit2() -> Any:  # the module
@@ -227,7 +229,9 @@ class Workspace:
         except pygit2.GitError:
             gitdir = None
         if gitdir is None:
-            raise RefocusError(f"{what} {path!r} is not inside a git repository.")
+            shown = os.path.realpath(path) if path in (".", "") else path
+            raise RefocusError(f"{what} {shown!r} is not inside a git repository"
+                               + (" (run `git init` there, or cd into one)." if what == "this directory" else "."))
         repo: Repository = pygit2.Repository(gitdir)
         if repo.is_bare or repo.workdir is None:
             raise RefocusError(f"{what} {path!r} is in a bare repository; refocus needs a work tree.")
@@ -326,12 +330,11 @@ class Workspace:
         directory = (os.path.join(self.workdir, os.path.expanduser(hooks)) if hooks
                      else os.path.join(self.common_dir, "hooks"))
         path = os.path.join(directory, "commit-msg")
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(64 * 1024)
-        except OSError:
-            return False
-        return HOOK_MARKER.encode() in data and os.access(path, os.X_OK)
+        data = _head(path)
+        if data is not None and CHAIN_MARKER.encode() in data and os.access(path, os.X_OK):
+            path = os.path.join(self.common_dir, PRIVATE_HOOK)  # the team's hook runs ours from here
+            data = _head(path)
+        return data is not None and HOOK_MARKER.encode() in data and os.access(path, os.X_OK)
 
     @cached_property
     def _files_refs(self) -> bool:
@@ -425,3 +428,12 @@ class Workspace:
         except Exception:
             fallback: Signature = pygit2.Signature("git-refocus", "git-refocus@localhost")
             return fallback
+
+
+def _head(path: str) -> bytes | None:
+    """The first 64 KiB of a hook, or None when it cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(64 * 1024)
+    except OSError:
+        return None

@@ -45,6 +45,20 @@ def test_blocks_with_the_prompt_until_the_promise(repo):
     assert stop(repo, "anything") is None, "a finished loop never blocks again"
 
 
+def test_loop_list_numbers_the_iteration_as_the_hook_tells_it(repo):
+    loop = start(repo, "--max-iterations", "5")
+    assert f"{loop['id']}" in refocus("loop", "list", cwd=repo).stdout
+    row = lambda: next(ln for ln in refocus("loop", "list", cwd=repo).stdout.splitlines() if loop["id"] in ln)  # noqa: E731
+    assert " 1/5 " in row(), "the first iteration is under way"
+    first = stop(repo, "still red")
+    assert "iteration 2 of 5" in first["reason"]
+    assert " 2/5 " in row(), row()
+    assert "iteration 3 of 5" in stop(repo, "still red, another way", active=True)["reason"]
+    assert " 3/5 " in row(), row()
+    refocus("loop", "cancel", cwd=repo, env={"CLAUDE_CODE_SESSION_ID": SID})
+    assert " 2/5 " in row(), "a loop that ended shows the iterations that ran"
+
+
 @pytest.mark.parametrize("message,met", [
     ("<promise>DONE</promise>", True), ("all good\n  DONE  \n", True), ("<promise> DONE\n</promise>", True),
     ("I am not DONE yet", False), ("<promise>NOT DONE</promise>", False), ("", False),

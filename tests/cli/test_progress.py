@@ -21,14 +21,16 @@ def test_sync_on_a_terminal_says_it_is_pushing(tmp_path, repos):
     dest = _with_remote(tmp_path, repos)
     code, out = on_tty("sync", cwd=dest, env={"NO_COLOR": "1"})
     assert code == 0, out
-    assert "fetching refocus refs" in out and "pushing 2 ref(s) to origin" in out, out
+    # the event log, the notes and the repository's identity (refs/refocus-meta/identity)
+    assert "fetching refocus refs" in out and "pushing 3 ref(s) to origin" in out, out
+    assert "pushed 3 refs." in out, "the summary counts what the progress line counted"
 
 
 def test_sync_spinner_shows_push_on_a_colour_terminal(tmp_path, repos):
     dest = _with_remote(tmp_path, repos)
     code, out = on_tty("sync", cwd=dest)
     assert code == 0, out
-    assert "pushing 2 ref(s) to origin" in out, "the spinner's text follows the push"
+    assert "pushing 3 ref(s) to origin" in out, "the spinner's text follows the push"
     assert "synced with origin" in out
 
 

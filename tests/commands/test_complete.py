@@ -67,3 +67,21 @@ def test_complete_commit_leaves_nothing_of_the_round_trip_untracked(initialized)
     assert "commit the brief" not in r.stderr
     assert git(dest, "status", "--porcelain", "--untracked-files=all", "--", "docs").strip() == "", \
         "the brief, its result and the promoted context are committed"
+
+
+def test_from_json_reads_dod_as_the_flags_do_and_help_names_every_status(started, tmp_path):
+    src, dest, rid = started
+    obj = tmp_path / "result.json"
+    obj.write_text(json.dumps({"status": "completed", "summary": "Wrote it.", "artifacts": [],
+                               "dod": [1], "dod_unmet": ["2=review is next week"],
+                               "material_changes": "N/A — docs only"}))
+    r = refocus("complete", "--from-json", obj, "--json", cwd=dest)
+    dod = r.json["result"]["dod"]
+    assert [(d["met"], d["note"]) for d in dod] == [(True, None), (False, "not met: review is next week")], dod
+    assert not r.json["warnings"], "every criterion was stated"
+    text = " ".join(refocus("complete", "--help", cwd=dest).stdout.split())
+    assert "failed and partial, both recorded as blocked" in text and "docs/using.md" in text
+    assert "recorded as not stated" in text, "the help says what completed without --dod records"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"status": "completed", "summary": "x", "artifacts": [], "dod": [True]}))
+    assert "'dod' must be a list" in refocus("complete", rid, "--from-json", bad, cwd=dest, check=False).stderr

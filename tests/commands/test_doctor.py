@@ -32,19 +32,43 @@ def test_fresh_round_trip_is_clean(started):
     assert refocus("doctor", cwd=dest).stdout.strip() == f"{dest.resolve()}: consistent."
 
 
-def test_uninitialised_repo_gets_what_init_sets_up(repos):
-    """An uninitialised repository (or one whose `init` was killed part-way) gets the hook,
-    the notes config, the .gitignore entry and the CLAUDE.md line: what `init` leaves."""
+def test_a_repository_that_never_ran_init_is_told_so_and_is_consistent(spawned):
+    """A repository spawn wrote into (or out of) that never ran `git refocus init` is not
+    damaged: doctor says once that it is not set up, and exits 0 (spawn warned already)."""
+    src, dest, _ = spawned
+    for repo in (src, dest):
+        rc, model = doctor(repo)
+        assert rc == 0 and model["clean"], model
+        [finding] = [f for f in model["findings"] if f["kind"] == "setup"]
+        assert finding["severity"] == "info" and "never ran `git refocus init`" in finding["message"]
+        assert not (repo / ".git" / "hooks" / "commit-msg").exists()
+
+
+def test_an_init_killed_part_way_gets_the_rest_of_what_init_sets_up(repos):
+    """An `init` that installed the hook and was killed before the rest: doctor reports
+    the notes config, the .gitignore entry and the CLAUDE.md line, and --repair adds them."""
     src, dest = repos
+    refocus("init", cwd=src)
+    for key in ("notes.displayRef", "notes.rewriteRef", "notes.rewriteMode"):
+        git(src, "config", "--unset-all", key)
+    (src / ".gitignore").unlink()
+    (src / "CLAUDE.md").unlink()
     rc, model = doctor(src)
-    assert rc == 1 and kinds(model) == ["config", "config", "config", "hook", "hook", "hook", "setup", "setup"]
-    assert model["repairable"] == 8
-    text = refocus("doctor", cwd=src, check=False).stdout
-    assert "--repair would install the commit-msg hook" in text
+    assert rc == 1 and kinds(model) == ["config", "config", "config", "setup", "setup"], model
+    assert model["repairable"] == 5
     rc, model = doctor(src, "--repair")
-    assert rc == 0 and model["repaired"] == 8
+    assert rc == 0 and model["repaired"] == 5
     assert "docs/refocus/INDEX.md" in (src / ".gitignore").read_text() and (src / "CLAUDE.md").exists()
     assert doctor(src) == (0, doctor(src)[1]) and doctor(src)[1]["clean"]
+
+
+def test_a_removed_hook_is_reinstalled(initialized):
+    src, dest = initialized
+    (dest / ".git" / "hooks" / "commit-msg").unlink()
+    rc, model = doctor(dest)
+    assert rc == 1 and kinds(model) == ["hook"]
+    assert "--repair would install the commit-msg hook" in refocus("doctor", cwd=dest, check=False).stdout
+    assert doctor(dest, "--repair")[0] == 0
 
 
 def test_deliberately_damaged_repo_is_repaired(started, tmp_path):

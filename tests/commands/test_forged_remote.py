@@ -314,12 +314,36 @@ def test_escape_sequences_in_a_forged_dest_dir_never_reach_index_or_the_terminal
     other = rid[:-6] + "abcdef"
     meta = dict(spawned["data"]["meta"], id=other, dest_dir="/x/\x1b]0;pwned\x07\x1b[2J", source_dir="/y/\x1b[31mred",
                 child_session_id="abcdef00-0000-4000-8000-000000000000")
+    for key in ("source_repo", "source_repo_id", "dest_repo", "dest_repo_id"):
+        meta.pop(key, None)  # as a brief written before portable places: absolute directories
     raw = dict(spawned, refocus_id=other, event_id="2" * 32, data=dict(spawned["data"], meta=meta))
     publish(w, honest_log(b, other, [(raw, events[0]["brief"])]), f"refs/refocus/{other}", force=False)
     refocus("sync", cwd=a)
     index = (a / "docs/refocus/INDEX.md").read_text()
-    assert "red" in index, "the forged refocus is listed, its directory neutralised"
+    assert "pwned" in index, "the forged refocus is listed, its directory neutralised"
     assert "\x1b" not in index and "\x07" not in index, index
     for args in (["list"], ["status"], ["list", "--all"], ["show", other], ["tree"]):
+        out = refocus(*args, cwd=a, check=False)
+        assert "\x1b" not in out.stdout + out.stderr and "\x07" not in out.stdout + out.stderr, (args, out)
+
+
+def test_escape_sequences_in_forged_repository_names_never_reach_index_or_the_terminal(world):
+    """The portable form: a forged log naming this repository's identity as the destination,
+    with control characters in the names and directories. Listed (it is incoming here), neutralised."""
+    w = world
+    a, b, rid = w["A"], w["B"], w["rid"]
+    events = chain(b, f"refs/refocus/{rid}")
+    spawned = events[0]["event"]
+    other = rid[:-6] + "abcdef"
+    meta = dict(spawned["data"]["meta"], id=other, source_repo="\x1b]0;pwned\x07red", source_dir="a/\x1b[2Jb",
+                source_repo_id="f" * 40,  # a repository not on this machine: its name is shown
+                dest_repo="\x1b[31mdest", child_session_id="abcdef00-0000-4000-8000-000000000000")
+    raw = dict(spawned, refocus_id=other, event_id="2" * 32, data=dict(spawned["data"], meta=meta))
+    publish(w, honest_log(b, other, [(raw, events[0]["brief"])]), f"refs/refocus/{other}", force=False)
+    refocus("sync", cwd=a)
+    index = (a / "docs/refocus/INDEX.md").read_text()
+    assert "pwned" in index, index
+    assert "\x1b" not in index and "\x07" not in index, index
+    for args in (["list"], ["status"], ["list", "--all"], ["show", other], ["tree"], ["tree", "--mermaid"]):
         out = refocus(*args, cwd=a, check=False)
         assert "\x1b" not in out.stdout + out.stderr and "\x07" not in out.stdout + out.stderr, (args, out)

@@ -151,6 +151,7 @@ def test_remote_refspecs_fetch_into_tracking_refs_outside_refs_remotes(tmp_path)
     assert [s["what"] for s in out["steps"] if s["kind"] == "remote" and s["changed"]] == [
         "git config --add remote.origin.fetch '+refs/refocus/*:refs/refocus-remotes/origin/refocus/*'",
         "git config --add remote.origin.fetch '+refs/notes/refocus*:refs/refocus-remotes/origin/notes/refocus*'",
+        "git config --add remote.origin.fetch '+refs/refocus-meta/identity*:refs/refocus-remotes/origin/identity*'",
     ]
     git(clone, "fetch", "-q", "origin")  # no notes on the remote yet: not an error
     assert refs(clone, "refs/refocus-remotes/") == {f"refs/refocus-remotes/origin/refocus/{RID}": head}
@@ -179,3 +180,47 @@ def test_claude_flag_merges_settings(tmp_path):
 def test_outside_a_repository(tmp_path):
     r = refocus("init", cwd=tmp_path, check=False)
     assert r.returncode == 1 and "not inside a git repository" in r.stderr
+
+
+def _team_hooks(tmp_path):
+    """A repository whose committed .githooks/commit-msg (core.hooksPath) refuses "WIP" commits."""
+    repo = make_repo(tmp_path / "team")
+    (repo / ".githooks").mkdir()
+    hook = repo / ".githooks" / "commit-msg"
+    hook.write_text('#!/bin/sh\nif grep -q "^WIP" "$1"; then echo "no WIP commits" >&2; exit 1; fi\n')
+    hook.chmod(0o755)
+    git(repo, "add", ".githooks")
+    commit(repo, "team hooks")
+    git(repo, "config", "core.hooksPath", ".githooks")
+    return repo, hook
+
+
+def test_a_tracked_hooks_path_is_never_rewritten_and_init_says_how_to_chain(tmp_path):
+    repo, hook = _team_hooks(tmp_path)
+    before = hook.read_bytes()
+    r = refocus("init", cwd=repo, check=False)
+    assert r.returncode == 1 and r.stderr.count("\n") == 1, r
+    assert "core.hooksPath is .githooks, tracked in this repository" in r.stderr and "git-refocus-chain" in r.stderr
+    assert hook.read_bytes() == before and sorted(p.name for p in hook.parent.iterdir()) == ["commit-msg"]
+    assert config(repo, "notes.displayRef") == [] and git(repo, "status", "--porcelain") == "", "nothing changed"
+
+    line = r.stderr.rsplit("run `git refocus init` again: ", 1)[1].strip()
+    hook.write_text(hook.read_text() + line + "\n")
+    git(repo, "commit", "-qam", "chain git-refocus")
+    teammate = tmp_path / "teammate"
+    git_run(tmp_path, "clone", "-q", str(repo), str(teammate))
+    git(teammate, "config", "core.hooksPath", ".githooks")
+    commit(teammate, "a teammate without git-refocus commits as before")
+
+    out = refocus("init", "--json", cwd=repo).json
+    assert [s["what"] for s in out["steps"] if s["kind"] == "hook"][0].startswith("install the commit-msg hook that")
+    assert hook.read_text() == before.decode() + line + "\n", "the team's hook is untouched"
+    assert refocus("init", "--json", cwd=repo).json["steps"][0]["changed"] is False
+    doctor = refocus("doctor", cwd=repo, check=False)
+    assert doctor.returncode == 0 and "consistent" in doctor.stdout, doctor
+    assert refocus("status", cwd=repo).returncode == 0
+    activate(repo)
+    commit(repo, "tagged through the chain")
+    assert trailers(repo) == [RID]
+    rejected = git_run(repo, "commit", "-q", "--allow-empty", "-m", "WIP nope")
+    assert rejected.returncode == 1 and "no WIP commits" in rejected.stderr, "the team's hook still decides"

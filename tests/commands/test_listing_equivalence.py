@@ -34,7 +34,7 @@ def full(path):
         board = dashboard(ws, cat).to_json()
         board["active"] = (lambda a: a.to_json() if a else None)(active(ws, cat))
         board["notices"] = notices
-        everything = [index_md.row(e, ws.workdir).to_json()
+        everything = [index_md.row(e, ws).to_json()
                       for e in sorted(cat.entries.values(), key=lambda e: e.id, reverse=True)]
         return [r.to_json() for r in m.active + m.recent], board, notices, index_md.render(cat), everything
     finally:

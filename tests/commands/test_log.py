@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 from tests.gitrepo import commit, make_repo
 from tests.runner import refocus
 
@@ -20,3 +22,15 @@ def test_log_in_an_empty_repository(tmp_path):
     rid = "2026-03-03-nothing-abc123"
     assert refocus("log", rid, "--json", cwd=repo).json["commits"] == []
     assert "no commits are linked" in refocus("log", rid, cwd=repo).stderr
+
+
+def test_the_source_logs_the_commits_made_in_the_destination(started):
+    src, dest, rid = started
+    commit(dest, "feat: standard")
+    model = refocus("log", rid, "--json", cwd=src).json
+    assert [c["subject"] for c in model["commits"]] == ["feat: standard"] and model["repo"] == str(dest), model
+    text = refocus("log", rid, cwd=src)
+    assert f"the commits of {rid} are in its destination, {dest}:" in text.stderr and "feat: standard" in text.stdout
+    shutil.rmtree(dest)
+    gone = refocus("log", rid, cwd=src)
+    assert "was worked on in" in gone.stderr and gone.stdout == "", gone

@@ -41,3 +41,10 @@ def test_pickup_run_starts_the_child_in_its_directory_with_its_prompt(spawned, t
     no_claude = os.path.dirname(shutil.which("git") or "/usr/bin/git")
     missing = refocus("pickup", out["id"], "--run", cwd=src, env={"PATH": no_claude}, check=False)
     assert missing.returncode == 1 and "`claude` is not on PATH" in missing.stderr
+
+
+def test_pickup_json_is_the_prompt_as_a_versioned_object(spawned):
+    src, dest, out = spawned
+    model = refocus("pickup", out["id"], "--json", cwd=dest).json
+    assert model["kind"] == "pickup" and model["id"] == out["id"] and "version" in model
+    assert model["prompt"] == refocus("pickup", out["id"], cwd=dest).stdout

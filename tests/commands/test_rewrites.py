@@ -229,8 +229,8 @@ def test_a_post_rewrite_hook_already_there_is_chained_and_gets_the_input(tmp_pat
 
 def test_link_usage_errors(started):
     src, dest, rid = started
-    r = refocus("link", "--dry-run", rid, "HEAD", cwd=dest, check=False)
-    assert r.returncode == 1 and "--from and --dry-run go with --detect" in r.stderr
+    r = refocus("link", "--from", "HEAD", rid, "HEAD", cwd=dest, check=False)
+    assert r.returncode == 1 and "--from goes with --detect" in r.stderr
     r = refocus("link", "--detect", "a..b", "c", cwd=dest, check=False)
     assert r.returncode == 1 and "at most one RANGE" in r.stderr
     r = refocus("link", "--detect", "no-such..HEAD", cwd=dest, check=False)

@@ -24,7 +24,7 @@ def test_status_shows_the_active_refocus(started):
     text = refocus("status", cwd=dest).stdout
     assert "Active here" in text and rid in text
     doc = refocus("status", "--json", cwd=dest).json
-    assert doc["active"] == {"id": rid, "status": "in-progress", "problem": None}
+    assert doc["active"] == {"id": rid, "status": "in-progress", "problem": None, "tagging": True}
     assert refocus("status", "--json", cwd=src).json["active"] is None
 
 

@@ -262,3 +262,24 @@ def test_a_sync_with_nothing_to_do_loads_no_libgit2_and_one_with_work_still_merg
     busy, loaded = sync(a)
     assert busy["fast_forwarded"] == [x] and loaded == "True"
     assert_converged(w, [x])
+
+
+def test_a_local_transition_that_lost_to_the_remote_is_said(world):
+    """Clone A completes while clone B abandons the same refocus: B's sync keeps both
+    events, the remote's completion (first) stands, and B is told its abandon lost."""
+    a, b = world["A"], world["B"]
+    git(world["srcA"], "config", "refocus.global", "false")  # B's machine cannot reach the source: as on two machines
+    rid = refocus(*spawn_args(a), cwd=world["srcA"]).json["id"]
+    refocus("start", rid, cwd=a)
+    refocus("sync", cwd=a)
+    refocus("sync", cwd=b)
+    refocus("complete", rid, "--summary", "done here", "--no-material-changes", "none", "--dod", "1", "--dod", "2",
+            cwd=a)
+    refocus("sync", cwd=a)
+    refocus("abandon", rid, "--reason", "not needed after all", cwd=b)
+    r = refocus("sync", "--json", cwd=b)
+    lost = [w for w in r.json["warnings"] if "lost to the remote" in w]
+    assert len(lost) == 1 and lost[0].startswith(f"{rid}: the abandoned recorded here lost to the remote's"), \
+        r.json["warnings"]
+    assert refocus("show", rid, "--json", cwd=b).json["status"] == "result"
+    assert refocus("sync", "--json", cwd=b).json["warnings"] == [], "said once, on the sync that merged it"

@@ -36,8 +36,8 @@ DEFAULT_MIRRORS = "/work/.mirror"
 SPLITS = ("held-out", "tuning")
 # what each reported split is made of: the fresh held-out set, and every session tuned on (the old
 # corpus's tuning part and its retired held-out part, scored three times while tuning went on)
-PARTS = {"held-out": ("held-out",), "tuning": ("tuning", "retired"), "retired": ("retired",),
-         "old-tuning": ("tuning",)}
+PARTS = {"held-out": ("held-out",), "tuning": ("tuning", "retired", "retired-2"), "retired": ("retired",),
+         "old-tuning": ("tuning",), "retired-2": ("retired-2",)}
 # which sentences each family's cue is applied to in the extractors (analysis.py)
 FAMILY_ROLES = {"correction": ("user",), "constraint": ("user",), "decision": ("user", "assistant"),
                 "intent": ("user", "assistant"), "dead-end": ("assistant",), "open-thread": ("assistant",)}
@@ -231,6 +231,64 @@ class Pointer:
         return piece
 
 
+# -- where each sentence stands (the classifier's context, from this reader's own view) ------------
+def contexts(source: Source, mirrors: str) -> dict[tuple[int, str, int, int], "Context"]:
+    """(line, field, start, end) -> the :class:`classify.Context` of every sentence this reader
+    finds in the session: who said it, in what kind of message, whether it opens its message, the
+    other party's text before it and the assistant's reply after a user's words."""
+    from gitrefocus.handoff import classify
+
+    data = source.load(mirrors)
+    asked: set[str] = set()
+    messages: list[tuple[int, str, str, str]] = []
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            messages += [(number, name, role, text) for name, role, text in said(record, asked)]
+    out: dict[tuple[int, str, int, int], classify.Context] = {}
+    for i, (number, name, role, text) in enumerate(messages):
+        other = "assistant" if role == "user" else "user"
+        prior = next((m[3] for m in reversed(messages[:i]) if m[2] == other and m[3].strip()), "")
+        if role == "user":
+            reply = next((m[3] for m in messages[i + 1:] if m[2] == "assistant" and m[3].strip()), "")
+            kind = {"q": classify.QUEUED, "f": classify.REFUSAL, "r": classify.ANSWER}.get(name[0], classify.TYPED)
+        else:
+            reply, kind = "", classify.TEXT
+        for k, (a, b) in enumerate(sentence_spans(text)):
+            out[(number, name, a, b)] = classify.Context(role, kind, first=k == 0, prior=prior[-600:],
+                                                         reply=reply.lstrip()[:classify.REPLY_REACH])
+    return out
+
+
+def labelled(split: str, mirrors: str, data: Path = DATA) -> list[tuple[str, str, "Context", set[str]]]:
+    """(session path, sentence, context, labels) of every labelled sentence of ``split``."""
+    return [row[:4] for row in _labelled(split, mirrors, data)]
+
+
+def _labelled(split: str, mirrors: str, data: Path = DATA):
+    srcs = sources(data)
+    found: dict[str, dict] = {}
+    out = []
+    for row in _tsv("sentences.tsv", data):
+        source = srcs[row["path"]]
+        if source.split not in PARTS[split]:
+            continue
+        if row["path"] not in found:
+            found[row["path"]] = contexts(source, mirrors)
+        p = Pointer.parse(row["pointer"])
+        sentence = p.text(source)
+        ctx = found[row["path"]].get((p.line, p.field, p.start, p.end))
+        if ctx is None:
+            from gitrefocus.handoff import classify
+
+            ctx = classify.Context(row["role"], classify.TEXT)
+        out.append((row["path"], sentence, ctx, set(filter(None, row["labels"].split(","))), p.line))
+    return out
+
+
 # -- cue families -------------------------------------------------------------------------------
 @dataclass
 class Score:
@@ -250,34 +308,31 @@ class Score:
         self.tp, self.fp, self.fn = self.tp + other.tp, self.fp + other.fp, self.fn + other.fn
 
 
-def cue_scores(split: str, mirrors: str, data: Path = DATA) -> tuple[dict[str, Score], int, list[str]]:
+def cue_scores(split: str, mirrors: str, data: Path = DATA, regex_only: bool = False
+               ) -> tuple[dict[str, Score], int, list[str]]:
+    """Per family, whether each labelled sentence was taken for it: as the extractors decide
+    (``classify.families``, the sentence where it stands), or by the family's regex alone."""
+    from gitrefocus.handoff import classify
     from tests.handoff.quality import FAMILIES
 
-    srcs = sources(data)
     scores = {family: Score() for family in FAMILY_ROLES}
     wrong: list[str] = []
     count = 0
-    for row in _tsv("sentences.tsv", data):
-        source = srcs[row["path"]]
-        if source.split not in PARTS[split]:
-            continue
-        if source._lines is None:
-            source.load(mirrors)
-        sentence = Pointer.parse(row["pointer"]).text(source)
-        labels = set(filter(None, row["labels"].split(",")))
+    for path, sentence, ctx, labels, line in _labelled(split, mirrors, data):
         count += 1
+        taken = classify.families(sentence, ctx)
         for family, roles in FAMILY_ROLES.items():
-            if row["role"] not in roles:
+            if ctx.role not in roles:
                 continue
-            fired = FAMILIES[family](sentence)
+            fired = FAMILIES[family](sentence) if regex_only else family in taken
             wanted = family in labels
             s = scores[family]
             s.tp += fired and wanted
             s.fp += fired and not wanted
             s.fn += wanted and not fired
             if fired != wanted:
-                wrong.append(f"{family} {'missed' if wanted else 'false'} [{row['role']}] {sentence[:160]!r} "
-                             f"({source.path} L{Pointer.parse(row['pointer']).line})")
+                wrong.append(f"{family} {'missed' if wanted else 'false'} [{ctx.role}] {sentence[:160]!r} "
+                             f"({path} L{line})")
     return scores, count, wrong
 
 
@@ -524,10 +579,13 @@ FRESH_SESSIONS = 16
 FRESH_GRADED = 8
 
 
-def draw_fresh(mirrors: str, data: Path = DATA, *, repo: str = "entireio/cli",
+def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 2, repo: str = "entireio/cli",
                commit: str = "394f81fab87f71aa8938d91ff7a067c524ff344b") -> list[dict]:
-    """The fresh held-out sessions, by the README's rule: one file per session, nothing labelled
-    or looked at before, eligible as the old corpus was, in the order of sha256(salt + path)."""
+    """A fresh held-out set, by the README's rule: one file per session, nothing labelled or looked
+    at before, eligible as the old corpus was, in the order of sha256(salt + path). Round 1 drew
+    the first fresh set (now ``retired-2``) beside the old corpus; round 2 continued the same
+    order with every session labelled so far excluded too (the ``held-out`` set); a round 3
+    would do the same once that set is renamed ``retired-3``."""
     from gitrefocus.handoff import prepare, transcript_paths
 
     where = os.path.join(mirrors, repo.replace("/", "+"), "repo")
@@ -538,7 +596,10 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, repo: str = "entireio/cli",
         meta, path = row.split("\t", 1)
         if re.fullmatch(r"[0-9a-f]{2}/[0-9a-f]{10}/\d+/full\.jsonl", path) and meta.split()[3].isdigit():
             files[path] = (meta.split()[2], int(meta.split()[3]))
-    old = [p for p, s in sources(data).items() if s.split != "held-out"]
+    # round 1 drew beside the old corpus; a later round excludes every set labelled before it (the
+    # previous held-out set renamed retired-<n> first) but the one it draws
+    old = [p for p, s in sources(data).items()
+           if (s.split in ("tuning", "retired") if round_ == 1 else s.split != "held-out")]
     taken_checkpoints = {_checkpoint(p) for p in old}
     redaction_files = DATA.parent / "real_redactions.tsv"
     if redaction_files.exists():
@@ -638,6 +699,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="where the repository mirrors are (<owner>+<name>/repo)")
     parser.add_argument("--split", choices=sorted(PARTS), action="append",
                         help="only this split (repeatable; 'retired' and 'old-tuning' are the tuning split's parts)")
+    parser.add_argument("--regex-only", action="store_true",
+                        help="score each cue family by its regex alone, not as the extractors decide it")
     parser.add_argument("--wrong", action="store_true", help="list every miss and false hit of the tuning split")
     parser.add_argument("--show", choices=sorted(PARTS), action="append", default=[],
                         help="list the misses and false hits of this split too")
@@ -659,7 +722,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for split in args.split or SPLITS:
         sessions = [s for s in srcs.values() if s.split in PARTS[split]]
-        cues, count, cue_wrong = cue_scores(split, args.mirrors, data)
+        cues, count, cue_wrong = cue_scores(split, args.mirrors, data, regex_only=args.regex_only)
         briefs, graded, brief_wrong = brief_scores(split, args.mirrors, data)
         print(f"## {split}: {len(sessions)} sessions, {count} labelled sentences, {graded} graded briefs\n")
         print(table("cue family", cues) + "\n")

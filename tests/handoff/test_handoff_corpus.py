@@ -87,13 +87,16 @@ def test_a_file_that_differs_from_the_labelled_one_is_refused(tmp_path, capsys):
 def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
     sessions = corpus.sources()
     assert len(sessions) >= 30
-    old = {path: s for path, s in sessions.items() if s.split != "held-out"}
+    old = {path: s for path, s in sessions.items() if s.split in ("tuning", "retired")}
     assert all(s.split == corpus.split_of(path) for path, s in old.items()), "split by the hash rule"
+    first = [path for path, s in sessions.items() if s.split == "retired-2"]
     fresh = [path for path, s in sessions.items() if s.split == "held-out"]
-    assert len(fresh) >= 15, "the fresh held-out set"
+    assert len(first) >= 15 and len(fresh) >= 15, "the first fresh set (now tuned on) and the second, held out"
     checkpoints = {"/".join(p.split("/")[:2]) for p in old}
-    assert all(corpus.split_of(p) == "retired" and "/".join(p.split("/")[:2]) not in checkpoints for p in fresh), \
-        "drawn from the side nobody tuned on, outside the old corpus's checkpoints"
+    assert all(corpus.split_of(p) == "retired" and "/".join(p.split("/")[:2]) not in checkpoints
+               for p in first + fresh), "drawn from the side nobody tuned on, outside the old corpus's checkpoints"
+    assert not {"/".join(p.split("/")[:2]) for p in first} & {"/".join(p.split("/")[:2]) for p in fresh}, \
+        "the second fresh set shares no checkpoint with the first"
     rows = corpus._tsv("sentences.tsv", corpus.DATA)
     assert len(rows) >= 600
     families = set(corpus.FAMILY_ROLES)

@@ -291,3 +291,32 @@ def test_an_approval_is_not_listed_as_a_decision_of_its_own(tmp_path):
     assert 'Concluded: "Merge committed: `5457fb4`"' in convergence
     assert (f'Final request: approved "yes, go for it" (`transcript:L{line_of(s, approval)}`) — the assistant\'s '
             f'proposal: "Should I do both?" (`transcript:L{line_of(s, proposal)}`)') in convergence
+
+
+def test_each_turn_lands_once_on_its_latest_conclusion(tmp_path):
+    s = Session()
+    s.user("Why is the cache stale?")
+    s.assistant(text("The root cause is that the cache key ignores the locale."))
+    s.user("ok, fix it and keep the old API")
+    early = s.assistant(text("The fix is to add the locale to the key."))[0]
+    late = s.assistant(text("I decided to keep the old signature and add an optional parameter."))[0]
+    s.user("and the docs?")
+    s.assistant(text("The docs are in place; all tests pass."))
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert 'Concluded: "The root cause is that the cache key ignores the locale."' in convergence, "the first"
+    assert f"`transcript:L{line_of(s, late)}`" in convergence
+    assert f"`transcript:L{line_of(s, early)}`" not in convergence, "the turn's earlier step, not where it landed"
+    assert 'Concluded: "The docs are in place; all tests pass."' in convergence
+
+
+def test_the_opening_message_describes_the_task_it_decides_nothing(tmp_path):
+    s = Session()
+    s.user("We decided to use sqlite for the cache. Please add it.")
+    s.assistant(text("Should the database file live in .cache or in the repository?"))
+    answer = s.user("let's go with .cache")
+    s.assistant(text("Adding it under .cache."))
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert "We decided to use sqlite" not in convergence
+    assert f'The user decided: "let\'s go with .cache" (`transcript:L{line_of(s, answer)}`)' in convergence

@@ -103,3 +103,14 @@ def test_search_path_relative_and_tilde(world, hermetic):
     git(here, "config", "refocus.searchPaths", "~/projects")
     names = [p["name"] for p in refocus("search", "bash", "--cross-project", "--json", cwd=here).json["projects"]]
     assert names == ["context-keeper", "zed"]
+
+
+def test_the_source_finds_its_outgoing_refocus_before_any_result(spawned):
+    """The brief's file lives in the destination; the source searches the snapshot its
+    event log holds, and names it by its ref."""
+    src, dest, out = spawned
+    rid = out["id"]
+    found = refocus("search", "MCPSTANDARD.md exists", "--json", cwd=src).json["results"]
+    assert found and {(m["id"], m["path"], m["kind"]) for m in found} == {(rid, f"refs/refocus/{rid}", "brief")}, found
+    assert refocus("search", "MCPSTANDARD.md exists", "--json", cwd=dest).json["results"][0]["path"] == \
+        f"docs/refocus/{rid}.md", "the destination searches its file, not the snapshot again"

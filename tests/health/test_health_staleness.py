@@ -230,6 +230,24 @@ def test_untagged_work_since_launch_is_flagged(spawned):
     assert f"{rid}  2 commit(s) since launch, 0 with its Refocus-Id trailer" in text
 
 
+def test_work_committed_in_a_linked_worktree_counts_from_the_main_one(spawned, tmp_path):
+    """The child worked in a linked worktree (`git worktree add`) on its own branch: health
+    in the main worktree counts those commits and their trailers, as health there does."""
+    src, dest, out = spawned
+    rid = out["id"]
+    linked = tmp_path / "dest-linked"
+    git(dest, "worktree", "add", "-q", "-b", "standard", str(linked))
+    refocus("start", rid, cwd=linked)
+    now = int(time.time()) + 1
+    commit_files(linked, f"feat: standard\n\nRefocus-Id: {rid}", {"MCPSTANDARD.md": "# std\n"}, when=now)
+    commit_files(linked, f"docs: more\n\nRefocus-Id: {rid}", {"more.md": "m\n"}, when=now + 1)
+    there = refocus("health", "--json", cwd=linked).json["refocus"][0]
+    here = refocus("health", "--json", cwd=dest).json["refocus"][0]
+    assert (here["commits_since_launch"], here["with_trailer"]) == (2, 2), here
+    assert (there["commits_since_launch"], there["with_trailer"]) == (2, 2), there
+    assert not here["flagged"]
+
+
 def test_launch_point_falls_back_to_time_after_history_is_rewritten(spawned):
     src, dest, out = spawned
     rid = out["id"]

@@ -1,0 +1,105 @@
+"""Which cue families a sentence belongs to, read where it stands in the conversation.
+
+The cue regexes (``cues.py``) say what a sentence's words are like. Whether the user's "could
+we use the regexp from the id package?" overrules the assistant depends on where it stands: it
+opens a message answering something the assistant said or did, and the assistant's reply
+concedes ("good point"). This module is the one place a sentence's families are decided — by
+``analysis.py`` for the built-in extractors, and by the real-session corpus
+(``tests/handoff/corpus.py``) when it scores the cue families — so the figures measure what the
+extractors do.
+
+The rules, measured on the corpus's tuning sessions (``docs/handoff.md``):
+
+- a user sentence is a **correction** when the correction cue finds it (not in the client's
+  "(No answer provided)" placeholder); or when it opens the words typed when refusing a tool
+  use and asks no question; or when it opens a message that answers an assistant text, is no
+  answer to a question menu, and either the assistant's reply begins by conceding ("you're
+  right", "good catch", "good idea") or the sentence opens by pushing back ("but …", "hmm, …",
+  "again, …", "no, …", "stop …") without asking a question;
+- a user sentence taken as a correction is no **decision** of the user's (it overrules one);
+- every other family is its cue regex alone. Position and neighbours were tried for them too
+  (the session's last text for open threads, a concession for dead ends, a trailing colon or a
+  heading for decisions) and a small logistic model over such features was cross-validated
+  (``python -m tests.handoff.cue_model``); neither did better than the cue on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gitrefocus.handoff import cues
+
+FAMILIES = ("correction", "constraint", "decision", "intent", "dead-end", "open-thread")
+# whose sentences each family is decided for
+ROLES = {"correction": ("user",), "constraint": ("user",), "decision": ("user", "assistant"),
+         "intent": ("user", "assistant"), "dead-end": ("assistant",), "open-thread": ("assistant",)}
+CUES = {"correction": cues.CORRECTION, "constraint": cues.CONSTRAINT, "decision": cues.DECISION,
+        "intent": cues.INTENT, "dead-end": cues.ABANDON, "open-thread": cues.OPEN}
+
+# kinds of words: typed at the prompt (or a slash command's arguments), typed while the assistant
+# worked, typed when refusing a tool use, an answer to the assistant's question; the assistant's text
+TYPED, QUEUED, REFUSAL, ANSWER, TEXT = "typed", "queued", "refusal", "answer", "text"
+REPLY_REACH = 300  # a concession counts when the reply begins with it (within this many characters)
+
+
+@dataclass(frozen=True)
+class Context:
+    """Where a sentence stands. ``prior`` is the other party's text before it (for a user
+    sentence the assistant's last text, empty when there is none); ``reply`` the beginning of
+    the assistant's first text after a user's message."""
+
+    role: str
+    kind: str = TEXT
+    first: bool = False   # the first sentence of its message
+    prior: str = ""
+    reply: str = ""
+
+
+# the assistant conceding what the user just said
+CONCEDE_RE = re.compile(r"\b(?:you'?re (?:absolutely |completely |totally )?(?:right|correct)|you are (?:absolutely )?"
+                        r"(?:right|correct)|good (?:point|catch|call|idea)|great (?:point|catch|idea|call)|"
+                        r"my (?:mistake|bad)|I apologi[sz]e|I was wrong|I stand corrected|fair point)\b", re.I)
+# a user's message that opens by pushing back on what came before
+PUSHBACK_RE = re.compile(r"^\W*(?:but|hmm+|umm+|uh+|no|nope|again|stop|wait|actually|instead|well|hm+)\b", re.I)
+# what a client writes when the user declined a question menu without typing anything
+PLACEHOLDER_RE = re.compile(r"^\W*\(no answer provided\)\W*$", re.I)
+
+
+def correction(sentence: str, ctx: Context, lowered: str | None = None,
+               present: frozenset[str] | None = None) -> bool:
+    """Whether a user's sentence overrules the assistant (the rules in the module's notes)."""
+    if ctx.role != "user" or PLACEHOLDER_RE.match(sentence):
+        return False
+    if cues.CORRECTION.search(sentence, lowered, present) is not None:
+        return True
+    if not ctx.first or ctx.kind == ANSWER:
+        return False
+    question = sentence.rstrip().endswith("?")
+    if ctx.kind == REFUSAL:
+        return True  # the words typed when refusing the assistant's action: why, or what instead
+    if not ctx.prior.strip():
+        return False
+    if CONCEDE_RE.search(ctx.reply[:REPLY_REACH]):
+        return True
+    return PUSHBACK_RE.match(sentence) is not None and not question
+
+
+def families(sentence: str, ctx: Context, lowered: str | None = None,
+             present: frozenset[str] | None = None) -> set[str]:
+    """The cue families ``sentence`` belongs to, where it stands (``ctx``)."""
+    low = sentence.casefold() if lowered is None else lowered
+    if present is None:
+        present = cues.NEEDLES.found(low)
+    found: set[str] = set()
+    corrects = correction(sentence, ctx, low, present)
+    if corrects:
+        found.add("correction")
+    for family, cue in CUES.items():
+        if family == "correction" or ctx.role not in ROLES[family]:
+            continue
+        if family == "decision" and corrects:
+            continue
+        if cue.search(sentence, low, present) is not None:
+            found.add(family)
+    return found

@@ -235,3 +235,18 @@ def test_link_usage_errors(started):
     assert r.returncode == 1 and "at most one RANGE" in r.stderr
     r = refocus("link", "--detect", "no-such..HEAD", cwd=dest, check=False)
     assert r.returncode == 1 and "unknown revision" in r.stderr
+
+
+def test_init_undo_takes_back_the_rewrite_and_push_hooks(tmp_path):
+    from tests.gitrepo import make_repo
+
+    repo = make_repo(tmp_path / "r")
+    hooks = repo / ".git" / "hooks"
+    theirs = hooks / "pre-push"
+    theirs.write_text("#!/bin/sh\nexit 0\n")
+    theirs.chmod(0o755)
+    refocus("init", cwd=repo)
+    assert (hooks / "post-rewrite").exists() and (hooks / "pre-push.pre-refocus").exists()
+    refocus("init", "--undo", cwd=repo)
+    assert not (hooks / "post-rewrite").exists() and not (hooks / "pre-push.pre-refocus").exists()
+    assert theirs.read_text() == "#!/bin/sh\nexit 0\n", "the pre-push hook that ran before is back"

@@ -231,7 +231,7 @@ class Sync:
                 self.skipped.add(rid)
                 continue
             self._conflicts(rid, oid, result)
-            if result.changed_locally and was is not None:
+            if result.kind == refs.MERGED and was is not None:  # a fast-forward loses nothing recorded here
                 self._lost(rid, was.state.status)
             if result.changed_locally:
                 self.report.add(result.kind, rid)

@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("gitrefocus.cli.demo", "demo"),
     "log": ("gitrefocus.cli.audit", "log"),
     "link": ("gitrefocus.cli.audit", "link"),
+    "post-rewrite": ("gitrefocus.cli.audit", "post_rewrite"),
     "sync": ("gitrefocus.cli.audit", "sync"),
     "doctor": ("gitrefocus.cli.audit", "doctor"),
     "hook": ("gitrefocus.cli.hooks", "hook"),

@@ -50,22 +50,61 @@ def _inside_cwd(repo: str) -> bool:
 
 
 @click.command()
-@click.argument("refocus_id", metavar="ID")
-@click.argument("revs", metavar="REV-RANGE...", nargs=-1, required=True)
+@click.argument("refocus_id", metavar="ID", required=False)
+@click.argument("revs", metavar="REV-RANGE...", nargs=-1)
+@click.option("--detect", is_flag=True,
+              help="Find the commits of RANGE (default: HEAD's recent history) that carry the change of "
+                   "linked commits gone from every branch (a squash or rebase merge) and link them.")
+@click.option("--from", "from_rev", metavar="REV",
+              help="With --detect: the merged branch's head (the commits it has and RANGE's end lacks are "
+                   "the gone ones); for a clone without that branch's reflog, such as CI.")
+@click.option("--dry-run", "-n", is_flag=True, help="Say which commits would be linked; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-@click.option("--dry-run", is_flag=True, help="Say which commits would be linked; change nothing.")
-def link(refocus_id, revs, dry_run, as_json):
-    """Link commits made without the hook to a refocus.
+def link(refocus_id, revs, detect, from_rev, dry_run, as_json):
+    """Link commits to a refocus: by hand, or found after a squash or rebase.
+
+    \b
+    git refocus link ID REV-RANGE...     link these commits to ID
+    git refocus link --detect [RANGE]    link what a rewrite left unlinked
 
     REV-RANGE is a commit (one commit) or a range such as main..HEAD. Each
     commit gets a `linked` line in refs/notes/refocus and the refocus's event
     log records the link; history is never rewritten.
 
+    --detect compares `git patch-id`s: each commit of RANGE against each linked
+    commit that no branch, tag, remote branch or HEAD reaches any more (a
+    rebase or cherry-pick), and against the combined change of each run of
+    them (a squash). Each match is shown with why; a commit already naming a
+    refocus keeps it. Commits rewritten by amend and rebase are linked by the
+    post-rewrite hook as it happens; --detect is for merges made elsewhere
+    (from CI: --from names the merged branch's head).
+
     \b
     Examples:
       git refocus link mcp-standard HEAD~3..HEAD
       git refocus link mcp-standard a1b2c3d --dry-run
+      git refocus link --detect --dry-run
+      git refocus link --detect --from FETCH_HEAD origin/main
     """
+    from gitrefocus.errors import RefocusError
+
+    if detect:
+        if revs:
+            raise RefocusError("with --detect, give at most one RANGE.")
+        rng = [refocus_id, *revs] if refocus_id else []
+        from gitrefocus.commands.link import detect as run_detect
+
+        found = run_detect(revs=rng, from_rev=from_rev, dry_run=dry_run)
+        render.warnings(found.warnings)
+        if as_json:
+            render.emit_json("link-detect", found.to_json())
+            return
+        _show_detect(found)
+        return
+    if from_rev:
+        raise RefocusError("--from goes with --detect.")
+    if refocus_id is None or not revs:
+        raise click.UsageError("name a refocus and the commits to link (ID REV-RANGE...), or use --detect.")
     from gitrefocus.commands.link import link as run
 
     model = run(refocus_id=refocus_id, revs=list(revs), dry_run=dry_run)
@@ -82,13 +121,46 @@ def link(refocus_id, revs, dry_run, as_json):
             render.echo(f"  {oid}")
 
 
+def _show_detect(found) -> None:
+    verb = "would link" if found.dry_run else "linked"
+    for m in found.matches:
+        olds = m.replaces
+        why = (f"same change as {olds[0][:12]} (rebased)" if m.how == "rebased"
+               else f"same change as the {len(olds)} commits {olds[0][:12]}..{olds[-1][:12]} (squashed)")
+        render.echo(f"{m.commit[:12]} {m.subject}")
+        render.echo(f"    {verb} to {', '.join(m.ids)}: {why}")
+    if not found.matches:
+        render.note("no commit of the range carries the change of a gone linked commit.")
+    if found.unmatched:
+        render.note(f"{len(found.unmatched)} gone linked commit(s) have no match in the range "
+                    "(widen RANGE, or give the merged branch's head with --from).")
+
+
+@click.command("post-rewrite", hidden=True)
+@click.argument("kind", type=click.Choice(["amend", "rebase"]))
+def post_rewrite(kind):
+    """The post-rewrite hook (githooks/post-rewrite): keeps refocus linkage on the
+    commits a rewrite made; reads git's ``OLD NEW`` lines on stdin; always exits 0."""
+    import sys
+
+    from gitrefocus.commands.link import post_rewrite as run
+
+    text = sys.stdin.buffer.read(64 << 20).decode("utf-8", "replace")
+    n = run(kind=kind, pairs_text=text)
+    if n:
+        render.note(f"kept {n} rewritten commit{'s' if n != 1 else ''} linked to {'its' if n == 1 else 'their'} "
+                    "refocus (git log --notes=refocus).")
+
+
 @click.command()
 @click.argument("remote", required=False)
 @click.option("--progress/--no-progress", default=None, help="Show progress on stderr (default: when stderr is a terminal).")
+@click.option("--yes", "-y", is_flag=True,
+              help="Agree that refocus data may be pushed to REMOTE's URL (recorded; asked once on a terminal).")
 @click.option("--dry-run", is_flag=True, help="Compare ref tips with the remote's and say what would be "
               "taken and pushed; fetch and change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def sync(remote, progress, dry_run, as_json):
+def sync(remote, progress, yes, dry_run, as_json):
     """Exchange refocus refs and notes with REMOTE (default: refocus.remote,
     the current branch's remote, origin, or the only remote).
 
@@ -104,11 +176,21 @@ def sync(remote, progress, dry_run, as_json):
     local log is kept (and pushed back); the remote's is kept under
     refs/refocus-quarantine/remotes/ and listed as a conflict.
 
+    Nothing is pushed until you agree for the remote's URL: sync asks once on
+    a terminal; --yes agrees from a script. The agreement is kept in
+    .git/config (refocus.agreedRemote, one URL per value), so a changed URL (a
+    fork, a moved origin) is asked again. Without it, sync still fetches and
+    merges. Set refocus.remote to send refocus data to a private remote of its
+    own, apart from the code's.
+
     \b
     Examples:
       git refocus sync
+      git refocus sync private --yes
       git refocus sync upstream --dry-run
     """
+    import sys
+
     from gitrefocus.commands.sync import sync as run
 
     if dry_run:
@@ -125,11 +207,16 @@ def sync(remote, progress, dry_run, as_json):
             for rid in ids:
                 render.echo(f"  {label} {rid}")
         return
+    if not yes and not as_json and sys.stdin.isatty() and sys.stderr.isatty():
+        from gitrefocus.commands.sync import unagreed
+
+        where = unagreed(remote=remote)
+        yes = where is not None and _ask_consent(*where)
     if progress is None:  # a spinner on a terminal that says what it is doing, fetch and push alike
         with render.working(f"syncing with {remote or 'the remote'}...", quiet=as_json) as update:
-            model = run(remote=remote, progress=update)
+            model = run(remote=remote, progress=update, yes=yes)
     else:
-        model = run(remote=remote, progress=render.note if progress else None)
+        model = run(remote=remote, progress=render.note if progress else None, yes=yes)
     render.warnings(model.warnings)
     if as_json:
         render.emit_json("sync", model.to_json())
@@ -138,11 +225,17 @@ def sync(remote, progress, dry_run, as_json):
             ((model.created, "new"), (model.fast_forwarded, "updated"), (model.merged, "merged")) if ids]
     notes = f"; notes {model.notes}" if model.notes != "same" else ""
     pushed = len(model.pushed) + (1 if model.notes_pushed else 0) + (1 if model.identity.get("published") else 0)
-    render.echo(f"synced with {model.remote}: " + (", ".join(here) or "nothing new") + notes
-                + (f"; pushed {pushed} ref{'s' if pushed != 1 else ''}" if pushed else "; nothing to push") + ".")
+    sent = (f"; pushed {pushed} ref{'s' if pushed != 1 else ''}" if pushed
+            else f"; {model.withheld} ref(s) not pushed (not agreed)" if model.withheld else "; nothing to push")
+    render.echo(f"synced with {model.remote}: " + (", ".join(here) or "nothing new") + notes + sent + ".")
     if model.identity.get("adopted"):
         render.echo(f"this clone is now the repository {model.remote} holds the refocus data of "
                     f"(identity {model.identity['here'][:12]}): its refocuses are incoming or outgoing here as there.")
+
+
+def _ask_consent(remote: str, url: str) -> bool:
+    return click.confirm(f"Push refocus data (event logs refs/refocus/*, audit notes refs/notes/refocus) to "
+                         f"{remote} ({url})? It is asked once for this URL", default=False, err=True)
 
 
 @click.command()

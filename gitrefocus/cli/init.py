@@ -31,6 +31,10 @@ def init(remote, claude, user, plugin, undo, dry_run, as_json):
     - installs the commit-msg hook that adds `Refocus-Id: <id>` to commits made
       while a refocus is active, in the hooks directory git uses (core.hooksPath
       is honoured); an existing commit-msg hook is kept and runs first;
+    - installs the post-rewrite hook that keeps a commit's refocus link when an
+      amend or rebase drops its trailer, and the pre-push hook that refuses to
+      send refocus refs or a saved transcript to a remote nobody agreed to
+      (each chained the same way);
     - sets notes.displayRef and notes.rewriteRef to refs/notes/refocus and
       notes.rewriteMode to cat_sort_uniq, so `git log` shows refocus notes and
       amend/rebase carry them to the new commits;

@@ -143,6 +143,12 @@ def suggested_files(ws: Workspace, rid: str) -> list[str]:
     return list(seen)
 
 
+def _is_destination(ws: Workspace, rid: str) -> bool:
+    """This repository is the refocus's destination by identity (any clone or worktree of it)."""
+    entry = catalog.load(ws, only=rid).entries.get(rid)
+    return entry is not None and entry.incoming
+
+
 def complete(
     *, refocus_id: str | None = None, status: str = "completed", summary: str | None = None,
     dod: Sequence[str] = (), dod_unmet: Sequence[str] = (), artifacts: Sequence[str] = (),
@@ -154,7 +160,7 @@ def complete(
     if refocus_id is not None and not refocus_id.strip():
         raise RefocusError("the refocus id is empty; name one (see `git refocus list`) or leave it out for the active one.")
     rid = catalog.resolve_id(ws, refocus_id or own_refocus(ws, env, "complete"))
-    if record.brief_file(ws, rid) is None:
+    if record.brief_file(ws, rid) is None and not _is_destination(ws, rid):
         raise RefocusError(f"{rid} has no brief in this repository; complete it from its destination.")
     tip = eventlog.read_tip(ws.repo, rid)
     if tip is not None:
@@ -225,7 +231,8 @@ def complete(
     with interrupts.deferred(f"{rid} was completed in full"):
         before = refs.resolve(ws.repo, refs.ref_name(rid))
         try:
-            out = record.write_event(ws, rid, make, settle=True)  # side effects only once this event won
+            # write_file: a destination clone without the file (started on another machine) gets it
+            out = record.write_event(ws, rid, make, settle=True, write_file=True)  # side effects only once this event won
         except BaseException:
             if commit and refs.resolve(ws.repo, refs.ref_name(rid)) == before:
                 promised.kept(ws, rid)  # refused before its event: nothing to commit

@@ -51,7 +51,7 @@ from gitrefocus.model.ids import brief_relpath, ref_name
 from gitrefocus.model.records import dataclass
 from gitrefocus.model.result import MaterialChange
 from gitrefocus.model import place
-from gitrefocus.ops import index_md, linkage, places, promote, reconcile, record, setup
+from gitrefocus.ops import index_md, linkage, places, promote, reconcile, record, rewrites, setup
 from gitrefocus.store import (
     atomic,
     catalog,
@@ -107,17 +107,18 @@ def check_setup(ws: Workspace) -> list[Finding]:
                         "Refocus-Id and `git log` does not show refocus notes (`git refocus init` sets it up).",
                         severity=INFO)]
     out = []
-    try:
-        step = setup.hook_step(ws)
-        if step.needed and not _owns_hooks_dir(ws):
-            # a core.hooksPath outside this repository is shared with others: never rewrite it unasked
-            out.append(Finding("hook", f"{step.problem or step.what} The hooks directory {setup.hooks_dir(ws)} "
-                               f"(core.hooksPath) lies outside this repository; run `git refocus init` to "
-                               f"install the hook there deliberately."))
-        elif step.needed:
-            out.append(Finding("hook", step.problem or step.what, fix=step.apply, repair=step.what))
-    except RefocusError as exc:
-        out.append(Finding("hook", str(exc)))
+    for name in setup.HOOKS:
+        try:
+            step = setup.hook_step(ws, name)
+            if step.needed and not _owns_hooks_dir(ws):
+                # a core.hooksPath outside this repository is shared with others: never rewrite it unasked
+                out.append(Finding("hook", f"{step.problem or step.what} The hooks directory {setup.hooks_dir(ws)} "
+                                   f"(core.hooksPath) lies outside this repository; run `git refocus init` to "
+                                   f"install the hook there deliberately."))
+            elif step.needed:
+                out.append(Finding("hook", step.problem or step.what, fix=step.apply, repair=step.what))
+        except RefocusError as exc:
+            out.append(Finding("hook", str(exc)))
     for step in setup.config_steps(ws):
         if step.needed:
             out.append(Finding("config", step.problem or step.what, fix=step.apply, repair=f"run `{step.what}`"))
@@ -392,6 +393,66 @@ def check_notes(ws: Workspace, cat: Catalog) -> list[Finding]:
     return out
 
 
+def check_rewrites(ws: Workspace) -> list[Finding]:
+    """Linked commits a rewrite left behind (docs/rewrites-and-privacy.md): a commit on HEAD that carries
+    their change and is not linked yet is linked by the repair; one with no replacement found
+    is told, with what to run when it was merged elsewhere."""
+    from gitrefocus.commands.link import record_links
+
+    matches, gone = rewrites.lost(ws)
+    out: list[Finding] = []
+    by_id: dict[str, list[rewrites.Match]] = {}
+    for m in matches:
+        for rid in m.ids:
+            by_id.setdefault(rid, []).append(m)
+    for rid, found in sorted(by_id.items()):
+        olds = sorted({o[:12] for m in found for o in m.replaces})
+        out.append(Finding(
+            "linked-rewritten", f"{len(olds)} linked commit(s) of {rid} are gone from every branch "
+            f"({', '.join(olds[:5])}{', ...' if len(olds) > 5 else ''}); {len(found)} commit(s) on HEAD carry "
+            f"their change and are not linked: {', '.join(m.commit[:12] for m in found[:5])}.", rid,
+            fix=functools.partial(record_links, ws, rid, [m.commit for m in found], via="detect",
+                                  replaces={m.commit: list(m.replaces) for m in found}),
+            repair="link them (as `git refocus link --detect` does)"))
+    by_gone: dict[str, list[str]] = {}
+    for info in gone:
+        for rid in info.ids:
+            by_gone.setdefault(rid, []).append(info.oid[:12])
+    for rid, olds in sorted(by_gone.items()):
+        out.append(Finding(
+            "linked-gone", f"{len(olds)} linked commit(s) of {rid} are gone from every branch and no commit "
+            f"here carries their change ({', '.join(olds[:5])}{', ...' if len(olds) > 5 else ''}); if the branch "
+            f"was merged elsewhere: `git refocus link --detect --from <its head> <range>`.", rid, severity=INFO))
+    return out
+
+
+def check_privacy(ws: Workspace) -> list[Finding]:
+    """What would leave this machine, and where (information, never a problem)."""
+    from gitrefocus.commands.sync import choose_remote
+    from gitrefocus.store import remote as remote_
+
+    out = []
+    try:
+        name = choose_remote(ws, None)
+    except RefocusError:
+        name = None
+    if name is not None:
+        url = remote_.push_url(ws, name)
+        said = ("agreed: `git refocus sync` pushes refocus refs and notes there" if remote_.agreed(ws, url)
+                else "not agreed: `git refocus sync` pushes nothing there until you agree (`git refocus sync --yes`)")
+        out.append(Finding("privacy", f"refocus data would go to {name} ({url}): {said}.", severity=INFO))
+    try:
+        saved = sorted(f for f in os.listdir(ws.transcripts_dir) if f.endswith(".jsonl"))
+    except OSError:
+        saved = []
+    if saved:
+        agreed = ws.git("config", "--get-all", "refocus.agreedTranscripts", check=False).stdout.split()
+        out.append(Finding("privacy", f"{len(saved)} saved transcript(s) in {ws.rel(ws.transcripts_dir)}; a push "
+                           f"carries one only to a remote agreed in refocus.agreedTranscripts "
+                           f"({', '.join(agreed) if agreed else 'none yet'}).", severity=INFO))
+    return out
+
+
 # -- local state ---------------------------------------------------------------
 def _alive(pid: int) -> bool:
     try:
@@ -518,12 +579,14 @@ def collect(ws: Workspace) -> list[Finding]:
     others: dict[str, Workspace] = {}
     findings = check_setup(ws) + check_locks(ws) + check_entries(ws, cat) + leftovers.check_logs(ws, cat)
     findings += check_counterparts(ws, cat, others)
-    findings += check_promotions(ws, cat) + check_notes(ws, cat) + check_local(ws, cat)
+    findings += check_promotions(ws, cat) + check_notes(ws, cat) + check_local(ws, cat) + check_privacy(ws)
     findings += leftovers.check_transcripts(ws, cat) + leftovers.check_index_lock(ws)
     findings += leftovers.check_loops(ws, cat) + leftovers.check_stops(ws) + leftovers.check_fetched(ws)
     findings += leftovers.check_remote_locks(ws) + leftovers.check_remote_conflicts(ws)
     if not any(f.kind == "notes" for f in findings):
         findings += leftovers.check_note_lines(ws, cat)
+    if not any(f.kind in ("notes", "note-missing") for f in findings):  # a lost line is re-created first
+        findings += check_rewrites(ws)
     if not any(f.repairable for f in findings):  # any repair regenerates INDEX.md anyway
         findings += check_index(ws, cat)
         for other in others.values():  # a write cut short between the two repositories

@@ -80,7 +80,7 @@ def _claude_steps(ws: Workspace | None, user: bool, plugin: bool) -> list[setup.
 
 
 def plan(ws: Workspace, *, remote: str | None = None) -> list[setup.Step]:
-    steps = [setup.hook_step(ws)]
+    steps = setup.hook_steps(ws)
     steps += setup.config_steps(ws)
     if remote:
         steps += setup.remote_steps(ws, remote)

@@ -19,7 +19,7 @@ from gitrefocus.model.brief import Brief
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import ref_name
 from gitrefocus.model.note_line import NoteRecord
-from gitrefocus.ops import record
+from gitrefocus.ops import linkage, record
 from gitrefocus.store import atomic, eventlog, eventmerge, identity, locks, notes, refs
 from gitrefocus.store.catalog import INCOMING, LOCAL, Catalog, Entry
 from gitrefocus.store.workspace import Workspace
@@ -63,7 +63,7 @@ def check_logs(ws: Workspace, cat: Catalog) -> list[Finding]:
 # -- audit lines ---------------------------------------------------------------------------------------
 def _held_lines(ws: Workspace) -> tuple[set[tuple], set[tuple[str, str]]]:
     """What refs/notes/refocus holds: (id, event, fields) of every line, whatever
-    its time, and (id, commit) of every ``linked ... via=link`` line."""
+    its time, and (id, commit) of every ``linked`` line of link, a rewrite or --detect."""
     from gitrefocus.model import note_line
 
     lines: set[tuple] = set()
@@ -74,7 +74,7 @@ def _held_lines(ws: Workspace) -> tuple[set[tuple], set[tuple[str, str]]]:
     for target, blob in notes.notes_in(ws.repo, tip).items():
         for rec in note_line.parse(notes.note_text(ws.repo, blob)):
             lines.add((rec.refocus_id, rec.event, frozenset(rec.fields.items())))
-            if rec.event == "linked" and rec.fields.get("via") == "link":
+            if rec.event == "linked" and rec.fields.get("via") in linkage.VIAS:
                 linked.add((rec.refocus_id, target))
     return lines, linked
 
@@ -140,11 +140,15 @@ def check_note_lines(ws: Workspace, cat: Catalog) -> list[Finding]:
                 rec = record.note_line(entry.id, line[0], event.at, line[1])
                 if (rec.refocus_id, rec.event, frozenset(rec.fields.items())) not in held:
                     missing.append((None, rec))
-            if event.kind == ev.LINKED and event.data.get("via") == "link":
+            via = event.data.get("via")
+            if event.kind == ev.LINKED and via in linkage.VIAS:
+                replaces = event.data.get("replaces")
                 for commit in event.data.get("commits") or []:
                     if isinstance(commit, str) and (entry.id, commit) not in linked and _is_commit(ws, commit):
-                        missing.append((commit, record.note_line(entry.id, "linked", event.at,
-                                                                 {"status": state.status, "via": "link"})))
+                        gone = replaces.get(commit) if isinstance(replaces, dict) else None
+                        gone = [o for o in gone if isinstance(o, str)] if isinstance(gone, list) else None
+                        missing.append((commit, record.note_line(
+                            entry.id, "linked", event.at, linkage.link_fields(state.status, str(via), gone))))
         if missing:
             names = ", ".join(dict.fromkeys(rec.event for _, rec in missing))
             out.append(Finding("note-missing", f"{len(missing)} audit line(s) of {entry.id} are missing from "

@@ -163,7 +163,9 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
     markers.set()  # first: a start killed after its event leaves nothing doctor cannot see
     before = refs.resolve(ws.repo, ref_name(rid))
     try:
-        out = record.write_event(ws, rid, make)
+        # write_file: a clone of the destination that never held the brief (a teammate's, on
+        # another machine) gets it from the log's snapshot: the child works from the file
+        out = record.write_event(ws, rid, make, write_file=True)
     except BaseException:
         if refs.resolve(ws.repo, ref_name(rid)) == before:
             markers.undo()  # refused before its event; after it, the markers stand

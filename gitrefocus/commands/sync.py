@@ -78,6 +78,9 @@ class SyncOutcome:
     files_written: list[str]
     warnings: list[str]
     conflicts: list[dict[str, Any]] = field(default_factory=list)  # {id, reason, ...}: what was not taken
+    url: str = ""  # where a push goes
+    agreed: bool = True  # the owner agreed to push refocus data there
+    withheld: int = 0  # refs not pushed for want of that agreement
     identity: dict[str, Any] = field(default_factory=dict)  # this repository's, the remote's, what sync did
 
     def to_json(self) -> dict[str, Any]:
@@ -86,6 +89,7 @@ class SyncOutcome:
             "fast_forwarded": self.fast_forwarded, "merged": self.merged, "notes": self.notes,
             "pushed": self.pushed, "notes_pushed": self.notes_pushed,
             "files_written": self.files_written, "warnings": self.warnings, "conflicts": self.conflicts,
+            "url": self.url, "agreed": self.agreed, "withheld": self.withheld,
             "identity": self.identity,
         }
 
@@ -103,6 +107,9 @@ class Report:
     files_written: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     conflicts: list[dict[str, Any]] = field(default_factory=list)
+    url: str = ""
+    agreed: bool = True
+    withheld: int = 0
     identity: dict[str, Any] = field(default_factory=dict)
 
     def add(self, kind: str, rid: str) -> None:
@@ -118,7 +125,8 @@ class Report:
             remote=self.remote, rounds=self.rounds, created=ids(refs.CREATED), fast_forwarded=ids(refs.FAST_FORWARD),
             merged=ids(refs.MERGED) + ids(refs.ADOPTED), notes=self.notes, pushed=sorted(set(self.pushed)),
             notes_pushed=self.notes_pushed, files_written=self.files_written, warnings=self.warnings,
-            conflicts=self.conflicts, identity=self.identity,
+            conflicts=self.conflicts, url=self.url, agreed=self.agreed, withheld=self.withheld,
+            identity=self.identity,
         )
 
 
@@ -223,7 +231,7 @@ class Sync:
                 self.skipped.add(rid)
                 continue
             self._conflicts(rid, oid, result)
-            if result.changed_locally and was is not None:
+            if result.kind == refs.MERGED and was is not None:  # a fast-forward loses nothing recorded here
                 self._lost(rid, was.state.status)
             if result.changed_locally:
                 self.report.add(result.kind, rid)
@@ -327,6 +335,12 @@ class Sync:
             self.identities()
             theirs, ours = self.merge(seen)
             names = self.to_push(theirs, ours)
+            if names and not self.report.agreed:
+                self.report.withheld = len(names)
+                self._warn(f"nothing was pushed: refocus data (refs/refocus/*, {NOTES_REF}) goes to {self.remote} "
+                           f"({self.report.url}) only once you agree; run `git refocus sync --yes` to agree for "
+                           f"this URL (kept in .git/config as {remote_.CONSENT_KEY}).")
+                break
             if not names:
                 break
             pushing = refs.tips(self.ws.git_dir)
@@ -436,8 +450,28 @@ def dry_run(*, remote: str | None = None, cwd: str = ".") -> SyncPlan:
     return plan(ws, choose_remote(ws, remote))
 
 
-def sync(*, remote: str | None = None, progress: Callable[[str], None] | None = None, cwd: str = ".") -> SyncOutcome:
-    """Sync with ``remote``; ``progress``, when given, is told what is happening."""
+def unagreed(*, remote: str | None = None, cwd: str = ".") -> tuple[str, str] | None:
+    """(remote, push URL) when a sync with ``remote`` would need the owner's agreement to push."""
     ws = Workspace.open(cwd)
     name = choose_remote(ws, remote)
-    return Sync(ws, name, progress).run()
+    url = remote_.push_url(ws, name)
+    return None if not url or remote_.agreed(ws, url) else (name, url)
+
+
+def sync(*, remote: str | None = None, progress: Callable[[str], None] | None = None, yes: bool = False,
+         cwd: str = ".") -> SyncOutcome:
+    """Sync with ``remote``; ``progress``, when given, is told what is happening.
+
+    Pushing needs the owner's agreement for the remote's push URL (docs/rewrites-and-privacy.md):
+    ``yes`` gives it, and it is recorded, so a changed URL (a fork, a moved origin) needs it
+    again. Without it the sync fetches and merges, and pushes nothing."""
+    ws = Workspace.open(cwd)
+    name = choose_remote(ws, remote)
+    url = remote_.push_url(ws, name)
+    agreed = remote_.agreed(ws, url)
+    if not agreed and url and yes:
+        remote_.agree(ws, url)
+        agreed = True
+    run = Sync(ws, name, progress)
+    run.report.url, run.report.agreed = url, agreed
+    return run.run()

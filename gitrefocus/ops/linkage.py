@@ -10,9 +10,16 @@ line naming the id and that final status::
 Commits are found with one ``git log`` walk over branches, tags, remote
 branches and HEAD whose ``--grep`` also searches the refocus notes, so only
 commits that mention the id are ever parsed.
+
+A ``Refocus-Id:`` line counts anywhere in the message, not only in the final
+trailer block: a forge's squash commit lists the squashed commits' messages one
+after another, each with its own trailer, and that commit carries the work of
+every refocus it names (docs/rewrites-and-privacy.md).
 """
 
 from __future__ import annotations
+
+import re
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import note_line
@@ -25,11 +32,19 @@ TRAILER = "Refocus-Id"
 LINKED = "linked"
 FINISHED = ("result", "blocked", "abandoned")  # statuses a linkage note names as final
 MAX_LINK = 1000
-_FS, _RS, _VS = "\x1f", "\x1e", "\x1d"
+_FS, _RS = "\x1f", "\x1e"
 _FORMAT = _FS.join([
-    "%H", "%h", "%an", "%aI", "%cI", "%s",
-    f"%(trailers:key={TRAILER},valueonly,separator=%x1d)", "%N",
+    "%H", "%h", "%an", "%aI", "%cI", "%s", "%B", "%N",
 ]) + "%x1e"
+# A Refocus-Id line anywhere in a message: the commit-msg hook's trailer, or one of
+# several in a squash commit's body. The value is checked like any id.
+_ID_LINE = re.compile(r"^[ \t]*(?i:refocus-id)[ \t]*:[ \t]*(\d{4}-\d{2}-\d{2}-[a-z0-9]+(?:-[a-z0-9]+)*-[0-9a-f]{6})[ \t]*$",
+                      re.MULTILINE)
+
+
+def message_ids(message: str) -> list[str]:
+    """The refocus ids a commit message names on ``Refocus-Id:`` lines, in order, once each."""
+    return list(dict.fromkeys(_ID_LINE.findall(message)))
 
 
 @dataclass
@@ -88,9 +103,9 @@ def scan(ws, needle: str) -> list[Commit]:
         parts = chunk.split(_FS)
         if len(parts) != 8:
             continue
-        oid, abbrev, author, adate, cdate, subject, trailers, note_text = parts
-        ids = [v.strip() for v in trailers.split(_VS) if v.strip()]
-        out.append(Commit(oid, abbrev, author, adate, cdate, subject, ids, note_line.parse(note_text)))
+        oid, abbrev, author, adate, cdate, subject, message, note_text = parts
+        out.append(Commit(oid, abbrev, author, adate, cdate, subject, message_ids(message),
+                          note_line.parse(note_text)))
     return out
 
 
@@ -167,6 +182,17 @@ def resolve_revs(ws, revs: list[str]) -> list[str]:
             if len(seen) > MAX_LINK:
                 raise RefocusError(f"those revisions select more than {MAX_LINK} commits; link a narrower range (A..B).")
     return list(seen)
+
+
+VIAS = ("link", "rewrite", "detect")  # a ``linked`` event's ways, each leaving a note line per commit
+
+
+def link_fields(status: str | None, via: str, replaces: list[str] | None = None) -> dict[str, str | None]:
+    """The fields of the ``linked`` note line of ``via`` (the writer's and doctor's one definition)."""
+    fields: dict[str, str | None] = {"status": status, "via": via}
+    if replaces:
+        fields["replaces"] = ",".join(oid[:12] for oid in replaces)
+    return fields
 
 
 def note_links(ws, oid: str, refocus_id: str) -> bool:

@@ -9,7 +9,7 @@ of its ref, which ``doctor --repair`` brings forward.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from gitrefocus.errors import ConflictError, RefocusError
 from gitrefocus.model import clock
@@ -271,7 +271,7 @@ def note(ws: Workspace, oid: Oid | str | None, refocus_id: str, event: str, *, a
     notes.add_note(ws.repo, oid, note_line(refocus_id, event, at or clock.now_iso(), fields).format())
 
 
-def note_line(refocus_id: str, event: str, at: str, fields: dict[str, object]) -> NoteRecord:
+def note_line(refocus_id: str, event: str, at: str, fields: Mapping[str, object]) -> NoteRecord:
     clean = {k: str(v) for k, v in fields.items() if v not in (None, "")}
     return NoteRecord(at=at, refocus_id=refocus_id, event=event, fields=clean)
 

@@ -25,6 +25,14 @@ from gitrefocus.store.workspace import CHAIN_MARKER, HOOK_MARKER, PRIVATE_HOOK
 
 HOOK_NAME = "commit-msg"
 CHAINED_NAME = "commit-msg.pre-refocus"
+REWRITE_HOOK = "post-rewrite"
+PUSH_HOOK = "pre-push"
+HOOKS = (HOOK_NAME, REWRITE_HOOK, PUSH_HOOK)
+CHAINED = ".pre-refocus"  # a hook that was there before init keeps running under this suffix
+# what each hook's absence costs, as doctor says it
+_MISSING = {HOOK_NAME: "commits are not tagged with Refocus-Id",
+            REWRITE_HOOK: "an amend or rebase that drops a Refocus-Id trailer loses the commit's link",
+            PUSH_HOOK: "a plain git push may send refocus refs or saved transcripts to a remote nobody agreed to"}
 REWRITE_MODE = "cat_sort_uniq"  # note lines are self-contained and timestamped
 LOSSY_REWRITE_MODES = ("overwrite", "ignore")
 
@@ -44,9 +52,9 @@ class Step:
         return {"kind": self.kind, "what": self.what, "changed": self.needed, "undo": self.undo}
 
 
-def hook_source() -> bytes:
-    """The commit-msg hook shipped with the package (gitrefocus/data/commit-msg)."""
-    return resources.files("gitrefocus").joinpath("data", HOOK_NAME).read_bytes()
+def hook_source(name: str = HOOK_NAME) -> bytes:
+    """A hook shipped with the package (gitrefocus/data/commit-msg, .../post-rewrite, .../pre-push)."""
+    return resources.files("gitrefocus").joinpath("data", name).read_bytes()
 
 
 def is_ours(data: bytes | None) -> bool:
@@ -127,10 +135,21 @@ def _chained_step(ws, hook: str, rel: str) -> Step:
                 f"{rel}/commit-msg runs git-refocus's hook, but {private} is missing or outdated.")
 
 
-def hook_step(ws) -> Step:
+def hook_steps(ws) -> list[Step]:
+    """The git hooks init installs: commit-msg (the trailer), post-rewrite (linkage across
+    rewrites) and pre-push (nothing of refocus leaves for a remote nobody agreed to)."""
+    return [hook_step(ws, name) for name in HOOKS]
+
+
+def hook_step(ws, name: str = HOOK_NAME) -> Step:
     directory = hooks_dir(ws)
     rel = tracked_dir(ws, directory)
-    if rel is not None:  # the team's committed hooks: never rewritten, never added to
+    if rel is not None and name != HOOK_NAME:
+        # the team's committed hooks: never rewritten, never added to (the commit-msg chain
+        # line below is the one way in; these two are left to the team)
+        return Step("hook", f"{name} hook not installed: core.hooksPath is {rel}, tracked in this repository "
+                    f"(without it, {_MISSING[name]})", False)
+    if rel is not None:
         current = _read(os.path.join(directory, HOOK_NAME))
         if current is not None and CHAIN_MARKER.encode() in current:
             return _chained_step(ws, os.path.join(directory, HOOK_NAME), rel)
@@ -140,20 +159,22 @@ def hook_step(ws) -> Step:
             f"core.hooksPath is {rel}, tracked in this repository: git refocus does not edit the team's hooks. "
             f"To chain instead, add this line to {rel}/commit-msg (creating it if need be), commit it, "
             f"and run `git refocus init` again: {chain_line()}")
-    hook = os.path.join(directory, HOOK_NAME)
-    chained = os.path.join(directory, CHAINED_NAME)
-    ours = hook_source()
+    hook = os.path.join(directory, name)
+    chained_name = name + CHAINED
+    chained = os.path.join(directory, chained_name)
+    ours = hook_source(name)
     current = _read(hook)
+    lost = _MISSING[name]
     if current == ours and _executable(hook):
-        return Step("hook", f"commit-msg hook already installed ({hook})", False)
+        return Step("hook", f"{name} hook already installed ({hook})", False)
     if current is not None and is_ours(current):
         if hook_version(current) > hook_version(ours) and _executable(hook):
-            return Step("hook", f"a newer git-refocus commit-msg hook is installed ({hook})", False)
+            return Step("hook", f"a newer git-refocus {name} hook is installed ({hook})", False)
 
         def update():
             _write_hook(hook, ours)
-        return Step("hook", f"update the commit-msg hook ({hook})", True, None, update,
-                    f"the commit-msg hook {hook} is an older version or not executable.")
+        return Step("hook", f"update the {name} hook ({hook})", True, None, update,
+                    f"the {name} hook {hook} is an older version or not executable.")
     if current is None:
         if os.path.lexists(hook):
             raise RefocusError(f"{hook} exists but cannot be read; move it away and run `git refocus init` again.")
@@ -161,12 +182,12 @@ def hook_step(ws) -> Step:
         def create():
             os.makedirs(directory, exist_ok=True)
             _write_hook(hook, ours)
-        return Step("hook", f"install the commit-msg hook ({hook})", True, f"rm {_q(hook)}", create,
-                    f"no commit-msg hook in {directory}: commits are not tagged with Refocus-Id.")
+        return Step("hook", f"install the {name} hook ({hook})", True, f"rm {_q(hook)}", create,
+                    f"no {name} hook in {directory}: {lost}.")
     # a foreign hook: keep it, run it first
     if os.path.lexists(chained):
         raise RefocusError(
-            f"{hook} is not git-refocus's hook and {CHAINED_NAME} is taken; "
+            f"{hook} is not git-refocus's hook and {chained_name} is taken; "
             f"merge the two by hand, then run `git refocus init` again."
         )
 
@@ -174,9 +195,9 @@ def hook_step(ws) -> Step:
         os.rename(hook, chained)
         _write_hook(hook, ours)
     return Step(
-        "hook", f"install the commit-msg hook ({hook}); the existing hook is kept as {CHAINED_NAME} and runs first",
+        "hook", f"install the {name} hook ({hook}); the existing hook is kept as {chained_name} and runs first",
         True, f"mv {_q(chained)} {_q(hook)}", chain,
-        f"{hook} is another commit-msg hook: commits are not tagged with Refocus-Id.",
+        f"{hook} is another {name} hook: {lost}.",
     )
 
 

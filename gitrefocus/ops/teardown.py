@@ -68,7 +68,23 @@ def _hook_steps(ws) -> list[setup.Step]:
             else:
                 out.append(setup.Step("hook", f"remove the commit-msg hook ({hook})", True,
                                       apply=functools.partial(remove_file, hook)))
+    if not tracked:
+        for name in (setup.REWRITE_HOOK, setup.PUSH_HOOK):
+            out += _plain_hook_steps(directory, name)
     return out
+
+
+def _plain_hook_steps(directory: str, name: str) -> list[setup.Step]:
+    """Take back a hook init installed in an untracked hooks directory, putting back the one it chained."""
+    hook = os.path.join(directory, name)
+    current = setup.read_file(hook)
+    if current is None or not setup.is_ours(current):
+        return []
+    chained = os.path.join(directory, name + setup.CHAINED)
+    if os.path.isfile(chained):
+        return [setup.Step("hook", f"put back the {name} hook that ran before ({name}{setup.CHAINED})",
+                           True, apply=functools.partial(os.replace, chained, hook))]
+    return [setup.Step("hook", f"remove the {name} hook ({hook})", True, apply=functools.partial(remove_file, hook))]
 
 
 def _config_steps(ws) -> list[setup.Step]:

@@ -156,3 +156,25 @@ def stale_locks(ws: Workspace, remote: str) -> list[str]:
 
     git_dir = local_git_dir(ws, remote)
     return [path for path, abandoned in locks.ref_locks(git_dir) if abandoned] if git_dir else []
+
+
+# -- consent: refocus data leaves the machine only for a remote its owner agreed to ---------------
+CONSENT_KEY = "refocus.agreedRemote"  # one value per agreed push URL ("*": every remote)
+
+
+def push_url(ws: Workspace, remote: str) -> str:
+    """Where a push to ``remote`` goes (its pushurl, else its url)."""
+    proc = git.run(ws.workdir, "remote", "get-url", "--push", remote, check=False)
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+def agreed(ws: Workspace, url: str) -> bool:
+    """Has the owner agreed that refocus data may be pushed to ``url``? (any config level)"""
+    values = git.run(ws.workdir, "config", "--get-all", CONSENT_KEY, check=False).stdout.splitlines()
+    return bool(url) and (url in values or "*" in values)
+
+
+def agree(ws: Workspace, url: str) -> None:
+    """Record the owner's agreement for ``url`` in this repository's own config."""
+    if not agreed(ws, url):
+        git.run(ws.workdir, "config", "--local", "--add", CONSENT_KEY, url)

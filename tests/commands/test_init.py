@@ -24,9 +24,12 @@ def activate(repo, rid=RID):
 def test_init_installs_hook_config_and_bootstrap(tmp_path):
     repo = make_repo(tmp_path / "r")
     out = refocus("init", "--json", cwd=repo).json
-    assert out["kind"] == "init" and out["changed"] == 6
+    assert out["kind"] == "init" and out["changed"] == 8
     hook = repo / ".git" / "hooks" / "commit-msg"
     assert hook.read_bytes() == (ROOT / "githooks" / "commit-msg").read_bytes() and os.access(hook, os.X_OK)
+    rewrite = repo / ".git" / "hooks" / "post-rewrite"
+    assert rewrite.read_bytes() == (ROOT / "githooks" / "post-rewrite").read_bytes() and os.access(rewrite, os.X_OK)
+    assert f"rm {rewrite}" in out["undo"]
     assert config(repo, "notes.displayRef") == ["refs/notes/refocus"]
     assert config(repo, "notes.rewriteRef") == ["refs/notes/refocus"]
     assert config(repo, "notes.rewriteMode") == ["cat_sort_uniq"]
@@ -51,7 +54,7 @@ def test_dry_run_changes_nothing(tmp_path):
     repo = make_repo(tmp_path / "r")
     before = git(repo, "config", "--local", "--list")
     out = refocus("init", "--dry-run", "--json", cwd=repo).json
-    assert out["dry_run"] and out["changed"] == 6
+    assert out["dry_run"] and out["changed"] == 8
     assert not (repo / ".git" / "hooks" / "commit-msg").exists()
     assert not (repo / ".gitignore").exists() and not (repo / "CLAUDE.md").exists()
     assert git(repo, "config", "--local", "--list") == before

@@ -74,7 +74,7 @@ class World:
         self.root.mkdir(parents=True, exist_ok=True)
         self.home.mkdir()
         (self.home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n[user]\n\tname = Ada Author\n"
-                                              "\temail = ada@example.com\n")
+                                              "\temail = ada@example.com\n[refocus]\n\tagreedRemote = *\n")
 
     # -- running things ------------------------------------------------------------------------
     def git(self, cwd: Path, *args: str, check: bool = True, env: dict | None = None) -> str:

@@ -134,18 +134,24 @@ def test_a_plain_push_of_refocus_refs_is_refused_until_agreed(clone):
     assert f"refs/refocus/{rid}" in remote_refocus_refs(remote)
 
 
-def test_a_saved_transcript_never_reaches_a_remote_not_agreed_for_transcripts(clone):
-    dest, remote = clone["dest"], clone["remote"]
+def test_a_saved_transcript_never_reaches_a_remote_not_agreed_for_transcripts(clone, hermetic):
+    from gitrefocus.model.session import encode_project_dir
+
+    dest, remote, rid = clone["dest"], clone["remote"], clone["rid"]
     git(dest, "config", "--add", "refocus.agreedRemote", str(remote))  # refocus data: yes; transcripts: not yet
-    saved = dest / "docs/refocus/transcripts/2026-01-01-x-abcdef.jsonl"
-    saved.parent.mkdir(parents=True)
-    saved.write_text(json.dumps({"type": "user", "message": {"content": "private words"}}) + "\n")
-    git(dest, "add", "-f", str(saved))
-    commit(dest, "keep the session")
-    commit(dest, "and more work on top")
+    child = refocus("show", rid, "--json", cwd=dest).json["state"]["child_session_id"]
+    project = hermetic / ".claude/projects" / encode_project_dir(str(dest.resolve()))
+    project.mkdir(parents=True)
+    (project / f"{child}.jsonl").write_text(json.dumps({"type": "user", "message": {"content": "private words"}}) + "\n")
+    refocus("start", rid, cwd=dest)
+    refocus("complete", rid, "--summary", "done", "--dod", "1", "--dod", "2", "--no-material-changes", "n/a",
+            "--save-transcript", "--commit", cwd=dest)
+    saved = f"docs/refocus/transcripts/{rid}.jsonl"
+    assert "private words" in git(dest, "show", f"HEAD:{saved}"), "complete committed the saved transcript"
+    commit(dest, "more work on top")
     r = git_run(dest, "push", "origin", "main")
-    assert r.returncode != 0 and "saved session transcript docs/refocus/transcripts/2026-01-01-x-abcdef.jsonl" \
-        in r.stderr and "refocus.agreedTranscripts" in r.stderr
+    assert r.returncode != 0 and f"saved session transcript {saved}" in r.stderr \
+        and "refocus.agreedTranscripts" in r.stderr, r.stderr
     assert "private words" not in git(remote, "log", "--all", "-p", check=False)
     # a new branch (the remote has nothing of it) is checked against everything the remote lacks
     r = git_run(dest, "push", "origin", "main:refs/heads/elsewhere")
@@ -155,5 +161,5 @@ def test_a_saved_transcript_never_reaches_a_remote_not_agreed_for_transcripts(cl
                for f in doctor["findings"] if f["kind"] == "privacy")
     git(dest, "config", "--add", "refocus.agreedTranscripts", str(remote))
     git(dest, "push", "-q", "origin", "main")
-    assert "private words" in git(remote, "show", "main~1:docs/refocus/transcripts/2026-01-01-x-abcdef.jsonl")
+    assert "private words" in git(remote, "show", f"main:{saved}")
 

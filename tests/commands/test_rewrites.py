@@ -5,27 +5,13 @@ rebase merges (here and from a CI clone given the merged branch's head), and doc
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import sys
 
 import pytest
 
 from gitrefocus.model import note_line
 from tests.gitrepo import _clock, env, git, note
-from tests.runner import ROOT, refocus, spawn_args
-
-
-@pytest.fixture
-def on_path(tmp_path, monkeypatch):
-    """`git-refocus` on PATH runs this source tree (the post-rewrite hook calls it)."""
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    shim = bindir / "git-refocus"
-    shim.write_text(f'#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} exec {shlex.quote(sys.executable)} '
-                    f'-m gitrefocus "$@"\n')
-    shim.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+from tests.runner import refocus, spawn_args
 
 
 def dated(**extra) -> dict:
@@ -54,7 +40,7 @@ def lines(repo, rev) -> list[note_line.NoteRecord]:
 
 
 @pytest.fixture
-def merged(started, tmp_path, on_path):
+def merged(started, tmp_path):
     """Four feature branches of two refocuses, pushed to a bare "forge" and merged there by a
     worker without git-refocus: squashed with every trailer in the body (A), squashed with none
     (B), squashed and reworded (C), rebased with its messages cut to the subject (D); the forge
@@ -180,7 +166,7 @@ def test_a_ci_clone_relinks_from_the_merged_branch_head(merged):
     assert bad.returncode == 1 and "unknown revision 'no-such-head'" in bad.stderr
 
 
-def test_post_rewrite_keeps_the_link_of_a_reworded_amend(started, on_path):
+def test_post_rewrite_keeps_the_link_of_a_reworded_amend(started):
     src, dest, rid = started
     old = work(dest, "first try", {"x.txt": "x\n"})
     assert rid in git(dest, "log", "-1", "--format=%B")
@@ -195,7 +181,7 @@ def test_post_rewrite_keeps_the_link_of_a_reworded_amend(started, on_path):
     assert "linked-gone" not in refocus("doctor", "--json", cwd=dest, check=False).stdout
 
 
-def test_post_rewrite_after_a_rebase_records_and_carries_nothing_twice(started, on_path):
+def test_post_rewrite_after_a_rebase_records_and_carries_nothing_twice(started):
     src, dest, rid = started
     git(dest, "switch", "-q", "-c", "topic")
     first = work(dest, "topic 1", {"t.txt": "1\n"})
@@ -211,7 +197,7 @@ def test_post_rewrite_after_a_rebase_records_and_carries_nothing_twice(started, 
     assert not [f for f in doctor["findings"] if f["kind"].startswith("linked-")]
 
 
-def test_a_post_rewrite_hook_already_there_is_chained_and_gets_the_input(tmp_path, on_path):
+def test_a_post_rewrite_hook_already_there_is_chained_and_gets_the_input(tmp_path):
     from tests.gitrepo import make_repo
 
     repo = make_repo(tmp_path / "r")

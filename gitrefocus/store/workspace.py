@@ -52,8 +52,23 @@ def relative_inside(path: str, directory: str) -> str | None:
     return path[len(directory.rstrip(os.sep)) + 1:]
 
 
+def named(path: str) -> tuple[str, str] | None:
+    """(git dir, work tree) of the repository ``GIT_DIR`` / ``GIT_WORK_TREE``
+    name, when they name one and it is ``path``'s (:func:`git.names`): git's
+    rule (``git --git-dir=X refocus`` acts on X, as every git it runs does). None
+    otherwise, and at no cost when neither is set: discovery walks up from
+    ``path``, and git run for it is given neither (:func:`git.environment`)."""
+    found = git.named_repository()
+    if found is None or not git.names(path, found):
+        return None
+    return found
+
+
 def find_git_dir(path: str) -> str | None:
     """The git dir of the repository containing ``path`` (no pygit2 needed)."""
+    given = named(path)
+    if given is not None:
+        return given[0]
     probe = os.path.realpath(path)
     while True:
         dotgit = os.path.join(probe, ".git")
@@ -110,7 +125,11 @@ def discover(path: str) -> tuple[str, str] | None:
     parent's ``.git`` then the parent itself, never across a file system); None
     for anything else for libgit2 to decide: a bare repository, one owned by
     another user (``safe.directory``), a ``.git`` that is no repository,
-    a config that moves the work tree."""
+    a config that moves the work tree. ``GIT_DIR`` / ``GIT_WORK_TREE`` decide
+    for the paths in the repository they name (:func:`named`)."""
+    given = named(path)
+    if given is not None:
+        return given
     probe = os.path.realpath(path)
     try:
         device = os.stat(probe).st_dev

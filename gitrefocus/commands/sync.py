@@ -25,7 +25,7 @@ from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.model.records import dataclass, field
 from gitrefocus.ops import index_md, record
-from gitrefocus.store import eventlog, eventmerge, identity, locks, notes, refs
+from gitrefocus.store import catalog, eventlog, eventmerge, identity, locks, notes, refs
 from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
 from gitrefocus.store.workspace import Workspace
@@ -282,7 +282,7 @@ class Sync:
             self.report.warnings.append(message)
 
     def _has_file(self, rid: str) -> bool:
-        return record.brief_file(self.ws, rid) is not None
+        return catalog.brief_file(self.ws, rid) is not None
 
     def to_push(self, theirs: dict[str, str], ours: dict[str, str] | None) -> list[str]:
         """The refs to push: ``ours`` as merge() listed them, or listed again when it moved some."""

@@ -24,7 +24,7 @@ from gitrefocus.store.workspace import Workspace
 
 def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
     """Return notices; with ``strict`` an illegal or unreadable edit raises."""
-    path = record.brief_file(ws, rid)
+    path = catalog.brief_file(ws, rid)
     tip = eventlog.read_tip(ws.repo, rid)
     if path is None or tip is None:
         return []

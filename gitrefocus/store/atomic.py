@@ -34,8 +34,8 @@ def refuse_symlinks(path: str, what: str = "write") -> None:
     below_top = []  # path and its ancestors, up to (not including) the repository's top
     probe = path
     while True:
-        if probe != path and _is_repo_top(probe):
-            break
+        if probe != path and not os.path.islink(probe) and _is_repo_top(probe):
+            break  # (a symlink to another repository's top is a symlink in this one)
         below_top.append(probe)
         parent = os.path.dirname(probe)
         if parent == probe:

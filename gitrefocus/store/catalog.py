@@ -438,18 +438,23 @@ def _common_dir(git_dir: str) -> str:
         return git_dir
 
 
-def brief_file(ws: Workspace, refocus_id: str) -> tuple[str, bool] | None:
-    """(path, archived) of one refocus's brief, live or archived: a stat or
-    two, never a listing of docs/refocus/."""
+def brief_file(ws: Workspace, refocus_id: str) -> str | None:
+    """The path of one refocus's brief in this work tree, live
+    (docs/refocus/<id>.md) or archived (docs/refocus/archive/<quarter>/<id>.md),
+    found with a stat or two, never a listing of docs/refocus/; None when
+    there is none. Nothing is found through a symlinked docs/refocus, archive
+    or quarter (:func:`_unlinked`): no brief is read through one, as none is
+    written through one. Whatever stands at the path itself (a symlink, a FIFO)
+    is returned, for its reader to refuse (:func:`atomic.read_bytes`)."""
     if not _unlinked(ws, ws.refocus_dir):
         return None
     path = ws.brief_path(refocus_id)
     if os.path.lexists(path):
-        return path, False
+        return path
     for quarter in sorted(_quarters(ws), key=lambda e: e.name):
         candidate = os.path.join(quarter.path, f"{refocus_id}.md")
         if os.path.lexists(candidate):
-            return candidate, True
+            return candidate
     return None
 
 
@@ -840,10 +845,11 @@ class Catalog:
         lookup and a stat or two each, whatever the size of the repository."""
         records = self._records(ids)
         for rid in ids:
-            file = brief_file(self.ws, rid) if RefocusId.is_valid(rid) else None
-            if rid not in records and file is None:
+            path = brief_file(self.ws, rid) if RefocusId.is_valid(rid) else None
+            if rid not in records and path is None:
                 continue
-            key = self._file_key(file[0]) if file else None
+            file = (path, path != self.ws.brief_path(rid)) if path is not None else None
+            key = self._file_key(path) if path is not None else None
             self.entries[rid] = self._entry(rid, records.get(rid), file, key, self.cache.file(key) if key else None)
         self._save_files()
         return self

@@ -28,7 +28,7 @@ from gitrefocus.ops import index_md, record
 from gitrefocus.store import catalog, eventlog, eventmerge, identity, locks, notes, refs
 from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
-from gitrefocus.store.workspace import Workspace
+from gitrefocus.store.workspace import Workspace, load_pygit2
 
 if TYPE_CHECKING:
     from pygit2 import Oid
@@ -383,7 +383,7 @@ def unmerged(ws: Workspace) -> dict[str, list[str]]:
                 for _, oid in refs.iter_refs(repo, eventmerge.QUARANTINE_REMOTES)}
     for name, oid in refs.iter_refs(repo, refs.TRACKING_PREFIX):
         remote, _, rest = name.partition("/")
-        if not isinstance(oid, refs._pygit2().Oid) or str(oid) in rejected:
+        if not isinstance(oid, load_pygit2().Oid) or str(oid) in rejected:
             continue
         if rest == "notes/refocus":
             live = refs.resolve(repo, NOTES_REF)
@@ -414,7 +414,7 @@ def _oid(tip: str) -> Oid:
     """A listed tip as libgit2 takes it: an id, or a symbolic ref's target name
     as :func:`refs.iter_refs` gives it (and merge_ref refuses it)."""
     if _is_oid(tip):
-        return cast("Oid", refs._pygit2().Oid(hex=tip))
+        return cast("Oid", load_pygit2().Oid(hex=tip))
     return cast("Oid", tip)
 
 

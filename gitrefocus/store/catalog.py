@@ -29,7 +29,7 @@ from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.model.records import dataclass, field
 from gitrefocus.model.place import DEST, SOURCE
 from gitrefocus.store import catalog_cache, git, identity, refs
-from gitrefocus.store.workspace import Workspace, discover, is_inside, relative_inside
+from gitrefocus.store.workspace import Workspace, common_dir, discover, is_inside, load_pygit2, relative_inside
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def _lean_libgit2(large: bool) -> Iterator[None]:
     if not large or "pygit2" not in sys.modules:
         yield
         return
-    settings = refs._pygit2().settings
+    settings = load_pygit2().settings
     window, mapped = settings.mwindow_size, settings.mwindow_mapped_limit
     settings.mwindow_size, settings.mwindow_mapped_limit = PACK_WINDOW, PACK_MAPPED
     settings.enable_caching(False)
@@ -416,7 +416,7 @@ def _direction(ws: Workspace, state: RefocusState | None, has_file: bool) -> str
         if is_inside(real, ws.workdir):
             return True
         found = discover(real) if os.path.isdir(real) else None
-        return found is not None and _common_dir(found[0]) == ws.common_dir
+        return found is not None and common_dir(found[0]) == ws.common_dir
 
     if state:
         is_dest, is_source = here(state.dest_dir), here(state.source_dir)
@@ -427,15 +427,6 @@ def _direction(ws: Workspace, state: RefocusState | None, has_file: bool) -> str
         if is_source:
             return OUTGOING
     return INCOMING if has_file else OUTGOING
-
-
-def _common_dir(git_dir: str) -> str:
-    """The git dir shared by the work trees of the repository ``git_dir`` belongs to."""
-    try:
-        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
-            return os.path.realpath(os.path.join(git_dir, fh.read().strip()))
-    except OSError:
-        return git_dir
 
 
 def brief_file(ws: Workspace, refocus_id: str) -> str | None:

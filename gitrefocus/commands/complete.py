@@ -267,7 +267,7 @@ def _will_write(ws: Workspace, rid: str, draft: Result, save_transcript: bool) -
 
 
 def _preflight(ws: Workspace, rid: str, draft: Result, save_transcript: bool, commit: bool) -> None:
-    """Refuse, before the first write, what would stop complete halfway (SPEC §13):
+    """Refuse, before the first write, what would stop complete halfway:
     every file it writes must be a regular file (or none yet) it can write."""
     record.preflight(ws, index=commit)
     for path in _will_write(ws, rid, draft, save_transcript):

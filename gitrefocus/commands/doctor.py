@@ -1,7 +1,7 @@
 """``git refocus doctor [--repair]``: do files, refs, notes, hooks and local state agree?
 
 Every check yields findings; a finding carries a repair only when the repair
-loses nothing (SPEC §5, §13):
+loses nothing (docs/sync-and-repair.md, "Order of writes, and what doctor repairs"):
 
 - brief file missing but the ref present (this repo is the destination):
   re-create the file from the ref's snapshot;

@@ -1,4 +1,5 @@
-"""``git refocus sync [REMOTE]``: exchange refocus refs and notes through a git remote (SPEC §11).
+"""``git refocus sync [REMOTE]``: exchange refocus refs and notes through a git remote
+(docs/sync-and-repair.md).
 
 1. fetch ``refs/refocus/*`` and ``refs/notes/refocus`` into tracking refs
    under ``refs/refocus-remotes/<remote>/`` (never onto live refs, never under

@@ -1,4 +1,4 @@
-"""The five section objects of seed 001 and their validation contract.
+"""The five section objects of the handoff (docs/handoff.md) and their validation contract.
 
 Every extractor, built-in or external, produces one object per section::
 
@@ -91,7 +91,7 @@ def parse_answer(text: str) -> object:
 
 
 def validate(obj: object, expected: str, *, resolve=None) -> Section:
-    """Schema and pointer check for one section object (seed 001, steps 2-3).
+    """Schema and pointer check for one section object (the handoff skill, steps 2-3).
 
     ``resolve(pointer) -> bool`` may reject pointers that do not resolve (a line
     that is not in the spine, a commit that does not exist).

@@ -102,7 +102,7 @@ class Result:
     dod: tuple[DodItem, ...] = ()
     artifacts: tuple[Artifact, ...] = ()
     follow_ups: tuple[FollowUp, ...] = ()
-    return_status: str | None = None  # seed 003 status when given --from-json
+    return_status: str | None = None  # the status given with --from-json (docs/using.md)
     errors: list[Any] = field(default_factory=list)
     next_steps: str | list[Any] | None = None
     metadata: JSONObject = field(default_factory=dict)

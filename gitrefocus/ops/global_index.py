@@ -1,4 +1,5 @@
-"""The cross-repository overview: ``list --global`` and ``index --global`` (seed 000 §14 #5).
+"""The cross-repository overview: ``list --global`` and ``index --global``
+(README, "Loops, the global index and the spawn tree").
 
 The same sections as INDEX.md, plus the repository each row was read from.
 A refocus known to both its source and its destination is shown once: from

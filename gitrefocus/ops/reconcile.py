@@ -1,4 +1,5 @@
-"""Bringing a hand-edited brief file and its ref back into agreement (SPEC §4.1).
+"""Bringing a hand-edited brief file and its ref back into agreement: body edits
+are kept, a legal status edit becomes an ``edited`` event, any other is reported.
 
 - file equal to the ref's snapshot: nothing to do;
 - file equal to an *older* snapshot (a write was cut short): restored from the ref;

@@ -1,8 +1,8 @@
 """Recording an event everywhere it belongs: ref, brief file, notes, counterpart.
 
-Order matters for crash safety (SPEC §5): the ref (machine truth) moves first,
-then the file is rewritten from it, then notes, the counterpart repository and
-INDEX follow. A crash between steps leaves a file that equals an older snapshot
+Order matters for crash safety (docs/ARCHITECTURE.md, "Writes: order and
+crash safety"): the ref (machine truth) moves first, then the file is
+rewritten from it, then notes, the counterpart repository and INDEX follow. A crash between steps leaves a file that equals an older snapshot
 of its ref, which ``doctor --repair`` brings forward.
 """
 
@@ -149,7 +149,7 @@ REPO_MARGIN = 256 * 1024  # objects, refs, notes and the catalog's cache of one 
 
 def preflight(ws: Workspace, *files: str, index: bool = False) -> None:
     """Refuse, before the first durable write, what would stop a write part-way
-    (SPEC §13): a corrupt notes ref; a git directory, local state or INDEX.md
+    (docs/sync-and-repair.md, "Writes, reads and errors"): a corrupt notes ref; a git directory, local state or INDEX.md
     that cannot be written (read-only, full, or not a regular file); any of
     ``files`` that is a symlink, a FIFO, a directory, or cannot be written.
     ``index``: git will rewrite its index too (``git mv``, ``--commit``)."""
@@ -315,7 +315,7 @@ def counterpart(ws: Workspace, state: RefocusState,
                 opened: dict[tuple[str | None, ...], Workspace | None] | None = None) -> Workspace | None:
     """The other repository of a refocus, when it is reachable on this machine and
     this machine already knows it takes part: it holds the refocus, or spawn here
-    recorded it. Places named by events are evidence, not truth (SPEC §13): a
+    recorded it. Places named by events are evidence, not truth (docs/ARCHITECTURE.md): a
     crafted log fetched by ``sync`` must not make us write into an unrelated repository."""
     key = (state.source_dir, state.dest_dir, state.extra.get("source_repo_id"), state.extra.get("dest_repo_id"))
     if opened is None:

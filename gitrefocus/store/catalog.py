@@ -113,8 +113,9 @@ Listing = tuple[list[tuple[str, str]], list[tuple[str, str]]]
 
 def _unlinked(ws: Workspace, directory: str) -> bool:
     """``directory``, in the work tree, is a directory reached from its top
-    without a symlink: no brief is listed or read through one (SPEC §13), as
-    none is written through one (:func:`atomic.refuse_symlinks`)."""
+    without a symlink: no brief is listed or read through one, as none is
+    written through one (:func:`atomic.refuse_symlinks`; docs/ARCHITECTURE.md,
+    "Trust boundaries")."""
     probe = ws.workdir
     for part in os.path.relpath(directory, probe).split(os.sep):
         probe = os.path.join(probe, part)

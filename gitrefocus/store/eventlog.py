@@ -13,7 +13,8 @@ the same events build the same commits.
 
 Every ref move is a compare-and-swap: the ref is locked in a libgit2
 transaction, re-read under the lock, and moved only if it still points where
-the writer started; otherwise the writer re-reads and retries.
+the writer started; otherwise the writer re-reads and retries. The whole
+storage model: docs/ARCHITECTURE.md.
 """
 
 from __future__ import annotations

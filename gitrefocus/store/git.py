@@ -73,7 +73,8 @@ def environment(cwd: str, env: Mapping[str, str] | None = None) -> dict[str, str
     usual case: no copy, no question to git);
     else with GIT_DIR / GIT_WORK_TREE made absolute where ``cwd`` lies in the
     repository they name, and without the repository's variables anywhere else,
-    as git treats another repository (pre-commit's ``no_git_env``)."""
+    as git treats another repository (pre-commit's ``no_git_env``; see
+    docs/ARCHITECTURE.md, "Which repository: discovery")."""
     named = named_repository()
     if named is None:  # git finds the repository from cwd
         return dict(env) if env is not None else None

@@ -329,8 +329,8 @@ def chunk_prompt(*, chunk_file: str, chunk_index: int, session_uuid: str, repo_r
     }) + "\n"
 
 
-# -- what the agent pipeline adds around the seed's prompts -------------------------------
-# Appended after a template, never inserted into it: the seed's text stays word for word.
+# -- what the agent pipeline adds around the skill's prompts -------------------------------
+# Appended after a template, never inserted into it: the skill's text stays word for word.
 PLAN_FILES = r"""PLAN FILES (written by `git refocus handoff prepare`)
 ------------------------------------------------------
 GIT_STATE:     ${GIT_STATE}

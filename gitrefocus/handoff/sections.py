@@ -6,7 +6,7 @@ Every extractor, built-in or external, produces one object per section::
      "content": "<markdown>",
      "pointers": [{"type": "transcript|commit|file", "ref": "<locator>", "note": "<= 1 line"}]}
 
-External answers go through the seed's defensive steps: a repair pass for
+External answers go through the handoff skill's defensive steps: a repair pass for
 near-JSON, a schema check, and a pointer check. What fails is dropped and the
 caller falls back (or renders a placeholder).
 """
@@ -69,7 +69,7 @@ class SectionRejected(ValueError):
 
 
 def parse_answer(text: str) -> object:
-    """The seed's defensive parse: JSON, else a repaired JSON, else SectionRejected."""
+    """The skill's defensive parse: JSON, else a repaired JSON, else SectionRejected."""
     if not isinstance(text, str) or not text.strip():
         raise SectionRejected("empty answer")
     candidates = [text.strip()]

@@ -122,7 +122,7 @@ class _Search:
 
 
 def _is_private(text: str) -> bool:
-    """``private: true`` in the YAML frontmatter (the seed's ADR template)."""
+    """``private: true`` in the YAML frontmatter (an ADR template's convention)."""
     if not text.startswith("---"):
         return False
     lines = text.splitlines()

@@ -25,7 +25,7 @@ SESSION = "5a3f0c2e-7b1d-4e8a-9c6f-0123456789ab"
 KINDS = ("init", "spawn", "list", "list-global", "status", "status-global", "index", "index-global", "show",
          "start", "stop", "complete", "receive", "abandon", "log", "link", "link-detect", "doctor", "gc",
          "pickup", "tree", "loop", "loop-list", "health", "check", "decisions", "search", "sync", "sync-dry-run",
-         "handoff", "handoff-plan", "handoff-reduce", "demo", "error")
+         "handoff", "handoff-plan", "handoff-reduce", "handoff-finalize", "demo", "error")
 
 
 def scenario(tmp: Path, home: Path) -> dict[str, dict]:
@@ -98,6 +98,7 @@ def scenario(tmp: Path, home: Path) -> dict[str, dict]:
     plan = run("handoff-plan", "handoff", "prepare", str(big.write(tmp / "big.jsonl")), "--dir", str(tmp / "plan"),
                cwd=src)
     run("handoff-reduce", "handoff", "reduce", plan["directory"], cwd=src)
+    run("handoff-finalize", "handoff", "finalize", "--sections", plan["sections_dir"], cwd=src)
     run("demo", "demo", "--dir", str(tmp / "demo"), cwd=tmp)
     run("error", "show", "no-such-refocus", cwd=src, check=False)
     return out

@@ -5,23 +5,20 @@ destination) gets git without those variables, so nothing lands in the named one
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
-import sys
 
 import pytest
 
 from tests.gitrepo import git, make_repo, refs
-from tests.runner import source_env, spawn_args
+from tests.runner import git_refocus_on_path, source_env, spawn_args
 
 
 @pytest.fixture
 def git_refocus(tmp_path, hermetic):
     """Run ``git [OPTIONS] refocus ARGS`` through git itself, `git-refocus` being this checkout."""
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git-refocus").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m gitrefocus "$@"\n')
-    (shim / "git-refocus").chmod(0o755)
+    shim = git_refocus_on_path(tmp_path)
     env = source_env({"PATH": os.pathsep.join([str(shim), os.environ["PATH"]])})
 
     def run(*argv, cwd, check=True):
@@ -71,7 +68,7 @@ def test_a_spawn_from_a_named_repository_writes_the_destination_in_the_destinati
     elsewhere.mkdir()
     proc = git_refocus(f"--git-dir={src / '.git'}", f"--work-tree={src}", "refocus", *spawn_args(dest),
                        cwd=elsewhere)
-    rid = __import__("json").loads(proc.stdout)["id"]
+    rid = json.loads(proc.stdout)["id"]
     assert f"refs/refocus/{rid}" in refs(src) and f"refs/refocus/{rid}" in refs(dest)
     assert (dest / "docs/refocus" / f"{rid}.md").exists()
     assert not (src / "docs/refocus" / f"{rid}.md").exists()

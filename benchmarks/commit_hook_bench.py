@@ -1,4 +1,4 @@
-"""`git commit` ×100 with the commit-msg hook vs without it. Target (SPEC §12): ≤ 1.3×.
+"""`git commit` ×100 with the commit-msg hook vs without it. Target: ≤ 1.3×.
 
     .venv/bin/python benchmarks/commit_hook_bench.py [--commits N] [--rounds N]
 

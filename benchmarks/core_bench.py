@@ -6,7 +6,7 @@ Generates its own data: N refocuses in a scratch repository, each with a real
 event-log ref (spawned → started → completed, built through gitrefocus.store)
 and a brief file. Times the real CLI (`git refocus list/index`) cold (no cache)
 and warm, packed refs, and `git for-each-ref` over the same refs as an anchor.
-Target (SPEC §12): list/index ≤ 1 s at 10,000 entries.
+Target (docs/ARCHITECTURE.md, "Performance targets"): list/index ≤ 1 s at 10,000 entries.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`list --global` over 200 registered repositories × 50 refocuses each (issue 13).
+"""`list --global` over 200 registered repositories × 50 refocuses each.
 
     .venv/bin/python benchmarks/global_bench.py [--repos N] [--per-repo N] [--runs N]
 
@@ -14,7 +14,7 @@ them all. Times, side by side in one run:
 - `git refocus list` in one of the repositories;
 - `git refocus list --global`, cold (every catalog cache removed) and warm.
 
-Target (issue 13): `list --global` ≤ 1.5 s. The machine is shared and loaded:
+Target: `list --global` ≤ 1.5 s. The machine is shared and loaded:
 the ratios to the anchor are the figures to quote.
 """
 

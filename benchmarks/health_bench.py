@@ -14,7 +14,7 @@ depths from 1 to ~N commits. Then, in the same run and alternating, times:
 and checks that both give the same counts. Timings are taken twice: on the
 fresh fast-import output (no commit-graph, as libgit2 always sees it), and
 after `git commit-graph write --reachable` (what `git gc` leaves behind).
-SPEC §12 target: health ≤ 1.5 × the git CLI.
+Target (docs/ARCHITECTURE.md, "Performance targets"): health ≤ 1.5 × the git CLI.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`git refocus hook session-start` in a repo with 1,000 refocus entries and
-100,000 commits. Target (SPEC §12): ≤ 250 ms median over 10 runs.
+100,000 commits. Target: ≤ 250 ms median over 10 runs.
 
     .venv/bin/python benchmarks/hook_bench.py [--commits N] [--entries N] [--runs N]
 

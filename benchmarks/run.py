@@ -1,6 +1,6 @@
 """Run every benchmark, one after another, and print each one's figures.
 
-    .venv/bin/python benchmarks/run.py            # all, at the SPEC §12 sizes
+    .venv/bin/python benchmarks/run.py            # all, at the sizes their targets name
     .venv/bin/python benchmarks/run.py core hook  # only some (name = <name>_bench.py)
 
 Each benchmark generates its own data and measures its ratios side by side in

@@ -9,7 +9,7 @@ the tool's cache (.git/refocus/cache) removed, the code byte-compiled
 first as an install leaves it. Repositories come from
 benchmarks/generate.py (fast-import). --code runs another checkout of
 gitrefocus (e.g. a `git worktree add` of the old code) for a before/after in the
-same run. Targets (issue 15), printed as MET / NOT MET:
+same run. Targets (docs/ARCHITECTURE.md, "Performance targets"), printed as MET / NOT MET:
 
 - hook (first start, resume, idle), spawn, start, complete, receive: within
   1.5x of the same command at the smallest size;

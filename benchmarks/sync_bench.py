@@ -1,5 +1,5 @@
 """`git refocus sync` of 1,000 refocus refs vs a plain `git fetch` + `git push` of the same refs.
-Target (SPEC §12): ≤ 3×.
+Target (docs/ARCHITECTURE.md, "Performance targets"): ≤ 3×.
 
     .venv/bin/python benchmarks/sync_bench.py [--entries N] [--runs N] [--diverged N]
 

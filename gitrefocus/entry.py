@@ -41,8 +41,21 @@ def _shown(text: str) -> str:
     return repr(text.encode("utf-8", "surrogateescape"))[2:-1][:80]
 
 
+def anchor_repository_variables() -> None:
+    """Make a relative ``GIT_DIR`` / ``GIT_WORK_TREE`` (``git --git-dir=.git/..
+    refocus`` passes it as typed) absolute from the directory git refocus
+    started in, as git reads them, before ``-C`` moves it."""
+    import os
+
+    for name in ("GIT_DIR", "GIT_WORK_TREE"):
+        value = os.environ.get(name)
+        if value and not os.path.isabs(value):
+            os.environ[name] = os.path.abspath(value)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    anchor_repository_variables()
     if args[:1] != ["hook"]:
         bad = not_utf8(args)
         if bad:  # before anything reads them: one line, never a traceback (hooks check their own input)

@@ -29,7 +29,7 @@ class RefocusError(Exception):
 
 
 class GuardRefused(RefocusError):
-    """A lifecycle guard refused the operation (SPEC §5)."""
+    """A lifecycle guard refused the operation (docs/ARCHITECTURE.md, "Lifecycle and guards")."""
 
     exit_code = EXIT_REFUSED
 

@@ -49,9 +49,19 @@ GITCONFIG = """\
 # say so in ~/.gitconfig too); tests/commands/test_privacy.py runs without it, as a new user does.
 
 
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite tests/golden/*.json from what the commands print now (tests/cli/test_golden.py)")
+
+
 @pytest.fixture(autouse=True)
 def hermetic(tmp_path_factory, monkeypatch):
-    home = tmp_path_factory.mktemp("home")
+    return seal(monkeypatch, tmp_path_factory.mktemp("home"))
+
+
+def seal(monkeypatch, home):
+    """Make the environment hermetic with ``home`` as HOME (the autouse fixture's work, for a
+    fixture of wider scope to apply with its own MonkeyPatch)."""
     for name in DROP:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))

@@ -23,6 +23,16 @@ def source_env(env: dict | None = None) -> dict:
     return {k: v for k, v in full_env.items() if v is not None}
 
 
+def git_refocus_on_path(directory: Path) -> Path:
+    """A ``git-refocus`` in ``directory``/bin that runs this checkout, so that ``git refocus``
+    (git finding its subcommand on PATH) is the code under test; the bin directory."""
+    shim = directory / "bin"
+    shim.mkdir()
+    (shim / "git-refocus").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m gitrefocus "$@"\n')
+    (shim / "git-refocus").chmod(0o755)
+    return shim
+
+
 # what a hook run on every tool call or stop must not spend its time loading
 HEAVY = ("click", "rich", "pygit2", "yaml", "dataclasses", "inspect", "typing")
 

@@ -14,12 +14,40 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "gitrefocus"
 
-# layer -> the top-level gitrefocus packages it may import
+# The layers (docs/ARCHITECTURE.md, "The layers"): a package, or a part of one -> the top-level
+# gitrefocus packages it may import. claude/ is two layers: its wiring (hook settings, plugin
+# install, launching a child) sits beside ops/, for commands to use; its hook handlers sit
+# above commands/, which they run (start, receive, loop).
+CLAUDE_WIRING = {"claude/__init__.py", "claude/settings.py", "claude/install.py", "claude/launch.py",
+                 "claude/client.py", "claude/hookio.py"}
+_BELOW_COMMANDS = {"errors", "model", "store", "ops", "handoff", "health"}
 ALLOWED = {
     "model": {"errors", "model"},
     "store": {"errors", "model", "store"},
     "ops": {"errors", "model", "store", "ops"},
+    "handoff": {"errors", "model", "store", "handoff"},
+    "health": {"errors", "model", "store", "ops", "health"},
+    "claude wiring": {"errors", "model", "store", "ops", "claude wiring"},
+    "commands": _BELOW_COMMANDS | {"commands", "claude wiring"},
+    "claude": _BELOW_COMMANDS | {"commands", "claude", "claude wiring"},
+    "cli": _BELOW_COMMANDS | {"commands", "claude", "claude wiring", "cli"},
 }
+
+
+def layer_of(rel: str) -> str:
+    """The layer of a module, by its path below gitrefocus/ (``claude/settings.py``)."""
+    return "claude wiring" if rel in CLAUDE_WIRING else rel.split("/")[0]
+
+
+def layer_imported(name: str) -> str | None:
+    """The layer a ``gitrefocus.…`` import names, or None for anything else."""
+    parts = name.split(".")
+    if parts[0] != "gitrefocus" or len(parts) < 2 or parts[1] == "__version__":
+        return None
+    if parts[1] == "claude":
+        module = f"claude/{parts[2]}.py" if len(parts) > 2 else "claude/__init__.py"
+        return "claude wiring" if module in CLAUDE_WIRING else "claude"
+    return parts[1]
 # modules that start processes, and why; none of them runs git
 PROCESS_STARTERS = {
     "store/git.py": "the one git wrapper",
@@ -46,8 +74,11 @@ def imported(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
             if node.module == "gitrefocus":
                 yield from (f"gitrefocus.{a.name}" for a in node.names)
-            else:
-                yield node.module
+                continue
+            # `from gitrefocus.claude import settings` imports the module gitrefocus.claude.settings
+            modules_ = [f"{node.module}.{a.name}" for a in node.names
+                        if (ROOT / f"{node.module}.{a.name}".replace(".", "/")).with_suffix(".py").is_file()]
+            yield from modules_ or [node.module]
         elif isinstance(node, ast.Import):
             yield from (a.name for a in node.names)
 
@@ -55,14 +86,24 @@ def imported(tree):
 def test_lower_layers_never_import_higher_ones():
     bad = []
     for rel, tree in modules():
-        layer = rel.split("/")[0]
-        if layer not in ALLOWED:
-            continue
+        layer = layer_of(rel)
+        if "/" not in rel:
+            continue  # entry.py, errors.py, __main__.py: the entry points and the exit-code table
+        assert layer in ALLOWED, f"{rel}: a new subpackage; give it a layer in ALLOWED and docs/ARCHITECTURE.md"
         for name in imported(tree):
-            parts = name.split(".")
-            if parts[0] == "gitrefocus" and len(parts) > 1 and parts[1] not in ALLOWED[layer] | {"__version__"}:
-                bad.append(f"{rel} imports {name}")
+            target = layer_imported(name)
+            if target is not None and target not in ALLOWED[layer]:
+                bad.append(f"{rel} ({layer}) imports {name} ({target})")
     assert not bad, "layering broken:\n" + "\n".join(bad)
+
+
+def test_every_module_commands_import_from_claude_is_wiring():
+    """No cycle between commands/ and claude/: what commands use of claude/ never runs a command."""
+    for rel, tree in modules():
+        if rel.startswith("commands/"):
+            for name in imported(tree):
+                if name.startswith("gitrefocus.claude"):
+                    assert layer_imported(name) == "claude wiring", f"{rel} imports the hook handler {name}"
 
 
 def test_click_and_rich_live_in_cli_only():

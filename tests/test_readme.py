@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from tests.gitrepo import git, make_repo
-from tests.runner import ROOT, refocus, source_env
+from tests.runner import ROOT, git_refocus_on_path, refocus, source_env
 
 NOT_RUN = {  # the first line of a block -> why it is not run here
     "./scripts/demo": "sets up .venv (pip) and runs `git refocus demo`: tests/commands/test_demo.py runs the demo",
@@ -37,10 +37,7 @@ def blocks() -> dict[str, str]:
 @pytest.fixture
 def shell(tmp_path, hermetic):
     """Run a README block in bash from HOME, `git refocus` being this checkout; no `claude` on PATH."""
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git-refocus").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m gitrefocus "$@"\n')
-    (shim / "git-refocus").chmod(0o755)
+    shim = git_refocus_on_path(tmp_path)
     man = tmp_path / "share/man/man1"  # where an install puts the man page: `git refocus --help` is `git help refocus`
     man.mkdir(parents=True)
     (man / "git-refocus.1").write_text((ROOT / "man/git-refocus.1").read_text())

@@ -1,6 +1,6 @@
 """Claude Code integration: the hook handlers and the settings they are wired by.
 
-Facts from the real client (SPEC §7): every hook gets JSON on stdin
+Facts from the real client (docs/delivery.md): every hook gets JSON on stdin
 (``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name`` plus
 per-event fields) and stdin is not always closed; SessionStart may print
 ``{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": ...}}``

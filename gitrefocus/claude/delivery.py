@@ -53,7 +53,7 @@ def full_result(ws: Workspace, state: RefocusState) -> str:
     repository when it is on this machine and known to take part (at that repository's
     root, wherever in it the child worked), else the command that shows it from here."""
     other = record.counterpart(ws, state)
-    path = record.brief_file(other, state.id) if other is not None else None
+    path = catalog.brief_file(other, state.id) if other is not None else None
     return path if path else f"`git refocus show {state.id}` (run here)"
 
 

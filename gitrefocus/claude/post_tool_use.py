@@ -1,5 +1,5 @@
 """PostToolUse: files the agent wrote become *suggested* relevant files of the
-active refocus (seed 002). Runs after every tool call, so it stays off pygit2."""
+active refocus (``pickup`` suggests them). Runs after every tool call, so it stays off pygit2."""
 
 from __future__ import annotations
 

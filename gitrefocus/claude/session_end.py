@@ -1,5 +1,5 @@
 """SessionEnd: a child leaving without ``complete`` is recorded and warned about
-(seed 000 D5, third layer). Must fit Claude Code's shared 1.5 s budget, so the
+(the last chance to save the context). Must fit Claude Code's shared 1.5 s budget, so the
 context-save command is started detached rather than waited for."""
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from gitrefocus.model import lifecycle
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.place import DEST, SOURCE
 from gitrefocus.ops import places, record, unfinished
-from gitrefocus.store import catalog, localstate
+from gitrefocus.store import atomic, catalog, localstate
 from gitrefocus.store.config import BUDGETS
 from gitrefocus.store.workspace import Workspace
 
@@ -161,7 +161,9 @@ def handle(payload: dict, env=os.environ) -> hookio.Reply | None:
     delivery = None
 
     child, how = recognise(ws, cat, session_id, source)
-    if child is not None and how is not None and record.brief_file(ws, child.id):
+    if child is not None and how is not None and catalog.brief_file(ws, child.id) is None:
+        atomic.refuse_symlinks(ws.brief_path(child.id), "read")  # a symlinked docs/refocus: one line, logged
+    if child is not None and how is not None and catalog.brief_file(ws, child.id):
         from gitrefocus.claude import briefing
 
         become_child(ws, child, session_id, how, env)

@@ -1,4 +1,4 @@
-"""Stop: the loop engine (seed 002, SPEC §10).
+"""Stop: the loop engine (docs/delivery.md, "Loops and the client's cap").
 
 Runs each time the agent stops. Only this session's own loop state is read
 (``$GIT_DIR/refocus/loops/<session_id>.json``), so a session without a loop

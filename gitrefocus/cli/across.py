@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import functools
-import os
-
 from gitrefocus.cli import render
+from gitrefocus.ops import places
 
 GLOBAL_HELP = "Read every repository in the registry ($XDG_STATE_HOME/git-refocus/repositories; init and spawn add them)."
 PRUNE_HELP = "With --global: drop registered paths that vanished from the registry."
 
 
-@functools.lru_cache(maxsize=1)
-def _home_dir() -> str:
-    return os.path.expanduser("~")
-
-
-def _home(path: str) -> str:
-    home = _home_dir()
-    return "~" + path[len(home):] if home not in ("", "/") and path.startswith(home + os.sep) else path
-
-
 def _where(row) -> str:
-    if not row.counterpart:
-        return ""
-    return ("from " if row.direction == "incoming" else "to ") + _home(row.counterpart)
+    return places.route(row.direction, row.counterpart)
 
 
 def list_global(all_: bool, prune: bool, as_json: bool) -> None:
@@ -35,7 +21,7 @@ def list_global(all_: bool, prune: bool, as_json: bool) -> None:
     if as_json:
         render.emit_json("list", model.to_json())
         return
-    rows = [[_home(g.repo), g.row.id, g.row.status, g.row.direction, _where(g.row)] for g in model.entries]
+    rows = [[places.home(g.repo), g.row.id, g.row.status, g.row.direction, _where(g.row)] for g in model.entries]
     if rows:
         render.table(None, ["REPOSITORY", "ID", "STATUS", "DIRECTION", "COUNTERPART"], rows)
     else:
@@ -60,7 +46,7 @@ def status_global(prune: bool, as_json: bool) -> None:
         lines += [f"outgoing, still un-launched: {d.row.id}  {int(d.age_hours)} h" for d in out.unlaunched]
         lines += [f"divergence: {d.id}: {d.problem}" for d in s.divergences]
         if lines:
-            render.echo(_home(s.repo))
+            render.echo(places.home(s.repo))
             for line in lines:
                 render.echo("  " + line)
             said = True

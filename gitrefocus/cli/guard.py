@@ -1,5 +1,5 @@
 """How every command line ends: its errors as one line and an exit code
-(SPEC §5), the same whether click parsed it (:func:`gitrefocus.cli.main`) or
+(the table in :mod:`gitrefocus.errors`), the same whether click parsed it (:func:`gitrefocus.cli.main`) or
 it is a listing run without click (:mod:`gitrefocus.cli.listings`)."""
 
 from __future__ import annotations

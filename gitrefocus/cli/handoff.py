@@ -153,7 +153,7 @@ def prepare(transcript, warm, directory, as_json):
 
     The plan directory holds plan.json, the scrubbed spine (or, for an
     oversized one, its chunks and the chunk-summarizer prompts), the read-only
-    git facts, the five extractor prompts (the seed's text, with its SECURITY
+    git facts, the five extractor prompts (the handoff skill's text, with its SECURITY
     block and schemas) and an empty sections/ directory for their answers.
     Without TRANSCRIPT, the session named by $CLAUDE_CODE_SESSION_ID.
 
@@ -236,7 +236,7 @@ def finalize(sections_dir, out, as_json):
     Each <section>.json is validated (schema, pointers that resolve in the
     transcript and git, verbatim quotes found in the transcript, no
     instructions outside quotation marks). A missing or invalid answer shows
-    the seed's placeholder and the built-in extractor's section; an answer
+    the placeholder and the built-in extractor's section; an answer
     whose pointers do not resolve is marked as not trusted and replaced the
     same way. Nothing in an answer is executed.
 

@@ -39,17 +39,10 @@ def main(args: list[str]) -> int:
     return guard.run(shows[args[0]], as_json=as_json, debug=bool(os.environ.get("GIT_REFOCUS_DEBUG")))
 
 
-def _home(path: str | None) -> str:
-    """A directory as INDEX.md and ``list --global`` show it (``~/…``): rows fit 80 columns."""
-    from gitrefocus.ops.places import home  # loaded already: the listing's rows come from ops
-
-    return home(path) if path else ""
-
-
 def _where(r: Row) -> str:
-    if not r.counterpart:
-        return ""
-    return ("from " if r.direction == "incoming" else "to ") + _home(r.counterpart)
+    from gitrefocus.ops.places import route  # loaded already: the listing's rows come from ops
+
+    return route(r.direction, r.counterpart)
 
 
 def _section(title: str, rows: list[str]) -> bool:

@@ -60,9 +60,11 @@ Machine-local state: active id, session map, caches, errors.jsonl, loops/<sessio
 The registry the \-\-global forms read: one work tree per line, added by init and spawn.
 .SH CONFIGURATION
 .BR refocus.staleReservedHours " (24), " refocus.recentDays " (30), " refocus.archiveDays " (90), "
-.BR refocus.maxChainDepth " (5), " refocus.stalenessCommits " (5), " refocus.contextDir " (docs/context), "
-.BR refocus.budget " (standard), " refocus.searchPaths ", " refocus.contextSaveCommand ", "
-.BR refocus.global " (true; false keeps a repository out of the registry), " refocus.globalIndex " (~/REFOCUS-INDEX.md)."
+.BR refocus.maxChainDepth " (5), " refocus.stalenessCommits " (5), " refocus.quietHours " (24), "
+.BR refocus.contextDir " (docs/context), " refocus.budget " (standard), " refocus.searchPaths ", "
+.BR refocus.contextSaveCommand ", " refocus.global " (true; false keeps a repository out of the registry), "
+.BR refocus.globalIndex " (~/REFOCUS-INDEX.md), " refocus.remote " (where sync sends refocus data); "
+.BR refocus.agreedRemote " and " refocus.agreedTranscripts " record the pushes you agreed to."
 .SH ENVIRONMENT
 .TP
 .B SESSION_REFOCUS_ROLE, SESSION_REFOCUS_ID

@@ -34,14 +34,18 @@ def configure(*, pager: bool = True, color: bool = True, quiet: bool = False) ->
 def _git_config(key: str) -> str | None:
     """``git config --get key`` here, lower-cased: from the settings the command
     already read for the repository here when it did, else from git."""
+    from gitrefocus.errors import RefocusError
     from gitrefocus.store import config, git, workspace
 
-    found = workspace.discover(".")
-    known = config.last_read(found[0]) if found else None
-    if known is not None:
-        values = known.get(key)
-        return (values[-1] or "").strip().lower() if values else None
-    proc = git.run(".", "config", "--get", key, check=False)
+    try:
+        found = workspace.discover(".")
+        known = config.last_read(found[0]) if found else None
+        if known is not None:
+            values = known.get(key)
+            return (values[-1] or "").strip().lower() if values else None
+        proc = git.run(".", "config", "--get", key, check=False)
+    except RefocusError:  # GIT_DIR names no repository: the error being shown says so
+        return None
     return proc.stdout.strip().lower() if proc.returncode == 0 else None
 
 

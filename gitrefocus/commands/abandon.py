@@ -49,13 +49,13 @@ def abandon(*, refocus_id: str, reason: str, commit: bool = False, dry_run: bool
         return record.new_event(ws, rid, ev.ABANDONED, "user", reason=reason.strip(),
                                 meta_changes={"status": lifecycle.ABANDONED, "reason": reason.strip()})
 
-    brief = record.brief_file(ws, rid)
+    brief = catalog.brief_file(ws, rid)
     if dry_run:  # every check the event would meet, and nothing written
         tip = eventlog.read_tip(ws.repo, rid)
         make(tip)
         assert tip is not None
         other = record.counterpart(ws, tip.state)
-        there = record.brief_file(other, rid) if other is not None else None
+        there = catalog.brief_file(other, rid) if other is not None else None
         return AbandonOutcome(id=rid, status=lifecycle.ABANDONED, reason=reason.strip(),
                               files_written=[p for p in (brief, there) if p], commit=None, warnings=[], dry_run=True)
     if commit and brief:  # before the first write: an abandon killed before its commit is committed by doctor
@@ -70,12 +70,12 @@ def abandon(*, refocus_id: str, reason: str, commit: bool = False, dry_run: bool
     state = out.tip.state
     localstate.clear_active(ws.git_dir, rid)
     localstate.unmap_sessions(ws.git_dir, rid)
-    record.note_event(ws, out.tip, record.DEST if record.brief_file(ws, rid) else record.SOURCE)
+    record.note_event(ws, out.tip, record.DEST if catalog.brief_file(ws, rid) else record.SOURCE)
     warnings = out.warnings + linkage.on_finish(ws, rid, "abandoned")
     other = record.counterpart(ws, state)
     other_written = record.propagate(ws, other, rid)
     if other is not None:  # the other side's audit line, and it stops tagging commits with the refocus
-        record.note_event(other, out.tip, record.DEST if record.brief_file(other, rid) else record.SOURCE)
+        record.note_event(other, out.tip, record.DEST if catalog.brief_file(other, rid) else record.SOURCE)
         localstate.clear_active(other.git_dir, rid)
         localstate.unmap_sessions(other.git_dir, rid)
     index_md.refresh(ws, other)

@@ -160,7 +160,7 @@ def complete(
     if refocus_id is not None and not refocus_id.strip():
         raise RefocusError("the refocus id is empty; name one (see `git refocus list`) or leave it out for the active one.")
     rid = catalog.resolve_id(ws, refocus_id or own_refocus(ws, env, "complete"))
-    if record.brief_file(ws, rid) is None and not _is_destination(ws, rid):
+    if catalog.brief_file(ws, rid) is None and not _is_destination(ws, rid):
         raise RefocusError(f"{rid} has no brief in this repository; complete it from its destination.")
     tip = eventlog.read_tip(ws.repo, rid)
     if tip is not None:
@@ -222,7 +222,7 @@ def complete(
         result, suggested = made[0]
         return CompleteOutcome(
             id=rid, status=result.lifecycle_status, completed_at=None, result=result,
-            brief_path=record.brief_file(ws, rid), source_updated=False, source_dir=None,
+            brief_path=catalog.brief_file(ws, rid), source_updated=False, source_dir=None,
             files_written=_will_write(ws, rid, draft, save_transcript), commit=None, warnings=[],
             redactions=[], suggested_files=suggested, dry_run=True)
     if commit:  # before the first write: a completion killed before its commit is committed by doctor
@@ -259,7 +259,7 @@ def without_lfs(outcome: CompleteOutcome) -> CompleteOutcome:
 
 def _will_write(ws: Workspace, rid: str, draft: Result, save_transcript: bool) -> list[str]:
     """The files a completion writes (what ``--commit`` commits)."""
-    paths = [record.brief_file(ws, rid) or ws.brief_path(rid)]
+    paths = [catalog.brief_file(ws, rid) or ws.brief_path(rid)]
     paths += [promote.context_path(ws, change.file) for change in draft.material_changes]
     if save_transcript:
         paths += [os.path.join(ws.transcripts_dir, f"{rid}.jsonl"), os.path.join(ws.workdir, ".gitattributes")]
@@ -267,7 +267,7 @@ def _will_write(ws: Workspace, rid: str, draft: Result, save_transcript: bool) -
 
 
 def _preflight(ws: Workspace, rid: str, draft: Result, save_transcript: bool, commit: bool) -> None:
-    """Refuse, before the first write, what would stop complete halfway (SPEC §13):
+    """Refuse, before the first write, what would stop complete halfway:
     every file it writes must be a regular file (or none yet) it can write."""
     record.preflight(ws, index=commit)
     for path in _will_write(ws, rid, draft, save_transcript):
@@ -313,7 +313,7 @@ def _finish(ws: Workspace, rid: str, out: record.Outcome, made: tuple[Result, li
         warnings += linkage.on_finish(ws, rid, state.status)
     return CompleteOutcome(
         id=rid, status=state.status, completed_at=state.completed_at, result=result,
-        brief_path=record.brief_file(ws, rid), source_updated=other is not None or _source_is_here(ws, state),
+        brief_path=catalog.brief_file(ws, rid), source_updated=other is not None or _source_is_here(ws, state),
         source_dir=places.shown(ws, state, SOURCE),
         files_written=written, commit=commit_oid, warnings=warnings,
         redactions=prepared.redactions if prepared is not None else [],

@@ -1,7 +1,7 @@
 """``git refocus doctor [--repair]``: do files, refs, notes, hooks and local state agree?
 
 Every check yields findings; a finding carries a repair only when the repair
-loses nothing (SPEC §5, §13):
+loses nothing (docs/sync-and-repair.md, "Order of writes, and what doctor repairs"):
 
 - brief file missing but the ref present (this repo is the destination):
   re-create the file from the ref's snapshot;
@@ -454,16 +454,6 @@ def check_privacy(ws: Workspace) -> list[Finding]:
 
 
 # -- local state ---------------------------------------------------------------
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _delete_ref(ws: Workspace, name: str) -> None:
     refs.delete(ws.repo, name)
 
@@ -473,7 +463,7 @@ def check_local(ws: Workspace, cat: Catalog) -> list[Finding]:
     for ref in ws.repo.references:
         if ref.startswith(TMP_REF_PREFIXES):
             m = _PID_RE.search(ref)
-            if m and _alive(int(m.group(1))):
+            if m and leftovers.alive(int(m.group(1))):
                 continue
             out.append(Finding("tmp-ref", f"{ref} was left by an interrupted write.", fix=functools.partial(_delete_ref, ws, ref),
                                repair="delete the temporary ref"))

@@ -22,7 +22,7 @@ from gitrefocus.model.note_line import NoteRecord
 from gitrefocus.ops import linkage, record
 from gitrefocus.store import atomic, eventlog, eventmerge, identity, locks, notes, refs
 from gitrefocus.store.catalog import INCOMING, LOCAL, Catalog, Entry
-from gitrefocus.store.workspace import Workspace
+from gitrefocus.store.workspace import Workspace, load_pygit2
 
 
 # -- evidence from remotes ---------------------------------------------------------------------
@@ -159,7 +159,7 @@ def check_note_lines(ws: Workspace, cat: Catalog) -> list[Finding]:
 
 def _is_commit(ws: Workspace, oid: str) -> bool:
     try:
-        return isinstance(ws.repo.get(oid), refs._pygit2().Commit)
+        return isinstance(ws.repo.get(oid), load_pygit2().Commit)
     except (ValueError, KeyError):
         return False
 
@@ -296,7 +296,7 @@ def quarantine_ref(ws: Workspace, refname: str) -> str:
     ref = ws.repo.references.get(refname)
     if ref is None:
         return refname
-    if ref.type == refs._pygit2().enums.ReferenceType.SYMBOLIC:
+    if ref.type == load_pygit2().enums.ReferenceType.SYMBOLIC:
         refs.delete(ws.repo, refname)
         return f"(deleted; it pointed to {ref.target})"
     return refs.quarantine(ws.repo, refname)
@@ -311,7 +311,7 @@ def check_commit_promises(ws: Workspace) -> list[Finding]:
     out = []
     for record_ in scoped_commit.promises(ws):
         pid = record_.get("pid")
-        if isinstance(pid, int) and pid != os.getpid() and _alive(pid):
+        if isinstance(pid, int) and pid != os.getpid() and alive(pid):
             continue  # its command is still running
         rid = record_.get("refocus_id")
         out.append(Finding("commit-pending", f"the `--commit` of {rid} was cut short before its commit "
@@ -321,7 +321,8 @@ def check_commit_promises(ws: Workspace) -> list[Finding]:
     return out
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """A process ``pid`` runs on this machine (one another user owns counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -1,4 +1,4 @@
-"""``git refocus loop start|list|activate|pause|resume|cancel`` (seed 002, SPEC §10).
+"""``git refocus loop start|list|activate|pause|resume|cancel`` (docs/delivery.md, "Loops and the client's cap").
 
 A loop belongs to the Claude Code session that starts it (``$CLAUDE_CODE_SESSION_ID``,
 set in the agent's Bash tool, or ``--session``). Started in a child session it

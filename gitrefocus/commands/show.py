@@ -61,7 +61,12 @@ def show(*, refocus_id: str | None = None, cwd: str = ".", env: Mapping[str, str
     entry = cat.entries.get(rid)
     if entry is None:
         raise RefocusError(f"unknown refocus id {refocus_id!r}.")
-    path = record.brief_file(ws, rid)
+    path = catalog.brief_file(ws, rid)
+    if path is None:
+        try:  # a symlinked docs/refocus holds no brief for git refocus: say so, show the recorded one
+            atomic.refuse_symlinks(ws.brief_path(rid), "read")
+        except RefocusError as exc:
+            entry.problems.append(str(exc))
     text = None
     if path:
         try:

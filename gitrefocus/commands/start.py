@@ -176,6 +176,6 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
     record.propagate(ws, other, rid)
     index_md.refresh(ws, other)
     return StartOutcome(id=rid, status=state.status, launched_at=state.launched_at, session_id=session_id,
-                        brief_path=record.brief_file(ws, rid), files_written=out.written,
+                        brief_path=catalog.brief_file(ws, rid), files_written=out.written,
                         warnings=warnings + out.warnings, tagging=tagging(ws),
                         took_over_from=took_over[0] if took_over else None)

@@ -1,4 +1,5 @@
-"""``git refocus sync [REMOTE]``: exchange refocus refs and notes through a git remote (SPEC §11).
+"""``git refocus sync [REMOTE]``: exchange refocus refs and notes through a git remote
+(docs/sync-and-repair.md).
 
 1. fetch ``refs/refocus/*`` and ``refs/notes/refocus`` into tracking refs
    under ``refs/refocus-remotes/<remote>/`` (never onto live refs, never under
@@ -25,10 +26,10 @@ from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.model.records import dataclass, field
 from gitrefocus.ops import index_md, record
-from gitrefocus.store import eventlog, eventmerge, identity, locks, notes, refs
+from gitrefocus.store import catalog, eventlog, eventmerge, identity, locks, notes, refs
 from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
-from gitrefocus.store.workspace import Workspace
+from gitrefocus.store.workspace import Workspace, load_pygit2
 
 if TYPE_CHECKING:
     from pygit2 import Oid
@@ -282,7 +283,7 @@ class Sync:
             self.report.warnings.append(message)
 
     def _has_file(self, rid: str) -> bool:
-        return record.brief_file(self.ws, rid) is not None
+        return catalog.brief_file(self.ws, rid) is not None
 
     def to_push(self, theirs: dict[str, str], ours: dict[str, str] | None) -> list[str]:
         """The refs to push: ``ours`` as merge() listed them, or listed again when it moved some."""
@@ -383,7 +384,7 @@ def unmerged(ws: Workspace) -> dict[str, list[str]]:
                 for _, oid in refs.iter_refs(repo, eventmerge.QUARANTINE_REMOTES)}
     for name, oid in refs.iter_refs(repo, refs.TRACKING_PREFIX):
         remote, _, rest = name.partition("/")
-        if not isinstance(oid, refs._pygit2().Oid) or str(oid) in rejected:
+        if not isinstance(oid, load_pygit2().Oid) or str(oid) in rejected:
             continue
         if rest == "notes/refocus":
             live = refs.resolve(repo, NOTES_REF)
@@ -414,7 +415,7 @@ def _oid(tip: str) -> Oid:
     """A listed tip as libgit2 takes it: an id, or a symbolic ref's target name
     as :func:`refs.iter_refs` gives it (and merge_ref refuses it)."""
     if _is_oid(tip):
-        return cast("Oid", refs._pygit2().Oid(hex=tip))
+        return cast("Oid", load_pygit2().Oid(hex=tip))
     return cast("Oid", tip)
 
 

@@ -1,4 +1,4 @@
-"""Handoff: distill a Claude Code transcript into seed 001's five-section brief.
+"""Handoff: distill a Claude Code transcript into a five-section brief (docs/handoff.md).
 
 The pipeline is prepare (``prepare.py``: streaming, deterministic, no model) →
 extract (``extract.py`` built-in extractors, optionally ``external.py`` for

@@ -1,6 +1,6 @@
 """The handoff cache: ``$(git rev-parse --git-dir)/refocus/cache/handoff/<leaf-uuid>.json``.
 
-Keyed by the transcript's leaf uuid (seed 001 M8). An entry is reused only
+Keyed by the transcript's leaf uuid. An entry is reused only
 when nothing it was made from has changed: the transcript files (size and
 mtime), the repository state Code-state described (HEAD and the status of the
 work tree) and the extractor command. It is derived data: deleting it is safe.

@@ -22,7 +22,7 @@ _BREAK_RUN_RE = re.compile(r"[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")
 # held-out half was never used to tune them) and on the hand-written tests/data/cue_corpus.tsv.
 # Each family recognises forms, never topics: who says what about whose work.
 
-# the user overruling the assistant (seed 001 Dead-ends, source 1). Precision first: a plain
+# the user overruling the assistant (the handoff skill's Dead-ends, source 1). Precision first: a plain
 # "Stop now.", a new bug report ("the export doesn't work on Windows") or a sentence that merely
 # compares ("X rather than Y") is not a correction.
 CORRECTION_RE = re.compile(
@@ -154,7 +154,7 @@ OPEN_RE = re.compile(
     r"(?:doesn'?t|does not|didn'?t|did not|won'?t) (?:compile|build|pass)|should either)\b",
     re.I,
 )
-# text that tries to instruct whoever reads it (seed 001 SECURITY)
+# text that tries to instruct whoever reads it (the handoff skill's SECURITY block)
 INJECTION_RE = re.compile(
     r"\b(?:ignore|disregard|forget) (?:all |any |the |your )*(?:previous|prior|above|earlier|preceding)\b"
     r"|\bnew (?:instructions?|directives?|system prompt)\b|\bsystem prompt\b|\byou are now\b"

@@ -1,4 +1,5 @@
-"""The five built-in extractors: deterministic, no model, seed 001's section shapes.
+"""The five built-in extractors: deterministic, no model, the section shapes of
+the handoff skill (docs/handoff.md).
 
 They read the prepared spine (never tool output) through one
 :class:`~gitrefocus.handoff.analysis.Analysis` and, for Code-state and the

@@ -1,4 +1,4 @@
-"""Inherited-context bullets for a brief (``spawn --from-transcript``, seed 000 §9).
+"""Inherited-context bullets for a brief (``spawn --from-transcript``).
 
 5–15 bullets, about 300 words at most, taken from the handoff's sections in
 order of value: where the session landed, what the user corrected, what is

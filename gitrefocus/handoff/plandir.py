@@ -12,7 +12,7 @@ One directory per prepare, under ``~/.cache/git-refocus/handoff/`` (mode 0700; t
     reduced-spine.txt         chunked, after ``reduce``: the summaries in order
     git.txt                   read-only git facts of the repository
     turns.txt                 warm: the line label of every user message
-    prompts/<section>.txt     the five extractor prompts (seed 001 text, SECURITY block)
+    prompts/<section>.txt     the five extractor prompts (the skill's text, SECURITY block)
     prompts/chunk-NNN.txt     chunked: the chunk-summarizer prompts
     prompts/warm.txt          warm: how the agent writes the five objects itself
     sections/<section>.json   the extractors' answers (one JSON object each)

@@ -2,7 +2,8 @@
 
 Deterministic, no model, one streaming pass over each file, memory bounded by
 what is kept (capped texts and one small index entry per record), not by the
-size of the transcript. What it does, in the words of SPEC §8 / seed 001:
+size of the transcript. What it does, in the words of the handoff skill
+(docs/handoff.md):
 
 * records are deduplicated by ``uuid`` (resume replays); the earliest copy wins;
 * assistant lines sharing ``message.id`` are merged into one message;
@@ -91,7 +92,7 @@ CHUNK_BOUND = 100_000    # otherwise it is cut into chunks of about this size
 
 @dataclass
 class Plan:
-    """What prepare hands to the extractors (seed 001's plan.json, in memory)."""
+    """What prepare hands to the extractors (the skill's plan.json, in memory)."""
 
     source: TranscriptSource
     messages: list[sp.Message]

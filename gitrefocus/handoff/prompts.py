@@ -1,9 +1,9 @@
-"""The seed 001 prompts, verbatim: the common preamble, the SECURITY block, the five
+"""The handoff skill's prompts, verbatim: the common preamble, the SECURITY block, the five
 extractor templates and the chunk-summarizer template.
 
-Sliced from seeds/001 (``handoff`` skill) without edits; ``${...}`` placeholders are
+Sliced from the ``handoff`` skill (tests/data/seeds/001_3bdf383ca96b6294.txt) without edits; ``${...}`` placeholders are
 substituted by :func:`extractor_prompt` / :func:`chunk_prompt`. Do not reword them here:
-the seed is the contract and these strings are tested against it.
+the skill is the contract and these strings are tested against it.
 """
 
 from __future__ import annotations
@@ -329,8 +329,8 @@ def chunk_prompt(*, chunk_file: str, chunk_index: int, session_uuid: str, repo_r
     }) + "\n"
 
 
-# -- what the agent pipeline adds around the seed's prompts -------------------------------
-# Appended after a template, never inserted into it: the seed's text stays word for word.
+# -- what the agent pipeline adds around the skill's prompts -------------------------------
+# Appended after a template, never inserted into it: the skill's text stays word for word.
 PLAN_FILES = r"""PLAN FILES (written by `git refocus handoff prepare`)
 ------------------------------------------------------
 GIT_STATE:     ${GIT_STATE}

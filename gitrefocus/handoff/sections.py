@@ -1,4 +1,4 @@
-"""The five section objects of seed 001 and their validation contract.
+"""The five section objects of the handoff (docs/handoff.md) and their validation contract.
 
 Every extractor, built-in or external, produces one object per section::
 
@@ -6,7 +6,7 @@ Every extractor, built-in or external, produces one object per section::
      "content": "<markdown>",
      "pointers": [{"type": "transcript|commit|file", "ref": "<locator>", "note": "<= 1 line"}]}
 
-External answers go through the seed's defensive steps: a repair pass for
+External answers go through the handoff skill's defensive steps: a repair pass for
 near-JSON, a schema check, and a pointer check. What fails is dropped and the
 caller falls back (or renders a placeholder).
 """
@@ -69,7 +69,7 @@ class SectionRejected(ValueError):
 
 
 def parse_answer(text: str) -> object:
-    """The seed's defensive parse: JSON, else a repaired JSON, else SectionRejected."""
+    """The skill's defensive parse: JSON, else a repaired JSON, else SectionRejected."""
     if not isinstance(text, str) or not text.strip():
         raise SectionRejected("empty answer")
     candidates = [text.strip()]
@@ -91,7 +91,7 @@ def parse_answer(text: str) -> object:
 
 
 def validate(obj: object, expected: str, *, resolve=None) -> Section:
-    """Schema and pointer check for one section object (seed 001, steps 2-3).
+    """Schema and pointer check for one section object (the handoff skill, steps 2-3).
 
     ``resolve(pointer) -> bool`` may reject pointers that do not resolve (a line
     that is not in the spine, a commit that does not exist).

@@ -1,4 +1,4 @@
-"""Health of a repository's shared context, read from git history (SPEC §9).
+"""Health of a repository's shared context, read from git history.
 
 - :mod:`.staleness`  ``git refocus health``: commits since each context file last changed,
   commits made for each in-progress refocus, briefs still waiting for launch.

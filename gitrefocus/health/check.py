@@ -1,6 +1,6 @@
 """``git refocus check ID``: what a refocus said it would do, against what git shows.
 
-A lightweight heuristic in the spirit of seed 001 M5: each ``done_when``
+A lightweight heuristic (a flag, never an audit): each ``done_when``
 criterion, each artifact the result lists and each material change is looked
 up in the destination repository's history since spawn, and every mismatch
 becomes a flag to verify. Nothing here decides that work was or was not done:

@@ -1,6 +1,6 @@
-"""``git refocus decisions``: a lookup table of the ADRs (seed 004 feature 5).
+"""``git refocus decisions``: a lookup table of the ADRs (architecture decision records).
 
-Reads ``<contextDir>/decisions/*.md`` (not INDEX.md) in the shape of the seed's
+Reads ``<contextDir>/decisions/*.md`` (not INDEX.md) in the shape of the usual
 ADR template::
 
     ---

@@ -27,7 +27,7 @@ from gitrefocus.store.config import BUDGETS
 
 MARKER_DIR = "last-session"
 MARKER_VERSION = 1
-# commit onelines shown per budget (seed 004 feature 4); economy shows no diff at all
+# commit onelines shown per budget (refocus.budget); economy shows no diff at all
 ONELINES = {"economy": 0, "light": 3, "standard": 5, "detailed": 10}
 COUNT_LIMIT = 1000
 MAX_HASHED_BYTES = 8 << 20
@@ -198,7 +198,8 @@ def session_start_lines(ws, *, budget: str | None = None, max_commits: int | Non
 
 
 def render(changes: dict) -> str:
-    """The advisory for a session's context: plain statements (SPEC §7)."""
+    """The advisory for a session's context: plain statements, never instructions
+    (docs/delivery.md)."""
     out = [f"Since the last session start here ({changes['since']}, {_count(changes)}):"]
     if changes["commits"]:
         onelines = " | ".join(c["oneline"] for c in changes["commits"])

@@ -3,7 +3,7 @@
 Searched here: ``docs/refocus/*.md`` (and the archive), split into the brief
 and its ``## Result``, and every text file under ``refocus.contextDir``. With
 ``--cross-project`` also each git work tree directly under a
-``refocus.searchPaths`` parent (seed 004 feature 2: explicit configuration,
+``refocus.searchPaths`` parent (explicit configuration,
 ``disabled`` turns it off). Whatever resolves outside its configured parent,
 or a file that resolves outside its project, is refused and reported, never
 read. ``<private>…</private>`` blocks and files with ``private: true``
@@ -122,7 +122,7 @@ class _Search:
 
 
 def _is_private(text: str) -> bool:
-    """``private: true`` in the YAML frontmatter (the seed's ADR template)."""
+    """``private: true`` in the YAML frontmatter (an ADR template's convention)."""
     if not text.startswith("---"):
         return False
     lines = text.splitlines()

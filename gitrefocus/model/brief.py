@@ -1,4 +1,4 @@
-"""The brief document: frontmatter (seed 000 §4c) + body sections + Result.
+"""The brief document: frontmatter + body sections + Result.
 
 The file is the human view and is user-editable: the body is kept verbatim
 across writes; only the frontmatter and the ``## Result`` section are rewritten.
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 STR, OPT_STR, LIST, BOOL, TS, OPT_TS = "str", "opt-str", "list", "bool", "ts", "opt-ts"
 
-# Key order is the order written to disk (seed 000 §4c, then SPEC §10 fields).
+# Key order is the order written to disk: the core keys, then the optional ones
+# (assigned_to, alternatives, decisions, pushback, transcript_saved...).
 SCHEMA: dict[str, str] = {
     "id": STR,
     "status": STR,

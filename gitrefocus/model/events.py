@@ -348,6 +348,7 @@ def merge(ours: list[Event], theirs: list[Event]) -> list[Event]:
     The common prefix stays as it is; the two tails are interleaved like the
     merge step of merge sort on (timestamp, event id), which keeps each side's
     own order (causality within a clone) and gives both clones the same result.
+    Why this order and not Lamport clocks: docs/ARCHITECTURE.md.
     """
     n = 0
     while n < len(ours) and n < len(theirs) and ours[n].event_id == theirs[n].event_id:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 FENCE = "---"
-# Bounds on what a brief's frontmatter may hold (SPEC §13): a hand-edited or
+# Bounds on what a brief's frontmatter may hold (docs/ARCHITECTURE.md, "Trust boundaries"): a hand-edited or
 # fetched brief is input, and a few bytes of YAML aliases can expand to gigabytes.
 MAX_BYTES = 256 * 1024
 MAX_DEPTH = 8

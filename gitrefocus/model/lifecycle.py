@@ -1,4 +1,4 @@
-"""The status machine of SPEC §5."""
+"""The status machine (docs/ARCHITECTURE.md, "Lifecycle and guards")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Loops driven by the Stop hook (seed 002, SPEC §10): pure values and the rule.
+"""Loops driven by the Stop hook (docs/delivery.md, "Loops"): pure values and the rule.
 
 A loop belongs to one Claude Code session. While it is the session's
 foreground loop and ``active``, each time the agent stops is one iteration:

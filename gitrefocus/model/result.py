@@ -1,4 +1,5 @@
-"""The Result a child returns: validation, the seed-003 return object, markdown."""
+"""The Result a child returns: validation, the ``--from-json`` return object
+(docs/using.md), markdown."""
 
 from __future__ import annotations
 
@@ -102,7 +103,7 @@ class Result:
     dod: tuple[DodItem, ...] = ()
     artifacts: tuple[Artifact, ...] = ()
     follow_ups: tuple[FollowUp, ...] = ()
-    return_status: str | None = None  # seed 003 status when given --from-json
+    return_status: str | None = None  # the status given with --from-json (docs/using.md)
     errors: list[Any] = field(default_factory=list)
     next_steps: str | list[Any] | None = None
     metadata: JSONObject = field(default_factory=dict)
@@ -255,7 +256,7 @@ def _optional(obj: Mapping[str, Any], key: str, kind: _Kind, what: str, where: s
 
 
 def from_return_object(obj: object, where: str) -> Result:
-    """Validate a seed-003 standardized return object; return the Result it
+    """Validate a ``--from-json`` return object (docs/using.md); return the Result it
     describes (not yet :meth:`Result.checked`: flags may still add to it).
 
     ``{status: completed|failed|partial|blocked, summary, artifacts, metadata,

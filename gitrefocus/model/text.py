@@ -1,4 +1,5 @@
-"""Text shown to a person: control characters made visible (SPEC §13).
+"""Text shown to a person: control characters made visible
+(docs/ARCHITECTURE.md, "Trust boundaries").
 
 Briefs, results, transcripts and whatever a remote sent may carry escape
 sequences; printed raw (or written into a file a person ``cat``\\s, such as

@@ -1,4 +1,5 @@
-"""The cross-repository overview: ``list --global`` and ``index --global`` (seed 000 §14 #5).
+"""The cross-repository overview: ``list --global`` and ``index --global``
+(README, "Loops, the global index and the spawn tree").
 
 The same sections as INDEX.md, plus the repository each row was read from.
 A refocus known to both its source and its destination is shown once: from
@@ -12,7 +13,7 @@ import os
 from typing import Any
 
 from gitrefocus.model.records import dataclass
-from gitrefocus.ops import index_md
+from gitrefocus.ops import index_md, places
 from gitrefocus.ops.across import Across
 from gitrefocus.ops.index_md import Row
 from gitrefocus.store import atomic, git
@@ -87,7 +88,7 @@ def _cell(text: str) -> str:
 
 def render(m: GlobalModel, across: Across) -> str:
     def repo(g: GlobalRow) -> str:
-        return f"`{_cell(index_md._home(g.repo))}`"
+        return f"`{_cell(places.home(g.repo))}`"
 
     def where(r: Row) -> str:
         return _cell(index_md._where(r))

@@ -36,7 +36,8 @@ def child_refocus_of_session(ws: Workspace, session_id: str | None) -> str | Non
 
 
 def refuse_child_fork(ws: Workspace, env: Mapping[str, str] = os.environ) -> None:
-    """Children are leaves (seed 000 D4): by env var, or by session id."""
+    """Children are leaves (docs/ARCHITECTURE.md, "Lifecycle and guards"): by env var,
+    or by session id, so the guard holds when the environment file was lost."""
     if env.get("SESSION_REFOCUS_ROLE") == "child":
         raise GuardRefused(CHILD_CANNOT_FORK + " (SESSION_REFOCUS_ROLE=child)")
     rid = child_refocus_of_session(ws, env.get("CLAUDE_CODE_SESSION_ID"))

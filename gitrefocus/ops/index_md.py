@@ -19,7 +19,7 @@ from gitrefocus.ops import places
 from gitrefocus.store import atomic
 from gitrefocus.store import catalog as _catalog
 from gitrefocus.store.catalog import INCOMING, Catalog, Entry
-from gitrefocus.store.workspace import Workspace, is_inside, relative_inside
+from gitrefocus.store.workspace import Workspace, relative_inside
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
@@ -151,15 +151,7 @@ def _model(catalog: Catalog, recent_days: int, cutoff: _dt.datetime, *, archived
 
 
 def _where(r: Row) -> str:
-    if not r.counterpart:
-        return ""
-    arrow = "from" if r.direction == INCOMING else "to"
-    return f"{arrow} `{one_line(_home(r.counterpart))}`"  # a directory a remote's event named: evidence
-
-
-def _home(path: str) -> str:
-    home = os.path.expanduser("~")
-    return "~" + path[len(home):] if home not in ("", "/") and is_inside(path, home) and path != home else path
+    return places.route(r.direction, r.counterpart, lambda path: f"`{one_line(path)}`")  # a remote's event named it
 
 
 def render(catalog: Catalog) -> str:

@@ -1,4 +1,5 @@
-"""Which commits belong to a refocus, and the notes that say so (SPEC §4.3, §4.4).
+"""Which commits belong to a refocus, and the notes that say so (docs/ARCHITECTURE.md,
+"The storage model"; docs/rewrites-and-privacy.md).
 
 A commit is linked to a refocus by its ``Refocus-Id:`` trailer (added by the
 commit-msg hook) or by a ``linked`` note line (``git refocus link``). When a

@@ -20,6 +20,7 @@ See docs/paths-and-identity.md.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.place import DEST, SOURCE, Place
@@ -117,6 +118,15 @@ def home(path: str) -> str:
     """``path`` with the home directory written ``~`` (as INDEX.md and ``list --global`` show it)."""
     base = os.path.expanduser("~").rstrip(os.sep)
     return "~" + path[len(base):] if base and is_inside(path, base) and path != base else path
+
+
+def route(direction: str, counterpart: str | None, shown: Callable[[str], str] = str) -> str:
+    """Where a refocus goes as a listing shows it: "from ~/a" for an incoming
+    one, "to ~/b" for an outgoing one (the counterpart's directory, through
+    :func:`home`, then ``shown``); "" when the counterpart is unknown."""
+    if not counterpart:
+        return ""
+    return ("from " if direction == "incoming" else "to ") + shown(home(counterpart))
 
 
 def shown(ws: Workspace, state: RefocusState, side: str, *, by_id: bool = True, short: bool = True) -> str:

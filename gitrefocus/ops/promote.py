@@ -1,4 +1,6 @@
-"""Material changes promoted into ``<dest>/<contextDir>/*`` (SPEC §6, seed 000 D5)."""
+"""Material changes promoted into ``<dest>/<contextDir>/*``: each ``FILE=SUMMARY`` of a
+completion becomes a dated bullet naming the refocus (never twice), then
+``refocus.contextSaveCommand`` runs, its failure reported, never blocking the completion."""
 
 from __future__ import annotations
 

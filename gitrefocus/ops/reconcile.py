@@ -1,4 +1,5 @@
-"""Bringing a hand-edited brief file and its ref back into agreement (SPEC §4.1).
+"""Bringing a hand-edited brief file and its ref back into agreement: body edits
+are kept, a legal status edit becomes an ``edited`` event, any other is reported.
 
 - file equal to the ref's snapshot: nothing to do;
 - file equal to an *older* snapshot (a write was cut short): restored from the ref;
@@ -24,7 +25,7 @@ from gitrefocus.store.workspace import Workspace
 
 def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
     """Return notices; with ``strict`` an illegal or unreadable edit raises."""
-    path = record.brief_file(ws, rid)
+    path = catalog.brief_file(ws, rid)
     tip = eventlog.read_tip(ws.repo, rid)
     if path is None or tip is None:
         return []

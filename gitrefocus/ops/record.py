@@ -1,8 +1,8 @@
 """Recording an event everywhere it belongs: ref, brief file, notes, counterpart.
 
-Order matters for crash safety (SPEC §5): the ref (machine truth) moves first,
-then the file is rewritten from it, then notes, the counterpart repository and
-INDEX follow. A crash between steps leaves a file that equals an older snapshot
+Order matters for crash safety (docs/ARCHITECTURE.md, "Writes: order and
+crash safety"): the ref (machine truth) moves first, then the file is
+rewritten from it, then notes, the counterpart repository and INDEX follow. A crash between steps leaves a file that equals an older snapshot
 of its ref, which ``doctor --repair`` brings forward.
 """
 
@@ -77,7 +77,7 @@ def load_brief(ws: Workspace, refocus_id: str, tip: eventlog.Tip | None = None) 
     """The brief of ``refocus_id`` and the file it came from: the file on disk,
     live or archived (it keeps the user's body edits), else the snapshot in the
     ref (path None). None when this repository has neither."""
-    path = brief_file(ws, refocus_id)
+    path = catalog.brief_file(ws, refocus_id)
     if path is not None:
         return Brief.parse(atomic.read_bytes(path), ws.rel(path)), path
     if tip is None:
@@ -94,22 +94,6 @@ def current_doc(ws: Workspace, refocus_id: str, tip: eventlog.Tip | None) -> Bri
     return loaded[0] if loaded else None
 
 
-def brief_file(ws: Workspace, refocus_id: str) -> str | None:
-    """The brief file of this repo, live or archived."""
-    path = ws.brief_path(refocus_id)
-    if os.path.exists(path):
-        return path
-    archive = ws.archive_dir
-    try:
-        for quarter in sorted(os.listdir(archive)):
-            candidate = os.path.join(archive, quarter, f"{refocus_id}.md")
-            if os.path.exists(candidate):
-                return candidate
-    except FileNotFoundError:
-        pass
-    return None
-
-
 def write_event(ws: Workspace, refocus_id: str, make_event: Callable[[eventlog.Tip | None], Event], *,
                 write_file: bool | None = None, reconcile: bool = True, settle: bool = False) -> Outcome:
     """Append an event built by ``make_event(tip) -> Event`` and rewrite the file.
@@ -123,7 +107,7 @@ def write_event(ws: Workspace, refocus_id: str, make_event: Callable[[eventlog.T
     """
     warnings: list[str] = []
     docs: dict[str, Brief] = {}
-    path = brief_file(ws, refocus_id)
+    path = catalog.brief_file(ws, refocus_id)
     preflight(ws, *([path] if path is not None and write_file is not False else []))
     if reconcile:  # a hand edit of the file is recorded before anything builds on it
         from gitrefocus.ops.reconcile import reconcile_one
@@ -149,7 +133,7 @@ def write_event(ws: Workspace, refocus_id: str, make_event: Callable[[eventlog.T
             docs["new"] = apply_to_doc(doc, tip.event) if doc is not None else docs["new"]
         tip = eventlog.Tip(oid=settled.oid, state=settled.state, event=tip.event)
     written = []
-    path = brief_file(ws, refocus_id) or path
+    path = catalog.brief_file(ws, refocus_id) or path
     if write_file is None:
         write_file = path is not None
     if write_file and "new" in docs and tip.state.status == docs["new"].status:
@@ -165,7 +149,7 @@ REPO_MARGIN = 256 * 1024  # objects, refs, notes and the catalog's cache of one 
 
 def preflight(ws: Workspace, *files: str, index: bool = False) -> None:
     """Refuse, before the first durable write, what would stop a write part-way
-    (SPEC §13): a corrupt notes ref; a git directory, local state or INDEX.md
+    (docs/sync-and-repair.md, "Writes, reads and errors"): a corrupt notes ref; a git directory, local state or INDEX.md
     that cannot be written (read-only, full, or not a regular file); any of
     ``files`` that is a symlink, a FIFO, a directory, or cannot be written.
     ``index``: git will rewrite its index too (``git mv``, ``--commit``)."""
@@ -240,7 +224,7 @@ def propagate(from_ws: Workspace, to_ws: Workspace | None, refocus_id: str) -> l
 
 def materialize(ws: Workspace, refocus_id: str, new_events: list[Event]) -> list[str]:
     """Bring this repo's brief file (if it has one) up to date with new events."""
-    path = brief_file(ws, refocus_id)
+    path = catalog.brief_file(ws, refocus_id)
     if path is None:
         return []
     try:
@@ -324,14 +308,14 @@ def remember_counterpart(ws: Workspace, refocus_id: str, other: Workspace) -> No
 
 def knows(ws: Workspace, refocus_id: str) -> bool:
     """``ws`` already holds ``refocus_id`` (its ref or its brief file)."""
-    return refs.resolve(ws.repo, refs.ref_name(refocus_id)) is not None or brief_file(ws, refocus_id) is not None
+    return refs.resolve(ws.repo, refs.ref_name(refocus_id)) is not None or catalog.brief_file(ws, refocus_id) is not None
 
 
 def counterpart(ws: Workspace, state: RefocusState,
                 opened: dict[tuple[str | None, ...], Workspace | None] | None = None) -> Workspace | None:
     """The other repository of a refocus, when it is reachable on this machine and
     this machine already knows it takes part: it holds the refocus, or spawn here
-    recorded it. Places named by events are evidence, not truth (SPEC §13): a
+    recorded it. Places named by events are evidence, not truth (docs/ARCHITECTURE.md): a
     crafted log fetched by ``sync`` must not make us write into an unrelated repository."""
     key = (state.source_dir, state.dest_dir, state.extra.get("source_repo_id"), state.extra.get("dest_repo_id"))
     if opened is None:

@@ -2,7 +2,7 @@
 
 Only on explicit consent (the flag; never a default). The transcript is
 located and scrubbed *before* anything is recorded, so a missing transcript
-refuses the whole completion instead of half-doing it (SPEC §10, seed 000 §14).
+refuses the whole completion instead of half-doing it (docs/secrets.md).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Has an in-progress child exited without ``complete``? One answer for the SessionStart
-advisory and ``status`` (SPEC §7): the SessionEnd hook recorded ``session-ended``, or,
+advisory and ``status`` (docs/delivery.md): the SessionEnd hook recorded ``session-ended``, or,
 since SessionEnd is unreliable (killed past its 1.5 s, never run after ``claude -p``),
 the lazy check: its last event and its transcript have been quiet for
 ``refocus.quietHours``."""

@@ -1,6 +1,7 @@
 """Files are written to a temporary name in the same directory and renamed.
 
-Nothing is read or written through a symlink inside a repository (SPEC §13): a
+Nothing is read or written through a symlink inside a repository
+(docs/ARCHITECTURE.md, "Trust boundaries"): a
 symlinked ``CLAUDE.md``, ``.gitignore``, ``docs/refocus`` or
 ``docs/refocus/transcripts`` could point anywhere, and following it would copy
 or overwrite a file the repository does not own. :func:`refuse_symlinks` checks
@@ -34,8 +35,8 @@ def refuse_symlinks(path: str, what: str = "write") -> None:
     below_top = []  # path and its ancestors, up to (not including) the repository's top
     probe = path
     while True:
-        if probe != path and _is_repo_top(probe):
-            break
+        if probe != path and not os.path.islink(probe) and _is_repo_top(probe):
+            break  # (a symlink to another repository's top is a symlink in this one)
         below_top.append(probe)
         parent = os.path.dirname(probe)
         if parent == probe:
@@ -132,9 +133,10 @@ def read_text(path: str, limit: int = MAX_READ) -> str:
 
 def check_writable(path: str, size: int = 0) -> None:
     """Everything a write of ``size`` bytes to ``path`` needs, checked before
-    anything is written (SPEC §13): no symlink on the way, no FIFO, directory or
-    other non-file in its place, a directory that can be written (not a
-    read-only file system), and room for it on the disk."""
+    anything is written: no symlink on the way, no FIFO, directory or other
+    non-file in its place, a directory that can be written (not a read-only
+    file system), and room for it on the disk (docs/sync-and-repair.md,
+    "Writes, reads and errors")."""
     refuse_symlinks(path)
     try:
         st = os.lstat(path)

@@ -29,7 +29,7 @@ from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.model.records import dataclass, field
 from gitrefocus.model.place import DEST, SOURCE
 from gitrefocus.store import catalog_cache, git, identity, refs
-from gitrefocus.store.workspace import Workspace, discover, is_inside, relative_inside
+from gitrefocus.store.workspace import Workspace, common_dir, discover, is_inside, load_pygit2, relative_inside
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def _lean_libgit2(large: bool) -> Iterator[None]:
     if not large or "pygit2" not in sys.modules:
         yield
         return
-    settings = refs._pygit2().settings
+    settings = load_pygit2().settings
     window, mapped = settings.mwindow_size, settings.mwindow_mapped_limit
     settings.mwindow_size, settings.mwindow_mapped_limit = PACK_WINDOW, PACK_MAPPED
     settings.enable_caching(False)
@@ -113,8 +113,9 @@ Listing = tuple[list[tuple[str, str]], list[tuple[str, str]]]
 
 def _unlinked(ws: Workspace, directory: str) -> bool:
     """``directory``, in the work tree, is a directory reached from its top
-    without a symlink: no brief is listed or read through one (SPEC §13), as
-    none is written through one (:func:`atomic.refuse_symlinks`)."""
+    without a symlink: no brief is listed or read through one, as none is
+    written through one (:func:`atomic.refuse_symlinks`; docs/ARCHITECTURE.md,
+    "Trust boundaries")."""
     probe = ws.workdir
     for part in os.path.relpath(directory, probe).split(os.sep):
         probe = os.path.join(probe, part)
@@ -416,7 +417,7 @@ def _direction(ws: Workspace, state: RefocusState | None, has_file: bool) -> str
         if is_inside(real, ws.workdir):
             return True
         found = discover(real) if os.path.isdir(real) else None
-        return found is not None and _common_dir(found[0]) == ws.common_dir
+        return found is not None and common_dir(found[0]) == ws.common_dir
 
     if state:
         is_dest, is_source = here(state.dest_dir), here(state.source_dir)
@@ -429,27 +430,23 @@ def _direction(ws: Workspace, state: RefocusState | None, has_file: bool) -> str
     return INCOMING if has_file else OUTGOING
 
 
-def _common_dir(git_dir: str) -> str:
-    """The git dir shared by the work trees of the repository ``git_dir`` belongs to."""
-    try:
-        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
-            return os.path.realpath(os.path.join(git_dir, fh.read().strip()))
-    except OSError:
-        return git_dir
-
-
-def brief_file(ws: Workspace, refocus_id: str) -> tuple[str, bool] | None:
-    """(path, archived) of one refocus's brief, live or archived: a stat or
-    two, never a listing of docs/refocus/."""
+def brief_file(ws: Workspace, refocus_id: str) -> str | None:
+    """The path of one refocus's brief in this work tree, live
+    (docs/refocus/<id>.md) or archived (docs/refocus/archive/<quarter>/<id>.md),
+    found with a stat or two, never a listing of docs/refocus/; None when
+    there is none. Nothing is found through a symlinked docs/refocus, archive
+    or quarter (:func:`_unlinked`): no brief is read through one, as none is
+    written through one. Whatever stands at the path itself (a symlink, a FIFO)
+    is returned, for its reader to refuse (:func:`atomic.read_bytes`)."""
     if not _unlinked(ws, ws.refocus_dir):
         return None
     path = ws.brief_path(refocus_id)
     if os.path.lexists(path):
-        return path, False
+        return path
     for quarter in sorted(_quarters(ws), key=lambda e: e.name):
         candidate = os.path.join(quarter.path, f"{refocus_id}.md")
         if os.path.lexists(candidate):
-            return candidate, True
+            return candidate
     return None
 
 
@@ -840,10 +837,11 @@ class Catalog:
         lookup and a stat or two each, whatever the size of the repository."""
         records = self._records(ids)
         for rid in ids:
-            file = brief_file(self.ws, rid) if RefocusId.is_valid(rid) else None
-            if rid not in records and file is None:
+            path = brief_file(self.ws, rid) if RefocusId.is_valid(rid) else None
+            if rid not in records and path is None:
                 continue
-            key = self._file_key(file[0]) if file else None
+            file = (path, path != self.ws.brief_path(rid)) if path is not None else None
+            key = self._file_key(path) if path is not None else None
             self.entries[rid] = self._entry(rid, records.get(rid), file, key, self.cache.file(key) if key else None)
         self._save_files()
         return self

@@ -43,6 +43,7 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model.ids import RefocusId
 from gitrefocus.model.lifecycle import ACTIVE
 from gitrefocus.store import eventlog, fastjson, localstate
+from gitrefocus.store.workspace import common_dir
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
@@ -162,15 +163,6 @@ def _parse_state(raw: Any) -> RefocusState:
 
 
 # -- the refs stamp -----------------------------------------------------------
-def common_dir(git_dir: str) -> str:
-    path = os.path.join(git_dir, "commondir")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return os.path.realpath(os.path.join(git_dir, fh.read().strip()))
-    except FileNotFoundError:
-        return git_dir
-
-
 def refs_stamp(git_dir: str) -> tuple[str | None, float]:
     """(stamp, newest mtime in it) of the places refocus refs live; stamp None
     when the ref store cannot be stamped (reftable: always enumerate)."""

@@ -1,4 +1,4 @@
-"""``refocus.*`` git configuration with the defaults of SPEC §4.5.
+"""``refocus.*`` git configuration and its defaults (the README's "Configuration" lists them).
 
 Read through the git CLI (:func:`read`), as git itself resolves it: system,
 global and repository files, includes, and ``git -c`` on the command line

@@ -13,7 +13,8 @@ the same events build the same commits.
 
 Every ref move is a compare-and-swap: the ref is locked in a libgit2
 transaction, re-read under the lock, and moved only if it still points where
-the writer started; otherwise the writer re-reads and retries.
+the writer started; otherwise the writer re-reads and retries. The whole
+storage model: docs/ARCHITECTURE.md.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.records import dataclass
 from gitrefocus.store import refs
 from gitrefocus.store.refs import ref_name, resolve
+from gitrefocus.store.workspace import load_pygit2
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing imports this module; cast only where libgit2 is
 if TYPE_CHECKING:
@@ -68,7 +70,7 @@ def commit_at(repo: Repository, oid: Oid | str) -> Commit:
 
 def event_commit(repo: Repository, oid: Oid | str) -> Commit:
     """The event commit ``oid`` names, or :class:`CorruptLog` (a ref may name a blob, tag or tree)."""
-    pygit2 = refs._pygit2()
+    pygit2 = load_pygit2()
     try:
         obj = repo.get(oid)
     except (ValueError, pygit2.GitError) as exc:
@@ -211,7 +213,7 @@ def terminal_event(repo: Repository, tip_oid: Oid) -> Event | None:
 def _signature(event: Event) -> Signature:
     from typing import cast
 
-    pygit2 = refs._pygit2()
+    pygit2 = load_pygit2()
     actor = event.actor or {}
     when = int(clock.parse(event.at).timestamp())
     return cast("Signature", pygit2.Signature(actor.get("name") or "git-refocus",
@@ -229,7 +231,7 @@ def build_commit(repo: Repository, parent: Tip | None, event: Event, brief: byte
     if brief is None or not applied:
         brief = snapshot(repo, parent.oid) if parent else None
     tb = repo.TreeBuilder()
-    pygit2 = refs._pygit2()
+    pygit2 = load_pygit2()
     tb.insert("event.json", repo.create_blob(event.to_json().encode("utf-8")), pygit2.enums.FileMode.BLOB)
     tb.insert("state.json", repo.create_blob(state_json(state)), pygit2.enums.FileMode.BLOB)
     if brief is not None:

@@ -37,6 +37,7 @@ from gitrefocus.model.ids import ref_name
 from gitrefocus.model.records import dataclass, field
 from gitrefocus.store import eventlog, refs
 from gitrefocus.store.refs import ADOPTED, AHEAD, CREATED, FAST_FORWARD, MERGED, SAME
+from gitrefocus.store.workspace import load_pygit2
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 
@@ -437,7 +438,7 @@ def quarantine_remote(repo: Repository, remote: str, refocus_id: str, theirs: Oi
     """Keep the remote's rejected log under ``refs/refocus-quarantine/remotes/<remote>/<id>``:
     a commit whose message gives the reasons, on top of the remote's tip, so
     ``git log`` there shows why and what. Returns the ref's name."""
-    pygit2 = refs._pygit2()
+    pygit2 = load_pygit2()
     name = f"{QUARANTINE_REMOTES}{remote}/{refocus_id}"
     reasons = "\n".join(f"- {r.reason}" for r in rejected)
     message = (f"refocus({refocus_id}): rejected from {remote}\n\nThe remote's log was not taken as it is:\n"

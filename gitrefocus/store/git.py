@@ -26,6 +26,82 @@ NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
 VERBOSE = "GIT_REFOCUS_VERBOSE"  # set by `git refocus -v`: each git command is shown on stderr
 
 
+# Variables by which whoever started git refocus names one repository: git's
+# own list (`git rev-parse --local-env-vars`). `git --git-dir=X refocus` sets
+# GIT_DIR, `--work-tree=Y` GIT_WORK_TREE; a hook run in a linked worktree gets
+# GIT_DIR and GIT_INDEX_FILE.
+LOCAL_ENV = ("GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+             "GIT_OBJECT_DIRECTORY", "GIT_DIR", "GIT_WORK_TREE", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE",
+             "GIT_INDEX_FILE", "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE", "GIT_PREFIX",
+             "GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE", "GIT_COMMON_DIR")
+# what git itself keeps when it runs git in another repository (a submodule):
+# the `-c` settings the user gave
+KEPT_FOR_OTHERS = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
+
+_named: dict[tuple[str, str | None, str | None], tuple[str, str] | str] = {}
+
+
+def named_repository() -> tuple[str, str] | None:
+    """(git dir, work tree), resolved, of the repository ``GIT_DIR`` /
+    ``GIT_WORK_TREE`` name, as git resolves them from the current directory
+    (``git rev-parse``; with GIT_DIR alone the current directory is the top of
+    the work tree), asked once per directory and values; None when neither is
+    set (discovery walks up for ``.git``). Raises :class:`RefocusError` when
+    they name nothing git can work in (no repository, a bare one)."""
+    given = os.environ.get("GIT_DIR"), os.environ.get("GIT_WORK_TREE")
+    if given == (None, None):
+        return None
+    key = (os.getcwd(), *given)
+    if key not in _named:
+        proc = subprocess.run(["git", "rev-parse", "--absolute-git-dir", "--show-toplevel"], capture_output=True,
+                              text=True, stdin=subprocess.DEVNULL)
+        lines = proc.stdout.splitlines()
+        _named[key] = ((os.path.realpath(lines[0]), os.path.realpath(lines[1]))
+                       if proc.returncode == 0 and len(lines) == 2 else last_line(proc))
+    found = _named[key]
+    if isinstance(found, str):
+        names = " and ".join(f"{name}={value}" for name, value in zip(("GIT_DIR", "GIT_WORK_TREE"), given)
+                             if value is not None)
+        raise RefocusError(f"{names} names no work tree git can use here ({found}); "
+                           "point it at a repository with a work tree, or unset it.")
+    return found
+
+
+def environment(cwd: str, env: Mapping[str, str] | None = None) -> dict[str, str] | None:
+    """The environment for git run in ``cwd``: ``env`` (None: this process's)
+    as given when neither GIT_DIR nor GIT_WORK_TREE names a repository (the
+    usual case: no copy, no question to git);
+    else with GIT_DIR / GIT_WORK_TREE made absolute where ``cwd`` lies in the
+    repository they name, and without the repository's variables anywhere else,
+    as git treats another repository (pre-commit's ``no_git_env``; see
+    docs/ARCHITECTURE.md, "Which repository: discovery")."""
+    named = named_repository()
+    if named is None:  # git finds the repository from cwd
+        return dict(env) if env is not None else None
+    out = dict(os.environ if env is None else env)
+    if names(cwd, named):
+        out["GIT_DIR"] = named[0]
+        if "GIT_WORK_TREE" in out:
+            out["GIT_WORK_TREE"] = named[1]
+        return out
+    for name in LOCAL_ENV:
+        if name not in KEPT_FOR_OTHERS:
+            out.pop(name, None)
+    return out
+
+
+def names(path: str, named: tuple[str, str]) -> bool:
+    """The repository ``named`` (:func:`named_repository`) is the one of
+    ``path``: git's for the current directory, wherever it is (``git
+    --work-tree=Y`` from outside Y), and for every path in its work tree."""
+    real = os.path.realpath(path)
+    return real == os.path.realpath(os.getcwd()) or _inside(real, named[1])
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
 def command(cwd: str, args: Sequence[str], config: Sequence[str] = ()) -> list[str]:
     argv = ["git", "-C", cwd, *config, *args]
     if os.environ.get(VERBOSE):
@@ -63,7 +139,7 @@ def run(cwd: str, *args: str, check: bool = True, input: str | None = None,
 
     faults.point(f"git {args[0] if args else ''}")
     proc = subprocess.run(command(cwd, args, config), capture_output=True, text=True, input=input,
-                          env=dict(env) if env is not None else None)
+                          env=environment(cwd, env))
     faults.ran(f"git {args[0] if args else ''}")
     if check and proc.returncode != 0:
         raise failure(what or f"git {args[0]}", proc)
@@ -79,7 +155,7 @@ def read(cwd: str, *args: str, config: Sequence[str] = ()) -> tuple[int, bytes]:
     """(exit code, stdout as bytes) of a git call whose output is parsed as
     git wrote it (names in any encoding); its stderr is dropped."""
     proc = subprocess.run(command(cwd, args, config), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, env=environment(cwd))
     return proc.returncode, proc.stdout
 
 
@@ -91,7 +167,8 @@ def popen(cwd: str, *args: str, config: Sequence[str] = (), stdin: bool = False,
     of the pipes' buffers, as :class:`subprocess.Popen` takes it."""
     return subprocess.Popen(command(cwd, args, config), stdout=subprocess.PIPE,
                             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                            stderr=subprocess.PIPE if stderr else subprocess.DEVNULL, bufsize=bufsize)
+                            stderr=subprocess.PIPE if stderr else subprocess.DEVNULL, bufsize=bufsize,
+                            env=environment(cwd))
 
 
 PIPE_BYTES = 1 << 20  # how far git may write ahead of the Python reading it (Linux's default most for a pipe)

@@ -26,6 +26,7 @@ import os
 
 from gitrefocus.model.place import IDENTITY_RE
 from gitrefocus.store import refs
+from gitrefocus.store.workspace import load_pygit2
 
 TYPE_CHECKING = False  # no `typing` at run time: listings and hooks import this module
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def ensure(ws: Workspace) -> str:
     if found is not None:
         return found
     repo = ws.repo
-    pygit2 = refs._pygit2()
+    pygit2 = load_pygit2()
     sig = pygit2.Signature("git-refocus", "git-refocus@localhost")
     message = (f"git refocus: the identity of the repository {repository_name(ws)}\n\n"
                "Refocus briefs and event logs name this commit to say which repository a refocus came from\n"
@@ -96,7 +97,7 @@ def adopt(ws: Workspace, remote: str) -> str | None:
         return None
     repo = ws.repo
     try:
-        refs.cas(repo, IDENTITY_REF, refs._pygit2().Oid(hex=theirs), None,
+        refs.cas(repo, IDENTITY_REF, load_pygit2().Oid(hex=theirs), None,
                  f"refocus: the identity {remote} holds")
     except refs._Lost:
         return None

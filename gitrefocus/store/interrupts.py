@@ -1,4 +1,4 @@
-"""Ctrl-C without half-written state (SPEC §5, §13).
+"""Ctrl-C without half-written state (docs/ARCHITECTURE.md, "Writes: order and crash safety").
 
 The CLI turns SIGINT into :class:`~gitrefocus.errors.Interrupted` (one line,
 exit 130). A write that touches two repositories runs inside :func:`deferred`:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from gitrefocus.errors import RefocusError
 from gitrefocus.store import refs
 from gitrefocus.store.refs import AHEAD, CREATED, FAST_FORWARD, MERGED, SAME
+from gitrefocus.store.workspace import load_pygit2
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def unreadable(repo: Repository, notes_ref: str = NOTES_REF) -> str | None:
     if oid is None:
         return None
     obj = repo.get(oid)
-    if isinstance(obj, refs._pygit2().Commit):
+    if isinstance(obj, load_pygit2().Commit):
         return None
     kind = type(obj).__name__.lower() if obj is not None else "missing object"
     return f"{notes_ref} points at a {kind}, not a notes commit"
@@ -71,7 +72,7 @@ def _note_commit(repo: Repository, parent: Oid | None, target: str, message: str
     """A notes commit on ``parent`` whose note on ``target`` (hex) is ``message``,
     laid out as libgit2's ``git_note_create`` lays it out: in the existing fan-out
     directory for ``target`` when there is one, else at the top, replacing the old note."""
-    pygit2 = refs._pygit2()
+    pygit2 = load_pygit2()
     blob = repo.create_blob(message.encode("utf-8"))
     tree = repo[parent].peel(pygit2.Tree) if parent is not None else None
     root = _with_note(repo, tree, target, blob)
@@ -82,7 +83,7 @@ def _note_commit(repo: Repository, parent: Oid | None, target: str, message: str
 def _with_note(repo: Repository, tree: Any, rest: str, blob: Oid) -> Oid:
     """``tree`` (None: empty) with the note ``blob`` on the object whose hex,
     below this level, is ``rest``."""
-    modes = refs._pygit2().enums.FileMode
+    modes = load_pygit2().enums.FileMode
     builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
     fanout = tree[rest[:2]] if tree is not None and len(rest) > 2 and rest[:2] in tree else None
     if fanout is not None and fanout.filemode == modes.TREE:
@@ -97,7 +98,7 @@ def read_note(repo: Repository, target_oid: Oid | str, notes_ref: str = NOTES_RE
         return str(repo.lookup_note(str(target_oid), notes_ref).message)
     except KeyError:
         return ""
-    except refs._pygit2().GitError:  # a corrupt notes ref: reported by doctor, read as no note
+    except load_pygit2().GitError:  # a corrupt notes ref: reported by doctor, read as no note
         return ""
 
 
@@ -143,7 +144,7 @@ def merge_notes(ws: Workspace, theirs_ref: str) -> str:
             refs.cas(repo, NOTES_REF, theirs, ours, "refocus: sync notes (fast-forward)")
             return CREATED if ours is None else FAST_FORWARD
         assert ours is not None  # with no notes here, the remote's hold every line
-        pygit2 = refs._pygit2()
+        pygit2 = load_pygit2()
         tree = repo[ours].peel(pygit2.Tree)
         root = tree.id
         for target, lines in sorted(to_write.items()):
@@ -174,7 +175,7 @@ def _lines(repo: Repository, blob: Oid | None) -> frozenset[str]:
 def notes_in(repo: Repository, commit: Oid) -> dict[str, Oid]:
     """{annotated object (hex): note blob} of the notes commit ``commit``,
     whatever its fan-out (``ab/cdef...`` directories or flat names)."""
-    pygit2 = refs._pygit2()
+    pygit2 = load_pygit2()
     out: dict[str, Oid] = {}
 
     def walk(tree: Any, prefix: str) -> None:

@@ -25,6 +25,7 @@ from gitrefocus.model.ids import (
 )
 from gitrefocus.model.ids import ref_name as ref_name
 from gitrefocus.store import faults, locks
+from gitrefocus.store.workspace import common_dir, load_pygit2
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing imports this module; cast only where libgit2 is
 if TYPE_CHECKING:
@@ -47,17 +48,11 @@ SAME, AHEAD, CREATED, FAST_FORWARD, MERGED, ADOPTED = (
     "same", "ahead", "created", "fast-forward", "merged", "adopted")
 
 
-def _pygit2() -> Any:  # the module
-    import pygit2  # ~120 ms: only where a repository is opened
-
-    return pygit2
-
-
 def GitError() -> type[Exception]:  # noqa: N802  (a class, looked up lazily)
     """pygit2's GitError, for ``except`` clauses that must not import pygit2 at load time."""
     from typing import cast
 
-    return cast("type[Exception]", _pygit2().GitError)
+    return cast("type[Exception]", load_pygit2().GitError)
 
 
 class _Lost(Exception):
@@ -83,16 +78,6 @@ def resolve(repo: Repository, refname: str) -> Oid | None:
     return cast("Oid", ref.target) if ref is not None else None
 
 
-def common_dir(repo: Repository) -> str:
-    """The git dir shared by all worktrees, where refs/ and packed-refs live."""
-    path = repo.path.rstrip(os.sep)
-    try:
-        with open(os.path.join(path, "commondir"), encoding="utf-8") as fh:
-            return os.path.normpath(os.path.join(path, fh.read().strip()))
-    except OSError:
-        return path
-
-
 def cas(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str) -> None:
     """Move ``refname`` from ``old`` (None: must not exist) to ``new``, or raise _Lost.
 
@@ -114,7 +99,7 @@ def cas(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str)
 
 
 def _move(repo: Repository, refname: str, new: Oid, old: Oid | None, message: str) -> None:
-    pygit2 = _pygit2()
+    pygit2 = load_pygit2()
     try:
         with repo.transaction() as txn:
             txn.lock_ref(refname)
@@ -122,8 +107,8 @@ def _move(repo: Repository, refname: str, new: Oid, old: Oid | None, message: st
                 raise _Lost()
             txn.set_target(refname, new, message=message)
     except pygit2.GitError as exc:  # the lock is held by another writer, or was left by a dead one
-        lock = locks.ref_lock_path(common_dir(repo), refname)
-        stale = locks.stale_ref_lock_error(common_dir(repo), refname)
+        lock = locks.ref_lock_path(common_dir(repo.path), refname)
+        stale = locks.stale_ref_lock_error(common_dir(repo.path), refname)
         if stale is not None:
             raise stale from None
         contended = os.path.lexists(lock) or "lock" in str(exc).lower()  # another writer, or one just gone
@@ -152,7 +137,7 @@ def iter_refs(repo: Repository, prefix: str = REF_PREFIX) -> Iterator[tuple[str,
     """(name below ``prefix``, target) for every ref under ``prefix``."""
     from typing import cast
 
-    pygit2 = _pygit2()
+    pygit2 = load_pygit2()
     for ref in repo.references.iterator(pygit2.enums.ReferenceFilter.ALL):
         name = ref.name
         if name.startswith(prefix):

@@ -1,4 +1,5 @@
-"""The user-level registry of repositories that take part in refocus (seed 000 §14 #5).
+"""The user-level registry of repositories that take part in refocus
+(README, "Loops, the global index and the spawn tree").
 
 One absolute work-tree path per line in
 ``${XDG_STATE_HOME:-~/.local/state}/git-refocus/repositories``. ``init`` and

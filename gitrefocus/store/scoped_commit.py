@@ -1,4 +1,5 @@
-"""``--commit``: a scoped commit of only the files a command wrote (seed 003).
+"""``--commit``: a scoped commit of only the files a command wrote, message
+``refocus(<id>): <event>``.
 
 A command asked to commit promises it before its first durable write
 (:func:`promise`): the message and the files it will write go to local state

@@ -25,8 +25,10 @@ CHAIN_MARKER = "git-refocus-chain"  # in the line a team's tracked hook runs our
 PRIVATE_HOOK = "refocus-hooks/commit-msg"  # ours, under the common git dir, when a tracked hook chains it
 
 
-def _pygit2() -> Any:  # the module
-    import pygit2  # ~120 ms: only where a repository is opened
+def load_pygit2() -> Any:  # the module
+    """pygit2, imported where a repository is first opened or written (~120 ms:
+    the hooks and listings never pay it)."""
+    import pygit2
 
     return pygit2
 
@@ -52,8 +54,23 @@ def relative_inside(path: str, directory: str) -> str | None:
     return path[len(directory.rstrip(os.sep)) + 1:]
 
 
+def named(path: str) -> tuple[str, str] | None:
+    """(git dir, work tree) of the repository ``GIT_DIR`` / ``GIT_WORK_TREE``
+    name, when they name one and it is ``path``'s (:func:`git.names`): git's
+    rule (``git --git-dir=X refocus`` acts on X, as every git it runs does). None
+    otherwise, and at no cost when neither is set: discovery walks up from
+    ``path``, and git run for it is given neither (:func:`git.environment`)."""
+    found = git.named_repository()
+    if found is None or not git.names(path, found):
+        return None
+    return found
+
+
 def find_git_dir(path: str) -> str | None:
     """The git dir of the repository containing ``path`` (no pygit2 needed)."""
+    given = named(path)
+    if given is not None:
+        return given[0]
     probe = os.path.realpath(path)
     while True:
         dotgit = os.path.join(probe, ".git")
@@ -69,6 +86,17 @@ def find_git_dir(path: str) -> str | None:
         if parent == probe:
             return None
         probe = parent
+
+
+def common_dir(git_dir: str) -> str:
+    """The git dir that the work trees of ``git_dir``'s repository share (refs/,
+    packed-refs, objects/, hooks/): the one its ``commondir`` file names (a
+    linked worktree's git dir), resolved; else ``git_dir`` itself."""
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
+            return os.path.realpath(os.path.join(git_dir, fh.read().strip()))
+    except (OSError, UnicodeDecodeError):
+        return git_dir
 
 
 def _valid_git_dir(path: str) -> bool:
@@ -110,7 +138,11 @@ def discover(path: str) -> tuple[str, str] | None:
     parent's ``.git`` then the parent itself, never across a file system); None
     for anything else for libgit2 to decide: a bare repository, one owned by
     another user (``safe.directory``), a ``.git`` that is no repository,
-    a config that moves the work tree."""
+    a config that moves the work tree. ``GIT_DIR`` / ``GIT_WORK_TREE`` decide
+    for the paths in the repository they name (:func:`named`)."""
+    given = named(path)
+    if given is not None:
+        return given
     probe = os.path.realpath(path)
     try:
         device = os.stat(probe).st_dev
@@ -206,7 +238,7 @@ class Workspace:
     @property
     def repo(self) -> Repository:
         if self._repo is None:
-            self._repo = _pygit2().Repository(self._git_dir)
+            self._repo = load_pygit2().Repository(self._git_dir)
         return self._repo
 
     @property
@@ -223,7 +255,7 @@ class Workspace:
         found = discover(path)
         if found is not None:
             return cls(None, found[1], found[0])
-        pygit2 = _pygit2()
+        pygit2 = load_pygit2()
         try:
             gitdir = pygit2.discover_repository(os.path.realpath(path))
         except pygit2.GitError:
@@ -257,11 +289,7 @@ class Workspace:
 
     @cached_property
     def common_dir(self) -> str:
-        commondir = os.path.join(self.git_dir, "commondir")
-        if os.path.isfile(commondir):
-            with open(commondir, encoding="utf-8") as fh:
-                return os.path.realpath(os.path.join(self.git_dir, fh.read().strip()))
-        return self.git_dir
+        return common_dir(self.git_dir)
 
     @property
     def refocus_dir(self) -> str:
@@ -422,7 +450,7 @@ class Workspace:
         return git.run(self.workdir, *args, check=check, input=input, what=what)
 
     def signature(self) -> Signature:
-        pygit2 = _pygit2()
+        pygit2 = load_pygit2()
         try:
             return self.repo.default_signature
         except Exception:

@@ -204,7 +204,7 @@ def test_save_transcript_scrubs_and_marks_lfs(spawned, hermetic):
 @pytest.mark.parametrize("session_end", ["ran", "killed after its first write", "never ran"])
 def test_an_unfinished_child_is_reported_whether_or_not_session_end_ran(spawned, session_end):
     """SessionEnd is unreliable (killed past its 1.5 s, never run after `claude -p`): the next
-    SessionStart and `status` give the same answer through the lazy check (issue 14, item 11)."""
+    SessionStart and `status` give the same answer through the lazy check."""
     src, dest, out = spawned
     rid, sid = out["id"], out["child_session_id"]
     hook("session-start", {"session_id": sid, "cwd": str(dest), "source": "startup"}, dest)  # the child starts

@@ -1,5 +1,5 @@
 """Shell completion: printed by `git refocus completion SHELL`, answering subcommands,
-options and the repository's ids and slugs (issue 12, item 7)."""
+options and the repository's ids and slugs."""
 
 from __future__ import annotations
 

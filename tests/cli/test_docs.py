@@ -56,13 +56,48 @@ def test_git_help_finds_the_installed_man_page():
 
 
 
-def test_readme_lists_every_command():
+def readme_section(title: str) -> str:
+    return (ROOT / "README.md").read_text().split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_readme_lists_exactly_the_cli_commands():
     import re
 
-    section = (ROOT / "README.md").read_text().split("## Commands", 1)[1].split("\n## ", 1)[0]
-    listed = set(re.findall(r"`([a-z-]+)`", section))
-    missing = [name for name, _ in commands() if name not in listed]
-    assert not missing, f"README's command list lacks {missing}"
+    sentence = readme_section("Commands").split("Read commands", 1)[0]  # the list: "`spawn`, ... and `version`."
+    listed = set(re.findall(r"`([a-z][a-z-]*)`", sentence))
+    shown = {name for name, _ in commands()}
+    assert listed == shown, (f"README's command list lacks {sorted(shown - listed)} "
+                             f"and names {sorted(listed - shown)}, which the CLI does not have")
+
+
+def configuration_keys() -> set[str]:
+    """Every ``refocus.*`` key the code reads or writes: the defaults table, and each
+    ``"refocus.<key>"`` string in the package."""
+    import ast
+    import re
+
+    from gitrefocus.store.config import DEFAULTS
+
+    keys = set(DEFAULTS)
+    for path in (ROOT / "gitrefocus").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found = re.fullmatch(r"refocus\.([a-z][A-Za-z]+)", node.value)
+                if found:
+                    keys.add(found.group(1))
+    return keys
+
+
+def test_readme_lists_exactly_the_configuration_keys():
+    import re
+
+    listed = set(re.findall(r"`([a-z][A-Za-z]+)`", readme_section("Configuration")))
+    used = configuration_keys()
+    assert "quietHours" in used and "staleReservedHours" in used, used
+    assert listed == used, (f"README's configuration list lacks {sorted(used - listed)} "
+                            f"and names {sorted(listed - used)}, which the code does not read")
+    man = MAN.read_text().split(".SH CONFIGURATION", 1)[1].split(".SH ", 1)[0]
+    assert set(re.findall(r"refocus\.([a-z][A-Za-z]+)", man)) == used, "the man page's CONFIGURATION lags the code"
 
 
 def test_git_help_works_from_a_source_tree_in_a_venv(tmp_path):

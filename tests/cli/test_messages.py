@@ -1,5 +1,5 @@
 """Errors in the user's words, JSON error objects, empty states, health --exit-code,
-did-you-mean, help and man page layout (issue 12, items 7-9)."""
+did-you-mean, help and man page layout."""
 
 from __future__ import annotations
 

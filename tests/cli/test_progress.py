@@ -1,5 +1,4 @@
-"""Progress on a terminal, fetch and push alike; never into a pipe or under --json
-(issue 12, item 11)."""
+"""Progress on a terminal, fetch and push alike; never into a pipe or under --json."""
 
 from __future__ import annotations
 

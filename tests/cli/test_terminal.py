@@ -1,5 +1,5 @@
 """What a person at a terminal sees: ids never cut, git's pager rules, git's colour rules
-(issue 12, item 6)."""
+(docs/using.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hostile inputs (issue 14): symlinks, YAML bombs, stale locks, corrupt objects, forged
+"""Hostile inputs: symlinks, YAML bombs, stale locks, corrupt objects, forged
 remote events, user text in the Result section, terminal escapes, odd arguments.
 Each test fails on the code before the fix; each checks what a user sees."""
 
@@ -231,7 +231,7 @@ def test_a_second_spawned_event_cannot_rewrite_dest_dir(clones):
 
 def test_sync_never_writes_into_a_repository_this_machine_does_not_know(clones):
     """A well-formed log from the remote whose source_dir names an unrelated repository here:
-    sync takes the refocus but touches nothing in that repository (SPEC §13)."""
+    sync takes the refocus but touches nothing in that repository (places named by events are evidence)."""
     from gitrefocus.model.events import Event
     from gitrefocus.store import eventlog
     from gitrefocus.store.workspace import Workspace
@@ -417,7 +417,7 @@ def test_a_write_error_in_the_source_is_one_line_naming_the_repair(repos):
     assert r.returncode == 1
 
 
-# -- issue 12 item 3: Ctrl-C anywhere ------------------------------------------------------------
+# -- Ctrl-C anywhere -------------------------------------------------------------------------
 INTERRUPT_AFTER = """
 import os, signal, sys
 from gitrefocus.store import {module} as target

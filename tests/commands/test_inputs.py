@@ -1,5 +1,5 @@
 """Inputs as users type them: ids by any unique prefix or slug, slugs from any script,
-oversized reasons, pickup of finished work, the demo's output (issue 12, items 6 and 10)."""
+oversized reasons, pickup of finished work, the demo's output."""
 
 from __future__ import annotations
 

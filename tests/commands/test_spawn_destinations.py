@@ -1,5 +1,5 @@
-"""Spawning into an un-initialised destination says so and never claims tagging (issue 12,
-item 2); bookkeeping commits carry their own id (item 5); clones know their side (item 4)."""
+"""Spawning into an un-initialised destination says so and never claims tagging;
+bookkeeping commits carry their own id; clones know their side."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The active marker: `start` only in the destination, `status` shows it, `doctor` flags a
-wrong one, `stop` clears it (issue 12, item 1)."""
+wrong one, `stop` clears it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""handoff on transcripts the real Claude Code client wrote (issue 5 test data):
+"""handoff on transcripts the real Claude Code client wrote (tests/data/):
 tool calls, a resume, a verbatim user correction, tool output that must not leak."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""handoff on a transcript the real Claude Code client wrote (issue 11): a slash command with
+"""handoff on a transcript the real Claude Code client wrote: a slash command with
 arguments, a background agent and its task notification, a conclusion the user overruled,
 a rewind, /compact and an image — asserting on what the brief SAYS, not only its shape.
 

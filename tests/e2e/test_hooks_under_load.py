@@ -1,4 +1,4 @@
-"""Hooks under load (issue 14, item 11): the real-client scenario "spawn, the child runs and
+"""Hooks under load: the real-client scenario "spawn, the child runs and
 exits unfinished, the next session in the destination is told" repeated while every core
 is kept busy. Slow: run it with `scripts/test -m slow tests/e2e/test_hooks_under_load.py`.
 

@@ -1,4 +1,5 @@
-"""Loops with the real Claude Code client: the Stop hook keeps a session working (SPEC §10).
+"""Loops with the real Claude Code client: the Stop hook keeps a session working
+(docs/delivery.md, "Loops and the client's cap").
 
 Every scripted turn the mock plays is one model response; each response that
 ends without a tool call makes the client run its Stop hook, so the number of

@@ -1,5 +1,5 @@
 """/refocus, /refocus-complete and the refocus-drift skill, driven through the real client
-(SPEC §7.1), against the pinned release and one older 2.1.x release.
+(docs/delivery.md, "Commands in the default permission mode"), against the pinned release and one older 2.1.x release.
 
 The mock plays the model: it checks what the client sent (the expanded command, the skill
 listing, the brief from the hooks) and answers with the Bash calls the command file asks for,

@@ -1,4 +1,4 @@
-"""git refocus with the real Claude Code client (SPEC §7, §14).
+"""git refocus with the real Claude Code client (docs/delivery.md).
 
 The client runs against the loopback mock; the mock plays the model (scripted
 Bash tool calls) and records what the model was sent, so these tests assert on

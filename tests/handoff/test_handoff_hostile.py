@@ -1,4 +1,4 @@
-"""A hostile transcript line costs that line, never the whole handoff (issue 14, item 10)."""
+"""A hostile transcript line costs that line, never the whole handoff."""
 
 from __future__ import annotations
 

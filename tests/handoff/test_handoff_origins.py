@@ -1,5 +1,5 @@
 """Who said what: records classified by origin (one table, every client generation), and the
-smaller content defects of issue 11 — each test fails on the code before the fix."""
+smaller content defects found on real sessions — each test fails on the code before the fix."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`git refocus decisions`: the ADR lookup table of seed 004 feature 5."""
+"""`git refocus decisions`: the lookup table of architecture decision records."""
 
 from __future__ import annotations
 

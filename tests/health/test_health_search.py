@@ -1,4 +1,4 @@
-"""`git refocus search TEXT [--cross-project]` (seed 004 feature 2)."""
+"""`git refocus search TEXT [--cross-project]` across the configured projects."""
 
 from __future__ import annotations
 

@@ -38,7 +38,8 @@ def test_event_merge_is_symmetric_and_lossless(a, b, shared):
 
 def test_events_of_one_second_keep_the_order_they_happened_in():
     """Two clones write events in the same second: the merge orders them by when they were
-    made, so an abandon just after a completion can never sort first (issue 14, item 10)."""
+    made, so an abandon just after a completion can never sort first
+    (docs/ARCHITECTURE.md, "Why wall-clock order and event ids")."""
     at = "2026-11-22T12:00:00Z"
     spawned = ev.Event(refocus_id="r", kind=ev.SPAWNED, at="2026-11-22T11:00:00Z", data={"meta": {"id": "r"}})
     for _ in range(30):

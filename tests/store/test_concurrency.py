@@ -1,4 +1,4 @@
-"""SPEC §13: 32 parallel writers in one repository lose no event and no note line.
+"""32 parallel writers in one repository lose no event and no note line.
 
 Each writer is its own process (as concurrent sessions and hooks are) and
 goes through the command modules: per refocus, one process starts then

@@ -1,5 +1,5 @@
 """Kill-point sweep of `sync` (spawn and complete: tests/store/test_killed_writers.py), and a
-fuzz test over corrupted briefs, event commits and notes (issue 14).
+fuzz test over corrupted briefs, event commits and notes.
 
 Sync: a clone B syncs a spawned-and-completed refocus from a remote and is SIGKILLed after
 its Nth durable write, for every N; `doctor --repair` and a second sync must leave B agreeing

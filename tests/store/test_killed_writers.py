@@ -1,4 +1,4 @@
-"""SPEC §13: a writer killed at any point leaves state that `doctor --repair` completes or
+"""A writer killed at any point leaves state that `doctor --repair` completes or
 rolls back, and no completed result is ever lost.
 
 The crash points are chosen, not timed: with GIT_REFOCUS_KILL_AFTER_WRITES=N the command

@@ -6,13 +6,11 @@ tests/conftest.py ``hermetic_seal``)."""
 from __future__ import annotations
 
 import os
-import shlex
-import sys
 
 import pytest
 
 from tests.gitrepo import make_repo
-from tests.runner import ROOT, refocus, spawn_args
+from tests.runner import git_refocus_on_path, refocus, spawn_args
 
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Ada Author",
@@ -77,12 +75,7 @@ def seal(monkeypatch, home):
     (home / ".gitconfig").write_text(GITCONFIG)
     # the git hooks init installs call `git-refocus` from PATH (post-rewrite): this source tree's,
     # whether pytest runs inside the venv (scripts/test) or not
-    bindir = home / ".local" / "bin"
-    bindir.mkdir(parents=True)
-    shim = bindir / "git-refocus"
-    shim.write_text(f'#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} exec {shlex.quote(sys.executable)} '
-                    '-m gitrefocus "$@"\n')
-    shim.chmod(0o755)
+    bindir = git_refocus_on_path(home / ".local")
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}")
     return home
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -27,8 +28,9 @@ def git_refocus_on_path(directory: Path) -> Path:
     """A ``git-refocus`` in ``directory``/bin that runs this checkout, so that ``git refocus``
     (git finding its subcommand on PATH) is the code under test; the bin directory."""
     shim = directory / "bin"
-    shim.mkdir()
-    (shim / "git-refocus").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m gitrefocus "$@"\n')
+    shim.mkdir(parents=True)
+    (shim / "git-refocus").write_text(f'#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} '
+                                      f'exec {shlex.quote(sys.executable)} -m gitrefocus "$@"\n')
     (shim / "git-refocus").chmod(0o755)
     return shim
 

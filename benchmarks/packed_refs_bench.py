@@ -5,10 +5,11 @@ look up one ref per entry they show, at 4 and 10k refocuses, quiet and with one 
 
 The repositories come from benchmarks/generate.py, whose refs are all in packed-refs. With
 ``refocus.recentDays`` set past the whole generated history, INDEX.md's overview shows every
-finished entry, so ``git refocus index`` and the child's first session-start hook (which
-refreshes INDEX.md) look up one ref per entry: the case where reading the whole packed-refs
+finished entry: ``git refocus list`` looks up one ref per entry, and so did ``git refocus
+index`` and the child's first session-start hook (which refreshes INDEX.md) until INDEX.md
+listed only the newest rows of each section; the case where reading the whole packed-refs
 file per lookup was quadratic. --code runs another checkout (e.g. ``git archive main
-gitrefocus | tar -x -C /tmp/old``) in the same run, each command alternating between the two.
+gitrefocus githooks hooks | tar -x -C /tmp/old``) in the same run, each command alternating between the two.
 Printed: medians, and each size's ratio to the same command at the smallest size in the same
 run (the target for these commands: <= 1.5x). Measured, never asserted.
 """
@@ -28,7 +29,7 @@ sys.path.insert(0, HERE)
 import generate  # noqa: E402
 from scale_bench import Runner, hermetic_env  # noqa: E402
 
-CASES = ("index", "hook first start", "hook idle")
+CASES = ("list", "index", "hook first start", "hook idle")
 
 
 def measure(size: int, runs: int, codes: dict[str, str], root: str) -> dict[tuple[str, str], list[float]]:
@@ -44,6 +45,7 @@ def measure(size: int, runs: int, codes: dict[str, str], root: str) -> dict[tupl
         r.refocus("index", cwd=dest)
     for i in range(runs):
         for label, r in runners.items():
+            out.setdefault((label, "list"), []).append(r.refocus("list", cwd=dest)[0])
             out.setdefault((label, "index"), []).append(r.refocus("index", cwd=dest)[0])
             _, text = r.refocus("spawn", dest, "--reason", "bench", "--done-when", "x", "--json",
                                 "--slug", f"{label}-{i}", cwd=src)

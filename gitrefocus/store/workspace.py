@@ -273,9 +273,8 @@ def _packed(path: str, refname: str) -> str | None | EllipsisType:
                 data = fh.read()
         except FileNotFoundError:
             return None
-        _PACKED_FILES.pop(path, None)
-        while len(_PACKED_FILES) >= _PACKED_KEEP:
-            del _PACKED_FILES[next(iter(_PACKED_FILES))]
+        if len(_PACKED_FILES) >= _PACKED_KEEP:
+            _PACKED_FILES.clear()  # no walk over a dict another thread may be changing
         known = _PACKED_FILES[path] = ((st.st_ino, st.st_mtime_ns, st.st_size), _PackedRefs(data))
     return known[1].get(refname)
 

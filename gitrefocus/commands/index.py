@@ -28,7 +28,8 @@ class IndexOutcome:
 def index(*, cwd: str = ".") -> IndexOutcome:
     ws = Workspace.open(cwd)
     notices = settle(ws)
-    m = index_md.overview_model(ws)  # only what the file shows is loaded
+    m = index_md.overview_model(ws, index_md.INDEX_ROWS)  # only what the file shows is loaded
     path = index_md.write_model(ws, m)
-    return IndexOutcome(path=path, active=len(m.active), recent=len(m.recent), archived=m.archived_count,
+    active, recent = min(len(m.active), index_md.INDEX_ROWS), min(len(m.recent), index_md.INDEX_ROWS)
+    return IndexOutcome(path=path, active=active, recent=recent, archived=m.archived_count,
                         notices=notices)

@@ -109,6 +109,8 @@ class IndexModel:
     older_count: int
     recent_days: int
     catalog: Catalog | None = None  # the entries the rows came from (the spawn tree reads their states)
+    more_active: int = 0  # rows of each section not loaded (overview_model with a limit)
+    more_recent: int = 0
 
 
 def _cutoff(ws: Workspace) -> tuple[int, _dt.datetime]:
@@ -121,17 +123,18 @@ def model(catalog: Catalog) -> IndexModel:
     return _model(catalog, *_cutoff(catalog.ws))
 
 
-def overview_model(ws: Workspace) -> IndexModel:
+def overview_model(ws: Workspace, limit: int | None = None) -> IndexModel:
     """The same model read through the catalog's index: only the entries that
-    can be active or recent are loaded, the others are counted by name."""
+    can be active or recent are loaded (with a ``limit``, the newest ``limit``
+    of each section), the others are counted by name."""
     recent_days, cutoff = _cutoff(ws)
-    # a day of slack: the index compares timestamps as text; _model applies the exact rule
-    seen = _catalog.overview(ws, clock.iso(cutoff - _dt.timedelta(days=1)))
-    return _model(seen.catalog, recent_days, cutoff, archived=seen.archived, older=seen.others)
+    seen = _catalog.overview(ws, cutoff, limit)
+    return _model(seen.catalog, recent_days, cutoff, archived=seen.archived, older=seen.others,
+                  more_active=seen.more_active, more_recent=seen.more_recent)
 
 
 def _model(catalog: Catalog, recent_days: int, cutoff: _dt.datetime, *, archived: int = 0,
-           older: int = 0) -> IndexModel:
+           older: int = 0, more_active: int = 0, more_recent: int = 0) -> IndexModel:
     active: list[Row] = []
     recent: list[Row] = []
     for entry in sorted(catalog.entries.values(), key=lambda e: e.id, reverse=True):
@@ -147,7 +150,7 @@ def _model(catalog: Catalog, recent_days: int, cutoff: _dt.datetime, *, archived
         else:
             older += 1
     return IndexModel(active=active, recent=recent, archived_count=archived, older_count=older,
-                      recent_days=recent_days, catalog=catalog)
+                      recent_days=recent_days, catalog=catalog, more_active=more_active, more_recent=more_recent)
 
 
 def _where(r: Row) -> str:
@@ -156,6 +159,16 @@ def _where(r: Row) -> str:
 
 def render(catalog: Catalog) -> str:
     return render_model(catalog.ws, model(catalog))
+
+
+INDEX_ROWS = 50  # rows per section of INDEX.md: a refresh loads these, `list` shows the rest
+
+
+def _shown(rows: list[Row], more: int) -> tuple[list[Row], list[str]]:
+    """The first INDEX_ROWS of a section's ``rows``, and the line pointing to the others
+    (those past them and ``more`` not loaded)."""
+    more += max(len(rows) - INDEX_ROWS, 0)
+    return rows[:INDEX_ROWS], ["", f"({more} more not shown; `git refocus list` shows them.)"] if more else []
 
 
 def render_model(ws: Workspace, m: IndexModel) -> str:
@@ -167,21 +180,24 @@ def render_model(ws: Workspace, m: IndexModel) -> str:
         "## Active (status ∈ {reserved, brief, in-progress, blocked})",
         "",
     ]
-    if m.active:
+    active, more_active = _shown(m.active, m.more_active)
+    recent, more_recent = _shown(m.recent, m.more_recent)
+    if active:
         lines += ["| Date | Slug | Direction | Status | Counterpart |", "|---|---|---|---|---|"]
-        lines += [f"| {r.date} | {r.slug} | {r.direction} | {one_line(r.status)} | {_where(r)} |" for r in m.active]
+        lines += [f"| {r.date} | {r.slug} | {r.direction} | {one_line(r.status)} | {_where(r)} |" for r in active]
     else:
         lines.append("(none)")
-    lines += ["", f"## Recent (finished, last {m.recent_days} days)", ""]
-    if m.recent:
+    lines += [*more_active, "", f"## Recent (finished, last {m.recent_days} days)", ""]
+    if recent:
         lines += ["| Date | Slug | Direction | Status | Completed | Counterpart | File |", "|---|---|---|---|---|---|---|"]
-        for r in m.recent:
+        for r in recent:
             link = f"[open]({r.id}.md)" if r.file else "—"
             done = (r.completed_at or "")[:10]
             lines.append(f"| {r.date} | {r.slug} | {r.direction} | {one_line(r.status)} | {one_line(done)} | {_where(r)} "
                          f"| {link} |")
     else:
         lines.append("(none)")
+    lines += more_recent
     lines += [
         "",
         "## Archived",
@@ -201,7 +217,7 @@ def spawn_tree_section(catalog: Catalog, m: IndexModel) -> list[str]:
     MAX_MERMAID_NODES) as a mermaid flowchart, when more than one is listed."""
     from gitrefocus.ops import spawn_tree
 
-    shown = [r.id for r in m.active + m.recent]
+    shown = [r.id for r in m.active[:INDEX_ROWS] + m.recent[:INDEX_ROWS]]
     if len(shown) < 2:
         return []
     newest = set(sorted(shown, reverse=True)[:spawn_tree.MAX_MERMAID_NODES])
@@ -272,5 +288,5 @@ def _write_current(ws: Workspace) -> None:
     the last write is never an older render than the refs it follows."""
     for attempt in range(1, RENDERS + 1):
         before = _catalog.ref_moves(ws)
-        if _write(ws, render_model(ws, overview_model(ws)), before, last=attempt == RENDERS):
+        if _write(ws, render_model(ws, overview_model(ws, INDEX_ROWS)), before, last=attempt == RENDERS):
             return

@@ -10,6 +10,7 @@ entries they find.
 from __future__ import annotations
 
 import contextlib
+import datetime as _dt
 import functools
 import gc
 import heapq
@@ -899,37 +900,65 @@ class Overview:
 
     catalog: Catalog
     archived: int  # entries whose brief is archived
-    others: int  # entries neither archived nor loaded (finished before ``since``)
+    others: int  # entries neither archived nor loaded, nor counted below (finished before the cutoff)
+    more_active: int = 0  # open entries past the limit, not loaded
+    more_recent: int = 0  # entries finished since the cutoff past the limit, not loaded
 
 
-def overview(ws: Workspace, since: str) -> Overview:
-    """Load the entries that are open, finished at or after ``since`` (an ISO
-    time), unreadable, or only a brief file; count the rest. Read from the
-    cache's index and its census of brief names (see :meth:`Catalog.census`):
-    costs the loaded entries, not a read, or even a listing, of every entry."""
+def overview(ws: Workspace, cutoff: _dt.datetime, limit: int | None = None) -> Overview:
+    """Load the entries that are open, finished at or after ``cutoff``,
+    unreadable, or only a brief file; count the rest. With a ``limit``, only
+    the newest ``limit`` open ones and the newest ``limit`` finished since the
+    cutoff are loaded, and the others of each counted. Read from the cache's
+    index and its census of brief names (see :meth:`Catalog.census`): costs
+    the loaded entries, not a read, or even a listing, of every entry."""
     cat = Catalog(ws)
     cat.fresh()
     cache = cat.cache
     if not cat.census():
-        return _overview_listed(cat, since)
+        return _overview_listed(cat, cutoff, limit)
     lone = cache.without_ref()
-    wanted = set(cache.ids_where(statuses=lifecycle.ACTIVE))
-    wanted.update(cache.finished_since(since), cache.unreadable(), lone)
+    shown, more_active, more_recent = _newest(cat, cutoff, limit, cache.archived_among)
+    wanted = {*shown, *cache.unreadable(), *lone}
     cat.load_ids(sorted(wanted - cache.archived_among(wanted)))
     archived, archived_with_ref = cache.archived_counts()
     everything = cache.count() - archived_with_ref + len(lone)
-    return Overview(catalog=cat, archived=archived, others=everything - len(cat.entries))
+    return Overview(catalog=cat, archived=archived, more_active=more_active, more_recent=more_recent,
+                    others=everything - len(cat.entries) - more_active - more_recent)
 
 
-def _overview_listed(cat: Catalog, since: str) -> Overview:
+def _overview_listed(cat: Catalog, cutoff: _dt.datetime, limit: int | None) -> Overview:
     """:func:`overview` from a listing of the brief directories (when the census could not be kept)."""
     ref_ids = set(cat.cache.ids())
     live, archived = _brief_ids(cat.ws, set(cat.cache.ids(suffix=".md")))
-    wanted = set(cat.cache.ids_where(statuses=lifecycle.ACTIVE))
-    wanted.update(cat.cache.finished_since(since), cat.cache.unreadable(), live - ref_ids)
-    cat.load_ids(sorted(wanted - archived))
+    shown, more_active, more_recent = _newest(cat, cutoff, limit, archived.intersection)
+    cat.load_ids(sorted({*shown, *cat.cache.unreadable(), *(live - ref_ids)} - archived))
     everything = len((ref_ids | live) - archived)
-    return Overview(catalog=cat, archived=len(archived), others=everything - len(cat.entries))
+    return Overview(catalog=cat, archived=len(archived), more_active=more_active, more_recent=more_recent,
+                    others=everything - len(cat.entries) - more_active - more_recent)
+
+
+def _newest(cat: Catalog, cutoff: _dt.datetime, limit: int | None,
+            archived_among: Callable[[set[str]], set[str]]) -> tuple[list[str], int, int]:
+    """The ids of the newest ``limit`` open refocuses and of the newest ``limit``
+    finished at or after ``cutoff`` (all of them without a limit), their briefs
+    not archived, by the cache's rows; and how many of each are left out."""
+    cache = cat.cache
+    active = set(cache.ids_where(statuses=lifecycle.ACTIVE))
+    # the index compares times as text: a day of slack, then the exact rule ops/index_md applies
+    recent = {rid for rid, finished, status in cache.finished_since(clock.iso(cutoff - _dt.timedelta(days=1)))
+              if status not in lifecycle.ACTIVE and _at_or_after(finished, cutoff)}
+    gone = archived_among(active | recent)
+    newest_active, newest_recent = sorted(active - gone, reverse=True), sorted(recent - gone, reverse=True)
+    cut = len(active) + len(recent) if limit is None else limit
+    return newest_active[:cut] + newest_recent[:cut], len(newest_active[cut:]), len(newest_recent[cut:])
+
+
+def _at_or_after(finished: str, cutoff: _dt.datetime) -> bool:
+    try:
+        return clock.parse(finished) >= cutoff
+    except ValueError:
+        return True  # loaded: the renderer judges it
 
 
 def known_ids(ws: Workspace) -> set[str]:

@@ -251,9 +251,9 @@ class Cache:
     def unreadable(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT id FROM refs WHERE error IS NOT NULL")]
 
-    def finished_since(self, since: str) -> list[str]:
-        """Ids whose completed_at (else last event) sorts at or after ``since``."""
-        return [r[0] for r in self.conn.execute("SELECT id FROM refs WHERE finished >= ?", (since,))]
+    def finished_since(self, since: str) -> list[tuple[str, str, str | None]]:
+        """(id, completed_at else last event, status) of the rows whose time sorts at or after ``since``."""
+        return self.conn.execute("SELECT id, finished, status FROM refs WHERE finished >= ?", (since,)).fetchall()
 
     def snapshots(self) -> dict[str, str | None]:
         """{id: blob id of brief.md at the tip} of every row."""

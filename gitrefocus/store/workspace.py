@@ -189,25 +189,94 @@ def discover(path: str) -> tuple[str, str] | None:
         probe = parent
 
 
+# packed-refs files read in this process: path -> ((inode, mtime, size), snapshot). A ref
+# store rewrites packed-refs by renaming a new file over it, so a changed file changes the key.
+_PACKED_FILES: dict[str, tuple[tuple[int, int, int], _PackedRefs]] = {}
+_PACKED_KEEP = 8  # files kept at once (a global listing visits many repositories)
+
+
+class _PackedRefs:
+    """One packed-refs file as read: its lines of ``<id> <refname>``, each
+    followed by the ``^<id>`` lines peeling it. Looked up by bisection when the
+    header says the file is ``sorted`` (git writes it so), as git and libgit2
+    do; else through a dict built on the first lookup."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.start = 0
+        if data.startswith(b"#"):  # "# pack-refs with: <traits> "
+            end = data.find(b"\n")
+            header = data[:end] if end >= 0 else data
+            self.sorted = b"sorted" in header.partition(b":")[2].split()
+            self.start = end + 1 if end >= 0 else len(data)
+        else:
+            self.sorted = False
+        self.end = data.rfind(b"\n") + 1  # an unterminated last line is not read
+        self._names: dict[bytes, bytes] | None = None
+
+    def get(self, refname: str) -> str | None | EllipsisType:
+        """``refname``'s 40-hex id, None when it is not there, ``...`` when
+        it is there in a form this does not read (another hash's length)."""
+        name = refname.encode()
+        oid = self._bisect(name) if self.sorted else self._dict().get(name)
+        if oid is None:
+            return None
+        return oid.decode() if _hex(oid) else ...
+
+    def _dict(self) -> dict[bytes, bytes]:
+        if self._names is None:
+            names: dict[bytes, bytes] = {}
+            for line in self.data[self.start:self.end].split(b"\n"):
+                oid, space, name = line.partition(b" ")
+                if space and not line.startswith((b"^", b"#")):
+                    names.setdefault(name, oid)  # the first line naming it, as a scan finds
+            self._names = names
+        return self._names
+
+    def _bisect(self, name: bytes) -> bytes | None:
+        data, lo, hi = self.data, self.start, self.end  # lo and hi: at the start of a record
+        while lo < hi:
+            mid = (lo + hi) // 2
+            start = data.rfind(b"\n", lo, mid) + 1 or lo  # the line holding mid
+            while data.startswith(b"^", start) and start > lo:  # a peeled line: back to its ref
+                start = data.rfind(b"\n", lo, start - 1) + 1 or lo
+            stop = data.index(b"\n", mid) + 1
+            while data.startswith(b"^", stop) and stop < hi:  # the record ends after its peeled lines
+                stop = data.index(b"\n", stop) + 1
+            line = data[start:data.index(b"\n", start)]
+            oid, space, found = line.partition(b" ")
+            if not space or line.startswith(b"^"):  # no ref on this line (a damaged file): skip it
+                lo = stop
+            elif name < found:
+                hi = start
+            elif name > found:
+                lo = stop
+            else:
+                return oid
+        return None
+
+
 def _packed(path: str, refname: str) -> str | None | EllipsisType:
     """``refname``'s target in the packed-refs file ``path`` (a line
     ``<40 hex> <refname>``), None when it is not there, ``...`` when it is
-    there in a form this does not read (another hash's length)."""
+    there in a form this does not read (another hash's length). The file is
+    read once per process while it stays the same file (inode, mtime, size)."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except FileNotFoundError:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
         return None
-    needle = b" " + refname.encode() + b"\n"
-    at = data.find(needle)
-    while at >= 0:
-        start = data.rfind(b"\n", 0, at) + 1
-        if start == at - 40 and _hex(data[start:at]):
-            return data[start:at].decode()
-        if b" " not in data[start:at]:  # a line naming it, and not as a 40-hex id
-            return ...
-        at = data.find(needle, at + 1)
-    return None
+    known = _PACKED_FILES.get(path)
+    if known is None or known[0] != (st.st_ino, st.st_mtime_ns, st.st_size):
+        try:
+            with open(path, "rb") as fh:
+                st = os.fstat(fh.fileno())  # the key of the file read, not of the one stat()ed
+                data = fh.read()
+        except FileNotFoundError:
+            return None
+        if len(_PACKED_FILES) >= _PACKED_KEEP:
+            _PACKED_FILES.clear()  # no walk over a dict another thread may be changing
+        known = _PACKED_FILES[path] = ((st.st_ino, st.st_mtime_ns, st.st_size), _PackedRefs(data))
+    return known[1].get(refname)
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:

@@ -21,8 +21,9 @@ def index_text(dest) -> str:
     return (dest / "docs/refocus/INDEX.md").read_text()
 
 
-def test_refreshed_index_equals_a_full_rebuild(repos, monkeypatch):
-    src, dest = repos
+def history(src, dest) -> dict[str, str]:
+    """Refocuses of every kind INDEX.md sorts: archived, older, open (old and new), recent results
+    and abandons, a brief file without a ref and a file that is no brief; {slug: id}."""
     ids = {}
     for slug, env in [("archived-one", OLD), ("old-result", OLD), ("old-open", OLD), ("new-result", NOW),
                       ("new-open", NOW), ("abandoned-now", NOW)]:
@@ -38,7 +39,12 @@ def test_refreshed_index_equals_a_full_rebuild(repos, monkeypatch):
         ids["new-open"], "2026-05-30-stray-copy-" + ids["new-open"][-6:])
     (dest / "docs/refocus/2026-05-30-stray-copy-{}.md".format(ids["new-open"][-6:])).write_text(stray)
     (dest / "docs/refocus/notes.md").write_text("not a brief\n")
+    return ids
 
+
+def test_refreshed_index_equals_a_full_rebuild(repos, monkeypatch):
+    src, dest = repos
+    history(src, dest)
     for key, value in NOW.items():
         monkeypatch.setenv(key, value)
     from gitrefocus.ops import index_md
@@ -57,6 +63,38 @@ def test_refreshed_index_equals_a_full_rebuild(repos, monkeypatch):
 
     refocus("index", cwd=dest, env=NOW)
     assert index_text(dest) == full
+
+
+def test_each_section_lists_its_newest_rows_and_points_to_list_for_the_rest(repos, monkeypatch):
+    """A refresh loads a bounded set (the newest rows of each section) and says what it leaves out,
+    exactly as a full rebuild (what doctor compares INDEX.md with) says it."""
+    src, dest = repos
+    ids = history(src, dest)
+    for key, value in NOW.items():
+        monkeypatch.setenv(key, value)
+    from gitrefocus.ops import index_md
+    from gitrefocus.store import catalog, catalog_cache
+    from gitrefocus.store.workspace import Workspace
+
+    monkeypatch.setattr(index_md, "INDEX_ROWS", 1)
+    ws = Workspace.open(str(dest))
+    try:
+        full = index_md.render(catalog.load(ws))
+        bounded = index_md.overview_model(ws, index_md.INDEX_ROWS)
+        refreshed = index_md.render_model(ws, bounded)
+        listed = index_md.overview_model(ws)
+    finally:
+        catalog_cache.forget()
+    assert refreshed == full
+    stray = next(rid for rid in bounded.catalog.entries if "stray-copy" in rid)  # a brief without a ref: loaded
+    assert set(bounded.catalog.entries) == {ids["new-open"], ids["new-result"], stray}, "only the rows shown"
+    active, recent = full.split("## Recent")
+    assert active.count("\n| 2026-") == 1 and "new-open" in active and "old-open" not in active
+    assert "(2 more not shown; `git refocus list` shows them.)" in active
+    assert recent.count("\n| 2026-") == 1 and "new-result" in recent and "abandoned-now" not in recent
+    assert "(1 more not shown; `git refocus list` shows them.)" in recent
+    assert "1 older finished entries not shown" in recent, "the rows left out are not counted as older"
+    assert len(listed.active) == 3 and len(listed.recent) == 2, "list still shows every row"
 
 
 def test_index_is_not_rewritten_when_nothing_visible_changed(spawned):

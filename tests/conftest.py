@@ -103,6 +103,15 @@ def initialized(repos):
 
 
 @pytest.fixture
+def wired(repos):
+    """src and dest, both initialised (so doctor holds both to the same standard)."""
+    src, dest = repos
+    for repo in (src, dest):
+        refocus("init", cwd=repo)
+    return src, dest
+
+
+@pytest.fixture
 def started(initialized):
     """A refocus spawned from src into an initialised dest and started there: (src, dest, id)."""
     src, dest = initialized

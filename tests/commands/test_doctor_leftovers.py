@@ -26,14 +26,6 @@ def kinds(repo) -> list[str]:
 
 
 @pytest.fixture
-def wired(repos):
-    src, dest = repos
-    for repo in (src, dest):
-        refocus("init", cwd=repo)
-    return src, dest
-
-
-@pytest.fixture
 def child(wired):
     """A refocus started in dest by session SID (not the id spawn made for the child: it takes
     the refocus over on purpose), with one tagged commit of the child's work."""

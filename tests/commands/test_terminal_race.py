@@ -25,14 +25,6 @@ def _start(args, cwd):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-@pytest.fixture
-def wired(repos):
-    src, dest = repos
-    for repo in (src, dest):
-        refocus("init", cwd=repo)
-    return src, dest
-
-
 def race_once(src, dest):
     rid = refocus(*spawn_args(dest, f"race-{len(list((dest / 'docs/refocus').glob('*.md')))}"), cwd=src).json["id"]
     refocus("start", rid, cwd=dest)

@@ -238,16 +238,7 @@ def contexts(source: Source, mirrors: str) -> dict[tuple[int, str, int, int], "C
     other party's text before it and the assistant's reply after a user's words."""
     from gitrefocus.handoff import classify
 
-    data = source.load(mirrors)
-    asked: set[str] = set()
-    messages: list[tuple[int, str, str, str]] = []
-    for number, raw in enumerate(data.split(b"\n"), 1):
-        try:
-            record = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            messages += [(number, name, role, text) for name, role, text in said(record, asked)]
+    messages = _messages(source, mirrors)
     out: dict[tuple[int, str, int, int], classify.Context] = {}
     for i, (number, name, role, text) in enumerate(messages):
         other = "assistant" if role == "user" else "user"
@@ -535,11 +526,8 @@ def sample(source: Source, mirrors: str, per_user: int = 10, per_assistant: int 
     return sorted(picked, key=lambda r: Pointer.parse(r["pointer"]).line)
 
 
-def sample_boundary(source: Source, mirrors: str, taken: set[str], cap: int = 12) -> list[dict]:
-    """The second draw, after the first was labelled and found thin in corrections, dead ends and
-    open threads: sentences at turn boundaries — the user's messages, the first assistant text
-    after each, and the session's last assistant text — not drawn before; a seeded random
-    ``cap`` of them (seed: the path, reversed). Chosen by position, never by wording."""
+def _messages(source: Source, mirrors: str) -> list[tuple[int, str, str, str]]:
+    """(line, field, role, text) of every place the corpus reader finds someone's words, in order."""
     data = source.load(mirrors)
     asked: set[str] = set()
     messages: list[tuple[int, str, str, str]] = []
@@ -550,6 +538,15 @@ def sample_boundary(source: Source, mirrors: str, taken: set[str], cap: int = 12
             continue
         if isinstance(record, dict):
             messages += [(number, name, role, text) for name, role, text in said(record, asked)]
+    return messages
+
+
+def sample_boundary(source: Source, mirrors: str, taken: set[str], cap: int = 12) -> list[dict]:
+    """The second draw, after the first was labelled and found thin in corrections, dead ends and
+    open threads: sentences at turn boundaries — the user's messages, the first assistant text
+    after each, and the session's last assistant text — not drawn before; a seeded random
+    ``cap`` of them (seed: the path, reversed). Chosen by position, never by wording."""
+    messages = _messages(source, mirrors)
     boundary = set()
     previous = None
     for i, (_, _, role, _) in enumerate(messages):

@@ -67,15 +67,6 @@ def doctor_json(repo):
     return r.returncode, r.json
 
 
-@pytest.fixture
-def wired(repos):
-    """src and dest both initialised (so doctor holds both to the same standard)."""
-    src, dest = repos
-    for repo in (src, dest):
-        refocus("init", cwd=repo)
-    return src, dest
-
-
 @pytest.mark.parametrize("n", kill_points(COMPLETE_KILL_POINTS))
 def test_complete_killed_after_each_write(wired, tmp_path, n):
     src, dest = wired

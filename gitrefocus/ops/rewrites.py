@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import note_line
-from gitrefocus.model.records import dataclass, field
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import linkage
 from gitrefocus.store import localstate, notes, refs
 
@@ -46,7 +46,6 @@ class Info:
     subject: str
     message_ids: list[str]
     note_ids: list[str]  # refocus ids of its ``linked`` note lines
-    replaces: list[str] = field(default_factory=list)  # abbreviated ids its rewrite/detect lines name
 
     @property
     def ids(self) -> list[str]:
@@ -61,9 +60,8 @@ def _parse(stdout: str) -> list[Info]:
             continue
         oid, parents, when, subject, message, note_text = parts
         records = [r for r in note_line.parse(note_text) if r.event == linkage.LINKED]
-        replaces = [o for r in records for o in r.fields.get("replaces", "").split(",") if o]
         out.append(Info(oid, parents.split(), int(when or 0), subject, linkage.message_ids(message),
-                        list(dict.fromkeys(r.refocus_id for r in records)), replaces))
+                        list(dict.fromkeys(r.refocus_id for r in records))))
     return out
 
 

@@ -19,7 +19,7 @@ from tests.runner import refocus, spawn_args
 from tests.store import (
     test_killed_writers as sweeps,  # not imported by name: pytest would collect them twice
 )
-from tests.store.test_killed_writers import check_run, run_traced, wired  # noqa: F401  (wired: a fixture)
+from tests.store.test_killed_writers import check_run, run_traced
 
 SYNC_KILL_POINTS = range(1, 10)  # one more than the writes the sync below makes (see check_run)
 

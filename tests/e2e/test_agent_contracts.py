@@ -218,6 +218,44 @@ def test_codex_trust_is_keyed_to_the_hook_it_saw(codex, tmp_path):
     assert len(codex.recorder.calls("Stop")) == 1
 
 
+def _repo_with_commit_hook(tmp_path: Path) -> Path:
+    """A repository whose commit-msg hook appends the session ids it can see to the message."""
+    work = _work(tmp_path)
+    for key, value in (("user.name", "Agent"), ("user.email", "agent@example.com")):
+        subprocess.run(["git", "-C", str(work), "config", key, value], check=True)
+    hook = work / ".git" / "hooks" / "commit-msg"
+    hook.write_text('#!/bin/sh\necho "hook-ran codex=${CODEX_SESSION_ID:-} gemini=${GEMINI_SESSION_ID:-}" >> "$1"\n')
+    hook.chmod(0o755)
+    return work
+
+
+def _head_message(work: Path) -> str:
+    return subprocess.run(["git", "-C", str(work), "log", "-1", "--format=%B"], capture_output=True,
+                          text=True).stdout
+
+
+COMMIT = "git commit --allow-empty -m probe"
+
+
+def test_codex_commits_only_with_the_git_dir_writable_and_its_hook_sees_the_session(codex, tmp_path):
+    """The workspace-write sandbox keeps .git read-only: a child must be started with its git dir
+    among the writable roots; then the commit-msg hook runs and sees CODEX_SESSION_ID."""
+    work = _repo_with_commit_hook(tmp_path)
+    codex.mock.add(Call("exec_command", {"cmd": COMMIT}), Text("tried"))
+    assert codex.run(work, "-s", "workspace-write", "commit").returncode == 0
+    assert "Read-only file system" in " ".join(texts_of(codex.mock.turn_requests[-1]))
+    assert _head_message(work) == ""
+
+    codex.mock.add(Call("exec_command", {"cmd": COMMIT}), Text("committed"))
+    writable = f'sandbox_workspace_write.writable_roots=["{work / ".git"}"]'
+    proc = codex.run(work, "-s", "workspace-write", "-c", writable, "commit")
+    assert proc.returncode == 0, proc.stderr
+    message = _head_message(work)
+    assert "hook-ran codex=" in message
+    sid = message.split("hook-ran codex=", 1)[1].split()[0]
+    assert sid and sid in proc.stdout + proc.stderr  # the session id codex names
+
+
 # -- Gemini CLI ---------------------------------------------------------------------------
 class Gemini:
     def __init__(self, binary: Path, tmp_path: Path, mock: MockGemini, recorder: Recorder):
@@ -287,3 +325,15 @@ def test_gemini_hooks_from_user_settings_run(gemini, tmp_path):
     assert proc.returncode == 0, proc.stderr
     resumed = gemini.recorder.calls("SessionStart")[-1]
     assert resumed["source"] == "resume" and resumed["session_id"] == sid
+
+
+def test_gemini_shell_commits_run_no_git_hook(gemini, tmp_path):
+    """Gemini CLI runs the model's commands with core.hooksPath emptied (and the user's global
+    git config replaced by /dev/null): a commit made there never runs the commit-msg hook."""
+    work = _repo_with_commit_hook(tmp_path)
+    gemini.mock.add(Call("run_shell_command", {"command": COMMIT}), Text("committed"))
+    proc = gemini.run(work, "--yolo", "-p", "commit", env={"GEMINI_CLI_TRUST_WORKSPACE": "true"})
+    assert proc.returncode == 0, proc.stderr
+    assert _head_message(work).strip() == "probe"
+    subprocess.run(["git", "-C", str(work), "commit", "-q", "--allow-empty", "-m", "by hand"], check=True)
+    assert "hook-ran" in _head_message(work)  # the same hook, from a plain shell

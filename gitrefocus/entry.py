@@ -9,7 +9,7 @@ import sys
 
 HOOK_EVENTS = ("session-start", "session-end", "post-tool-use", "stop")
 # variables whose value git refocus records or compares as text (paths it only opens may be any bytes)
-TEXT_VARIABLES = ("CLAUDE_CODE_SESSION_ID", "SESSION_REFOCUS_ID", "SESSION_REFOCUS_ROLE", "CLAUDE_PROJECT_DIR",
+TEXT_VARIABLES = ("CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID", "GIT_REFOCUS_SESSION", "GIT_REFOCUS_CHILD", "SESSION_REFOCUS_ID", "SESSION_REFOCUS_ROLE", "CLAUDE_PROJECT_DIR",
                   "GIT_REFOCUS_NOW")
 
 
@@ -61,10 +61,11 @@ def main(argv: list[str] | None = None) -> int:
         if bad:  # before anything reads them: one line, never a traceback (hooks check their own input)
             sys.stderr.write(f"error: {bad}\n")
             return 2 if not _utf8("".join(args)) else 1
-    if args[:1] == ["hook"] and len(args) in (2, 3) and args[1] in HOOK_EVENTS and args[2:] in ([], ["--plugin"]):
+    if args[:1] == ["hook"] and len(args) in (2, 3, 4) and args[1] in HOOK_EVENTS and (
+            args[2:] in ([], ["--plugin"]) or (args[2:3] == ["--agent"] and args[3:] in (["codex"], ["gemini"]))):
         from gitrefocus.claude.dispatch import run
 
-        return run(args[1], plugin=len(args) == 3)
+        return run(args[1], plugin=args[2:] == ["--plugin"], agent=args[3] if len(args) == 4 else "claude")
     if args[:1] in (["list"], ["status"], ["index"]):
         from gitrefocus.cli import listings
 

@@ -17,11 +17,14 @@ The client is the nearest ancestor of the hook named ``claude`` (the native bina
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 MAX_DEPTH = 16  # hook <- git <- sh <- client is 3; wrappers and shims add a few
 PROC = "/proc"
 CLI_SCRIPTS = ("claude-code/cli.js", "claude-code/cli.mjs")
+GEMINI_SCRIPTS = ("gemini-cli/bundle/gemini.js", "gemini-cli/dist/index.js")
 
 
 class Client:
@@ -39,7 +42,11 @@ class Client:
         return f"{self.pid}.{self.started}"
 
     def resumed_session(self) -> str | None:
-        """The session this client was started to continue (``--resume ID``, ``-r ID``), if any."""
+        """The session this client was started to continue (``--resume ID``, ``-r ID``; Codex's
+        ``resume [OPTIONS] ID``), if any."""
+        if self.argv and os.path.basename(self.argv[0]) == "codex" and "resume" in self.argv:
+            at = self.argv.index("resume")  # the id is positional, after any options
+            return next((a for a in self.argv[at + 1:] if _UUID.fullmatch(a)), None)
         for i, arg in enumerate(self.argv):
             if arg in ("--resume", "-r") and i + 1 < len(self.argv):
                 return self.argv[i + 1]
@@ -48,9 +55,9 @@ class Client:
         return None
 
 
-def find(start: int | None = None) -> Client | None:
-    """The client process among the ancestors of ``start`` (default: this process's
-    parent), or None when there is none to be found."""
+def find(start: int | None = None, agent: str = "claude") -> Client | None:
+    """The client process of ``agent`` among the ancestors of ``start`` (default: this
+    process's parent), or None when there is none to be found."""
     pid = os.getppid() if start is None else start
     read = _from_proc if os.path.isdir(os.path.join(PROC, "self")) else _from_ps
     for _ in range(MAX_DEPTH):
@@ -60,13 +67,17 @@ def find(start: int | None = None) -> Client | None:
         if info is None:
             return None
         ppid, started, name, argv = info
-        if _is_client(name, argv):
+        if _is_client(name, argv, agent):
             return Client(pid, started, argv)
         pid = ppid
     return None
 
 
-def _is_client(name: str, argv: list[str]) -> bool:
+def _is_client(name: str, argv: list[str], agent: str = "claude") -> bool:
+    if agent == "codex":  # the native binary (npm's codex.js wrapper spawns it)
+        return name == "codex" or bool(argv and os.path.basename(argv[0]) == "codex")
+    if agent == "gemini":  # node running the bundle
+        return any(arg.endswith(GEMINI_SCRIPTS) for arg in argv[1:3])
     if name == "claude" or (argv and os.path.basename(argv[0]) == "claude"):
         return True
     return any(arg.endswith(CLI_SCRIPTS) for arg in argv[1:3])

@@ -20,13 +20,18 @@ HANDLERS = {
 }
 
 
-def run(event: str, plugin: bool = False) -> int:
+# handlers that answer differently for each agent take ``agent=``; the others are the same for all
+AGENT_AWARE = ("session-start", "stop")
+
+
+def run(event: str, plugin: bool = False, agent: str = "claude") -> int:
     """``plugin``: this is the plugin's copy of the hook, which stands aside when a settings
-    file registers the same hook (the client would otherwise run both). Exits 0
+    file registers the same hook (the client would otherwise run both). ``agent``: the client
+    that runs the hook (Claude Code, Codex CLI or Gemini CLI: docs/agents.md). Exits 0
     whatever arrives on stdin and whatever fails."""
     payload: dict = {}
     try:
-        return _run(event, plugin, payload)
+        return _run(event, plugin, payload, agent)
     except BaseException as exc:  # noqa: BLE001 - stdin, the environment, an interrupt: never fail the session
         _log(payload, event, exc)
         try:
@@ -40,7 +45,7 @@ def _printable(exc: BaseException) -> str:
     return str(exc).encode("utf-8", "backslashreplace").decode("utf-8")[:300]
 
 
-def _run(event: str, plugin: bool, payload: dict) -> int:
+def _run(event: str, plugin: bool, payload: dict, agent: str = "claude") -> int:
     from gitrefocus.claude import hookio
 
     payload.update(hookio.read_input())
@@ -53,7 +58,8 @@ def _run(event: str, plugin: bool, payload: dict) -> int:
     if module is None:  # Stop: loops come later; a valid no-op never blocks
         return 0
     try:
-        out = importlib.import_module(module).handle(payload)
+        handler = importlib.import_module(module).handle
+        out = handler(payload, agent=agent) if agent != "claude" and event in AGENT_AWARE else handler(payload)
         reply = out if isinstance(out, hookio.Reply) else hookio.Reply(out) if out else None
         if reply is not None and reply.text:
             hookio.write_stdout(reply.text + "\n")

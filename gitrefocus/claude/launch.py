@@ -17,25 +17,34 @@ from collections.abc import Mapping, Sequence
 
 from gitrefocus.errors import RefocusError
 
+from gitrefocus.model import agents
+
 CHILD_TOOLS = "Bash(git refocus:*)"
 # the parent session's identity must not reach the child (its client sets its own)
-PARENT_ONLY = ("CLAUDE_CODE_SESSION_ID", "SESSION_REFOCUS_ROLE", "SESSION_REFOCUS_ID", "CLAUDE_ENV_FILE",
-               "CLAUDE_PROJECT_DIR")
+PARENT_ONLY = agents.PARENT_ONLY
 
 
 def run_child(dest_dir: str, session_id: str, prompt: str, *, resume: bool, allowed_tools: Sequence[str] = (),
-              env: Mapping[str, str] = os.environ) -> int:
-    """Run ``claude -p PROMPT`` as the child session in ``dest_dir``; its exit status."""
-    claude = shutil.which("claude", path=env.get("PATH"))
-    if claude is None:
-        raise RefocusError("`claude` is not on PATH; start the child yourself with the relaunch command "
+              env: Mapping[str, str] = os.environ, agent: str = agents.CLAUDE, refocus_id: str = "",
+              writable: Sequence[str] = ()) -> int:
+    """Run the child session in ``dest_dir`` non-interactively with ``prompt`` (``claude -p``,
+    ``codex exec``, ``gemini -p``); its exit status. ``writable``: what a Codex child's sandbox
+    must let it write (:func:`gitrefocus.ops.places.child_writable`)."""
+    program = shutil.which(agent, path=env.get("PATH"))
+    if program is None:
+        raise RefocusError(f"`{agent}` is not on PATH; start the child yourself with the relaunch command "
                            "`git refocus spawn` printed.")
     if not os.path.isdir(dest_dir):
         raise RefocusError(f"the child's directory {dest_dir} does not exist here.")
-    tools = [CHILD_TOOLS, *(t for t in allowed_tools if t != CHILD_TOOLS)]
-    argv = [claude, "--resume" if resume else "--session-id", session_id, "-p", prompt, "--allowedTools", *tools]
     child_env = {k: v for k, v in env.items() if k not in PARENT_ONLY}
+    if agent == agents.CLAUDE:
+        tools = [CHILD_TOOLS, *(t for t in allowed_tools if t != CHILD_TOOLS)]
+        argv = [program, "--resume" if resume else "--session-id", session_id, "-p", prompt, "--allowedTools", *tools]
+    else:
+        argv = [program, *agents.launch_argv(agent, session_id=session_id, refocus_id=refocus_id, writable=writable,
+                                             resume=resume, prompt=prompt)]
+        child_env.update(agents.launch_env(agent, session_id=session_id, refocus_id=refocus_id))
     try:
         return subprocess.run(argv, cwd=dest_dir, env=child_env, stdin=subprocess.DEVNULL).returncode
     except OSError as exc:
-        raise RefocusError(f"could not start `claude`: {exc.strerror}.") from None
+        raise RefocusError(f"could not start `{agent}`: {exc.strerror}.") from None

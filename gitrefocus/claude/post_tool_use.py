@@ -10,6 +10,7 @@ from gitrefocus.model import clock
 from gitrefocus.model.ids import RefocusId
 from gitrefocus.store import localstate
 from gitrefocus.store.workspace import find_git_dir, is_inside
+from gitrefocus.model.agents import session_from_env
 
 WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
 GIT_PATH_VERBS = {"add", "mv", "rm"}
@@ -47,7 +48,7 @@ def handle(payload: dict, env=os.environ) -> None:
     git_dir = find_git_dir(cwd)
     if git_dir is None:
         return
-    session_id = payload.get("session_id") or env.get("CLAUDE_CODE_SESSION_ID")
+    session_id = payload.get("session_id") or session_from_env(env)
     rid = localstate.active_refocus(git_dir, env, session_id, worktree=False)
     if not rid or not RefocusId.is_valid(rid):
         return

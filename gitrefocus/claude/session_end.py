@@ -13,6 +13,7 @@ from gitrefocus.model import lifecycle
 from gitrefocus.ops import record
 from gitrefocus.store import eventlog, localstate
 from gitrefocus.store.workspace import Workspace
+from gitrefocus.model.agents import session_from_env
 
 WARNING = "Refocus child exiting without `git refocus complete`: material work may not be surfaced"
 
@@ -23,7 +24,7 @@ def handle(payload: dict, env=os.environ) -> None:
     ws = Workspace.try_open(payload.get("cwd") or os.getcwd())
     if ws is None:
         return
-    session_id = payload.get("session_id") or env.get("CLAUDE_CODE_SESSION_ID")
+    session_id = payload.get("session_id") or session_from_env(env)
     rid = localstate.active_refocus(ws.git_dir, env, session_id, worktree=False)
     if not rid:
         return

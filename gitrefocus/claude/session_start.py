@@ -20,6 +20,7 @@ from gitrefocus.ops import places, record, unfinished
 from gitrefocus.store import atomic, catalog, localstate
 from gitrefocus.store.config import BUDGETS
 from gitrefocus.store.workspace import Workspace
+from gitrefocus.model.agents import session_from_env
 
 # A first start on a repository whose catalog cache is cold builds it this long at
 # most (Claude Code kills the hook at 10 s); the rest is built at the next start.
@@ -75,12 +76,13 @@ def extra_advisories(ws: Workspace, budget: str, commit_lines: int) -> list[str]
         return []
 
 
-def recognise(ws: Workspace, cat: catalog.Catalog, session_id: str | None, source: object
-              ) -> tuple[catalog.Entry | None, str | None]:
+def recognise(ws: Workspace, cat: catalog.Catalog, session_id: str | None, source: object,
+              agent: str = "claude", env=os.environ) -> tuple[catalog.Entry | None, str | None]:
     """The refocus this session is the child of, and what shows it: ``session`` (launched
-    with the child's session id), ``mapped`` (a session recognised before, resumed) or
-    ``client`` (a /clear, fork or compact in the client process that ran the child, or a
-    client started to resume it). (None, None): no evidence, not a child."""
+    with the child's session id), ``launch`` (a Codex or Gemini CLI child's first start: its
+    launch command names the refocus, docs/agents.md), ``mapped`` (a session recognised
+    before, resumed) or ``client`` (a /clear, fork or compact in the client process that ran
+    the child, or a client started to resume it). (None, None): no evidence, not a child."""
     def open_child(rid: str | None, child_sid: str | None = None) -> catalog.Entry | None:
         return next((e for e in cat.entries.values() if e.incoming and e.state and e.status == lifecycle.IN_PROGRESS
                      and (e.id == rid or (child_sid and e.state.child_session_id == child_sid))), None)
@@ -93,10 +95,13 @@ def recognise(ws: Workspace, cat: catalog.Catalog, session_id: str | None, sourc
         mapped = open_child(localstate.refocus_for_session(ws.git_dir, session_id))
         if mapped is not None:
             return mapped, "mapped"
+        launched = launched_child(cat, env, agent)
+        if launched is not None:
+            return launched, "launch"
     if source in CONTINUED:
         from gitrefocus.claude import client
 
-        proc = client.find()
+        proc = client.find(agent=agent)
         if proc is not None:
             found = open_child(localstate.refocus_for_client(ws.git_dir, proc.key))
             resumed = proc.resumed_session()
@@ -105,6 +110,20 @@ def recognise(ws: Workspace, cat: catalog.Catalog, session_id: str | None, sourc
             if found is not None:
                 return found, "client"
     return None, None
+
+
+def launched_child(cat: catalog.Catalog, env, agent: str) -> catalog.Entry | None:
+    """The refocus a Codex or Gemini CLI session was launched for (the launch command's
+    variable), when it waits here for its first start and its brief names this agent."""
+    from gitrefocus.model.agents import CHILD_VARIABLE, of_state
+
+    rid = env.get(CHILD_VARIABLE)
+    if agent == "claude" or not rid:
+        return None
+    entry = cat.entries.get(rid)
+    if entry is None or not entry.incoming or entry.state is None or entry.status not in lifecycle.PENDING_LAUNCH:
+        return None
+    return entry if of_state(entry.state.extra) == agent else None
 
 
 def not_the_child(cat: catalog.Catalog, source: str) -> str | None:
@@ -119,20 +138,21 @@ def not_the_child(cat: catalog.Catalog, source: str) -> str | None:
             "nothing links it to the client process that ran that child.")
 
 
-def become_child(ws: Workspace, entry: catalog.Entry, session_id: str | None, how: str, env) -> None:
+def become_child(ws: Workspace, entry: catalog.Entry, session_id: str | None, how: str, env,
+                 agent: str = "claude") -> None:
     """Make this session the child's: its first start records ``started``; a resume, a
     /clear or a fork only maps the new session id (and this client process) to it."""
     from gitrefocus.claude import client
 
     state = entry.state
-    if how == "session" and state is not None and (entry.status in lifecycle.PENDING_LAUNCH
-                                                   or session_id not in state.sessions):
+    if how in ("session", "launch") and state is not None and (entry.status in lifecycle.PENDING_LAUNCH
+                                                               or session_id not in state.sessions):
         from gitrefocus.commands.start import start
 
-        start(refocus_id=entry.id, session_id=session_id, cwd=ws.workdir, env=env)
+        start(refocus_id=entry.id, session_id=session_id, cwd=ws.workdir, env=env, agent=agent)
     elif session_id:
         localstate.map_session(ws.git_dir, session_id, entry.id)
-    proc = client.find()
+    proc = client.find(agent=agent)
     if proc is not None:
         localstate.map_client(ws.git_dir, proc.key, entry.id)
     hookio.append_env({"SESSION_REFOCUS_ROLE": "child", "SESSION_REFOCUS_ID": entry.id})
@@ -145,13 +165,13 @@ def hook_catalog(ws: Workspace, session_id: str | None) -> catalog.Catalog:
                           unreceived=lifecycle.RETURNED, session_id=session_id, budget=COLD_BUILD_SECONDS)
 
 
-def handle(payload: dict, env=os.environ) -> hookio.Reply | None:
+def handle(payload: dict, env=os.environ, agent: str = "claude") -> hookio.Reply | None:
     """The hook's stdout (JSON) and what to record once it is written; None for silence."""
     cwd = payload.get("cwd") or os.getcwd()
     ws = Workspace.try_open(cwd)
     if ws is None or not ws.takes_part:
         return None
-    session_id = payload.get("session_id") or env.get("CLAUDE_CODE_SESSION_ID")
+    session_id = payload.get("session_id") or session_from_env(env)
     source = payload.get("source")
     budget = ws.setting("budget")
     budget = budget if budget in BUDGETS else "standard"
@@ -160,13 +180,13 @@ def handle(payload: dict, env=os.environ) -> hookio.Reply | None:
     parts: list[str] = []
     delivery = None
 
-    child, how = recognise(ws, cat, session_id, source)
+    child, how = recognise(ws, cat, session_id, source, agent, env)
     if child is not None and how is not None and catalog.brief_file(ws, child.id) is None:
         atomic.refuse_symlinks(ws.brief_path(child.id), "read")  # a symlinked docs/refocus: one line, logged
     if child is not None and how is not None and catalog.brief_file(ws, child.id):
         from gitrefocus.claude import briefing
 
-        become_child(ws, child, session_id, how, env)
+        become_child(ws, child, session_id, how, env, agent)
         parts.append(briefing.child_context(ws, child.id, min(child_limit, hookio.CONTEXT_LIMIT),
                                             tagging=ws.tags_commits))
         cat.entries.update(catalog.load(ws, only=child.id).entries)  # only this entry changed

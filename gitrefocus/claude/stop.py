@@ -16,10 +16,13 @@ import os
 from gitrefocus.model import clock
 from gitrefocus.store import localstate, loops
 from gitrefocus.store.workspace import find_git_dir
+from gitrefocus.model.agents import session_from_env
 
 
-def handle(payload: dict, env=os.environ) -> str | None:
-    session_id = payload.get("session_id") or env.get("CLAUDE_CODE_SESSION_ID")
+def handle(payload: dict, env=os.environ, agent: str = "claude") -> str | None:
+    """The reply that continues the loop (Gemini CLI's AfterAgent takes ``deny`` where Claude
+    Code's and Codex's Stop take ``block``), or None to let the session stop."""
+    session_id = payload.get("session_id") or session_from_env(env)
     git_dir = find_git_dir(payload.get("cwd") or os.getcwd())
     if not isinstance(session_id, str) or not session_id or git_dir is None:
         return None
@@ -64,7 +67,9 @@ def handle(payload: dict, env=os.environ) -> str | None:
             localstate.log_error(git_dir, "hook stop", problem)
     if not decision.block:
         return None
-    return json.dumps({"decision": "block", "reason": decision.reason})
+    from gitrefocus.model.agents import continue_reply
+
+    return json.dumps(continue_reply(agent, decision.reason))
 
 
 def _refocus_finished(ws, refocus_id: str) -> str | None:

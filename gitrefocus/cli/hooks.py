@@ -12,7 +12,9 @@ from gitrefocus.claude.dispatch import HANDLERS, run
 @click.argument("event", type=click.Choice(sorted(HANDLERS)))
 @click.option("--plugin", is_flag=True,
               help="Run as the plugin's copy: do nothing when a settings file wires the same hook.")
-def hook(event, plugin):
+@click.option("--agent", type=click.Choice(["claude", "codex", "gemini"]), default="claude", show_default=True,
+              help="The client running the hook: its session's markers and its hook replies differ.")
+def hook(event, plugin, agent):
     """Entry point for Claude Code hooks; reads the hook JSON on stdin.
 
     \b
@@ -30,4 +32,4 @@ def hook(event, plugin):
     Example:
       git refocus hook session-start < event.json
     """
-    raise SystemExit(run(event, plugin=plugin))
+    raise SystemExit(run(event, plugin=plugin, agent=agent))

@@ -19,12 +19,17 @@ from gitrefocus.cli import render
               help="With --claude: install it as a Claude Code plugin instead, from the local marketplace shipped "
                    "in this package (runs `claude plugin marketplace add` and `claude plugin install`, or prints "
                    "them when `claude` is not on PATH).")
+@click.option("--codex", is_flag=True,
+              help="Also wire the git-refocus hooks into Codex CLI (~/.codex/hooks.json, every project) and trust "
+                   "them through `codex app-server` (Codex runs no hook it was not told to trust).")
+@click.option("--gemini", is_flag=True,
+              help="Also wire the git-refocus hooks into Gemini CLI (~/.gemini/settings.json, every project).")
 @click.option("--undo", is_flag=True,
               help="Take back what init did here (with --user or --plugin: that Claude Code route); refocus "
                    "refs, notes and briefs are kept.")
 @click.option("--dry-run", is_flag=True, help="Show what would change; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def init(remote, claude, user, plugin, undo, dry_run, as_json):
+def init(remote, claude, user, plugin, codex, gemini, undo, dry_run, as_json):
     """Make this repository take part in refocus.
 
     \b
@@ -42,14 +47,15 @@ def init(remote, claude, user, plugin, undo, dry_run, as_json):
       CLAUDE.md (agent sessions read CLAUDE.md first; the line is how they
       find the refocus history).
 
-    With --user or --plugin outside a repository, only the Claude Code part is
-    installed. Running it again changes nothing. Each change is printed with its
+    With --user, --plugin, --codex or --gemini outside a repository, only that
+    agent's part is installed. Running it again changes nothing. Each change is printed with its
     undo command.
 
     \b
     Examples:
       git refocus init
       git refocus init --claude
+      git refocus init --codex --gemini
       git refocus init --dry-run --json
       git refocus init --undo
     """
@@ -58,8 +64,9 @@ def init(remote, claude, user, plugin, undo, dry_run, as_json):
 
     if undo and remote:
         raise click.UsageError("--undo takes back every remote's refspecs; leave out --remote.")
-    model = (run_undo(claude=claude, user=user, plugin=plugin, dry_run=dry_run) if undo else
-             run(remote=remote, claude=claude, user=user, plugin=plugin, dry_run=dry_run))
+    agents = [a for a, wanted in (("codex", codex), ("gemini", gemini)) if wanted]
+    model = (run_undo(claude=claude, user=user, plugin=plugin, agents=agents, dry_run=dry_run) if undo else
+             run(remote=remote, claude=claude, user=user, plugin=plugin, agents=agents, dry_run=dry_run))
     for w in model.warnings:
         render.warn(w)
     if as_json:
@@ -67,7 +74,7 @@ def init(remote, claude, user, plugin, undo, dry_run, as_json):
         return
     changes = [s for s in model.steps if s.needed and s.apply is not None]
     if not changes and not model.by_hand:
-        where = model.repo or "Claude Code"
+        where = model.repo or (" and ".join(a.capitalize() for a in agents) if agents else "Claude Code")
         if model.undone:
             render.echo(f"{where} has nothing of git-refocus's to take back.")
             return
@@ -83,7 +90,7 @@ def init(remote, claude, user, plugin, undo, dry_run, as_json):
         for s in model.by_hand:
             render.echo(f"  {s.what.removeprefix('run: ')}")
     elif model.by_hand:
-        render.echo("`claude` is not on PATH; run these yourself:")
+        render.echo("left for you to do (`claude` or `codex` is not on PATH):")
         for s in model.by_hand:
             render.echo(f"  {s.what.removeprefix('run: ')}")
     if model.core_hooks_path:
@@ -91,6 +98,6 @@ def init(remote, claude, user, plugin, undo, dry_run, as_json):
     if model.undo and not dry_run:
         render.echo("to undo: git refocus init --undo" + (" --claude" if claude and not (user or plugin) else
                                                           " --user" if user else " --plugin" if plugin else "")
-                    + ", or by hand:")
+                    + "".join(f" --{a}" for a in agents) + ", or by hand:")
         for u in model.undo:
             render.echo(f"  {u}")

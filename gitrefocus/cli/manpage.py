@@ -62,7 +62,8 @@ The registry the \-\-global forms read: one work tree per line, added by init an
 .BR refocus.staleReservedHours " (24), " refocus.recentDays " (30), " refocus.archiveDays " (90), "
 .BR refocus.maxChainDepth " (5), " refocus.stalenessCommits " (5), " refocus.quietHours " (24), "
 .BR refocus.contextDir " (docs/context), " refocus.budget " (standard), " refocus.searchPaths ", "
-.BR refocus.contextSaveCommand ", " refocus.global " (true; false keeps a repository out of the registry), "
+.BR refocus.contextSaveCommand ", " refocus.agent " (claude; the agent a spawned child runs in: claude, codex or gemini), "
+.BR refocus.global " (true; false keeps a repository out of the registry), "
 .BR refocus.globalIndex " (~/REFOCUS-INDEX.md), " refocus.remote " (where sync sends refocus data); "
 .BR refocus.agreedRemote " and " refocus.agreedTranscripts " record the pushes you agreed to."
 .SH ENVIRONMENT
@@ -70,8 +71,12 @@ The registry the \-\-global forms read: one work tree per line, added by init an
 .B SESSION_REFOCUS_ROLE, SESSION_REFOCUS_ID
 Set for a child session by the SessionStart hook; a child cannot spawn.
 .TP
-.B CLAUDE_CODE_SESSION_ID
-The Claude Code session running a command.
+.B CLAUDE_CODE_SESSION_ID, CODEX_SESSION_ID
+The Claude Code or Codex CLI session running a command.
+.TP
+.B GIT_REFOCUS_CHILD, GIT_REFOCUS_SESSION
+Set by the command that launches a Codex CLI or Gemini CLI child: the refocus it works on, and
+(Gemini CLI, whose commands see no session id of their own) its session.
 .TP
 .B GIT_REFOCUS_NOW
 Pretend the current UTC time is this ISO timestamp (tests and demos).

@@ -27,12 +27,15 @@ from gitrefocus.cli import render
 @click.option("--parent", metavar="ID", help="The refocus this one continues (e.g. re-spawning blocked work).")
 @click.option("--assign", metavar="WHO", help="Who owns this refocus (assigned_to).")
 @click.option("--from-transcript", metavar="PATH|SESSION", help="Fill Inherited context from a Claude Code transcript (handoff).")
-@click.option("--oneshot", is_flag=True, help="Print the non-interactive `claude -p` relaunch form.")
+@click.option("--oneshot", is_flag=True, help="Print the non-interactive relaunch form (`claude -p`, `codex exec`, "
+                                             "`gemini -p`).")
+@click.option("--agent", type=click.Choice(["claude", "codex", "gemini"]),
+              help="The agent the child runs in (default: the one this session runs in, else refocus.agent).")
 @click.option("--commit", is_flag=True, help="Commit the files this command wrote (scoped commit).")
 @click.option("--dry-run", is_flag=True, help="Make every check and say what would be written; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, alternatives, pushback, related,
-          related_ids, files, parent, assign, from_transcript, oneshot, commit, dry_run, as_json):
+          related_ids, files, parent, assign, from_transcript, oneshot, agent, commit, dry_run, as_json):
     """Source side: write a brief for a child session in DEST.
 
     DEST must be an existing directory inside a git work tree. The brief goes
@@ -43,6 +46,8 @@ def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, alt
     \b
       cd DEST && claude --session-id <SID>
 
+    With --agent codex or gemini the child runs in Codex CLI or Gemini CLI
+    instead (each needs `git refocus init --codex` / `--gemini` once).
     Refused (exit 3) from a child session: children are leaves.
 
     \b
@@ -58,7 +63,7 @@ def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, alt
                 context=list(context), deliverables=list(deliverable), alternatives=list(alternatives),
                 pushback=list(pushback), related=list(related),
                 related_ids=list(related_ids), files=list(files), parent=parent, assign=assign,
-                from_transcript=from_transcript, oneshot=oneshot, commit=commit, dry_run=dry_run)
+                from_transcript=from_transcript, oneshot=oneshot, agent=agent, commit=commit, dry_run=dry_run)
     render.warnings(model.warnings)
     if as_json:
         render.emit_json("spawn", model.to_json())

@@ -24,6 +24,7 @@ from gitrefocus.store.eventlog import Tip
 from gitrefocus.store import scoped_commit as promised
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace
+from gitrefocus.model.agents import session_from_env
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ def own_refocus(ws: Workspace, env: Mapping[str, str], command: str) -> str:
     rid = localstate.active_refocus(ws.git_dir, env)
     if rid:
         return rid
-    session = env.get("CLAUDE_CODE_SESSION_ID")
+    session = session_from_env(env)
     if session:
         raise RefocusError(f"this session ({session}) works on no refocus here; name one: git refocus {command} ID.")
     raise RefocusError(f"no active refocus here; name one: git refocus {command} ID.")
@@ -164,7 +165,7 @@ def complete(
         raise RefocusError(f"{rid} has no brief in this repository; complete it from its destination.")
     tip = eventlog.read_tip(ws.repo, rid)
     if tip is not None:
-        guards.require_owner(ws, tip.state, env.get("CLAUDE_CODE_SESSION_ID"), env, "complete")
+        guards.require_owner(ws, tip.state, session_from_env(env), env, "complete")
 
     if from_json:
         draft, json_met, json_unmet = load_return_object(from_json)

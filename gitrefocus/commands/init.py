@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from gitrefocus.errors import RefocusError
@@ -107,14 +108,19 @@ def _undo_steps(ws: Workspace | None, claude: bool, user: bool, plugin: bool) ->
     return steps
 
 
-def undo(*, claude: bool = False, user: bool = False, plugin: bool = False, dry_run: bool = False,
-         cwd: str = ".") -> InitOutcome:
-    """Take back what ``init`` (and, with ``user`` or ``plugin``, that Claude Code route) did
-    here. Refocus data (refs, notes, briefs) is kept: it is the record."""
+def undo(*, claude: bool = False, user: bool = False, plugin: bool = False, agents: Sequence[str] = (),
+         dry_run: bool = False, cwd: str = ".") -> InitOutcome:
+    """Take back what ``init`` (and, with ``user`` or ``plugin``, that Claude Code route; with
+    ``agents``, those agents' hooks) did here. Refocus data (refs, notes, briefs) is kept: it is
+    the record."""
     if user and plugin:
         raise RefocusError("choose one of --user and --plugin.")
-    ws = Workspace.open(cwd) if not (user or plugin) else Workspace.try_open(cwd)
-    steps = _undo_steps(ws, claude, user, plugin)
+    ws = Workspace.open(cwd) if not (user or plugin or agents) else Workspace.try_open(cwd)
+    steps = _undo_steps(ws, claude, user, plugin) if ws is not None or user or plugin else []
+    for agent in agents:
+        from gitrefocus.claude import agent_hooks
+
+        steps += agent_hooks.undo_steps(agent)
     if not dry_run:
         for step in steps:
             if step.needed and step.apply is not None:
@@ -125,15 +131,20 @@ def undo(*, claude: bool = False, user: bool = False, plugin: bool = False, dry_
 
 
 def init(*, remote: str | None = None, claude: bool = False, user: bool = False, plugin: bool = False,
-         dry_run: bool = False, cwd: str = ".") -> InitOutcome:
+         agents: Sequence[str] = (), dry_run: bool = False, cwd: str = ".") -> InitOutcome:
     """``user``/``plugin`` put the Claude Code surface in ~/.claude or install it as a plugin
-    instead of the project's .claude; outside a repository they do only that."""
+    instead of the project's .claude; ``agents`` (codex, gemini) wire those clients' user-level
+    hooks; outside a repository they do only that."""
     if user and plugin:
         raise RefocusError("choose one of --user and --plugin.")
-    ws = Workspace.open(cwd) if remote or not (user or plugin) else Workspace.try_open(cwd)
+    ws = Workspace.open(cwd) if remote or not (user or plugin or agents) else Workspace.try_open(cwd)
     steps = plan(ws, remote=remote) if ws is not None else []
     if claude or user or plugin:
         steps += _claude_steps(ws, user, plugin)
+    for agent in agents:
+        from gitrefocus.claude import agent_hooks
+
+        steps += agent_hooks.install_steps(agent, ws.workdir if ws is not None else os.getcwd())
     # everything is checked before anything changes
     if not dry_run:
         for step in steps:

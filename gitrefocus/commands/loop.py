@@ -21,6 +21,7 @@ from gitrefocus.model.loop import Loop, SessionLoops
 from gitrefocus.model.records import dataclass, field, replace
 from gitrefocus.store import eventlog, localstate, loops
 from gitrefocus.store.workspace import Workspace
+from gitrefocus.model.agents import session_from_env
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def loop_json(loop: Loop) -> dict[str, Any]:
 
 
 def _session(session: str | None, env: Mapping[str, str]) -> str:
-    sid = session or env.get("CLAUDE_CODE_SESSION_ID")
+    sid = session or session_from_env(env)
     if not sid:
         raise RefocusError("no Claude Code session here: run this from the session's Bash tool "
                            "(it sets CLAUDE_CODE_SESSION_ID) or pass --session SID.")

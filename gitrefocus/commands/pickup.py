@@ -87,8 +87,15 @@ def run_oneshot(*, refocus_id: str, allowed_tools: Sequence[str] = (), cwd: str 
     if dest is None:
         raise RefocusError(f"the child of {outcome.id} works in {places.shown(ws, state, DEST)}; "
                            "clone that repository here, or run the child where it is.")
-    started = bool(state.launched_at or find_transcript(dest, state.child_session_id))
-    code = run_child(dest, state.child_session_id, outcome.prompt, resume=started,
-                     allowed_tools=allowed_tools, env=env)
+    from gitrefocus.model import agents
+
+    agent = agents.of_state(state.extra)
+    session_id = state.child_session_id
+    if agent == agents.CODEX and state.sessions:
+        session_id = state.sessions[-1]  # the id Codex chose when the child started
+    started = bool(state.launched_at or (agent == agents.CLAUDE and find_transcript(dest, session_id)))
+    code = run_child(dest, session_id, outcome.prompt, resume=started, allowed_tools=allowed_tools, env=env,
+                     agent=agent, refocus_id=outcome.id,
+                     writable=places.child_writable(Workspace.try_open(dest), ws))
     if code != 0:
         raise RefocusError(f"the child session of {outcome.id} exited with status {code}; its output is above.")

@@ -16,7 +16,6 @@ from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.ids import RefocusId, derive_slug, new_session_id, validate_slug
 from gitrefocus.model.place import Place, relative_dir
 from gitrefocus.model.records import dataclass, field
-from gitrefocus.model.session import relaunch_command
 from gitrefocus.ops import guards, index_md, places, record, setup
 from gitrefocus.store import (
     atomic,
@@ -31,6 +30,8 @@ from gitrefocus.store.eventlog import Tip
 from gitrefocus.store import scoped_commit as promised
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace, is_inside
+from gitrefocus.model import agents
+from gitrefocus.model.agents import session_from_env
 
 INHERITED_WORD_CAP = 300
 REASON_WORD_CAP = 150
@@ -70,6 +71,20 @@ def _source_dir(ws: Workspace, env: Mapping[str, str]) -> str:
         if is_inside(real, ws.workdir):
             return real
     return ws.workdir
+
+
+def _child_agent(asked: str | None, running: str | None, ws: Workspace) -> str:
+    """The agent the child runs in: the one asked for, else the one spawn runs in, else the
+    repository's ``refocus.agent``."""
+    name = asked or running or str(ws.setting("agent"))
+    if name not in agents.NAMES:
+        raise RefocusError(f"refocus.agent is {name!r}; set it to one of {', '.join(agents.NAMES)}.")
+    return name
+
+
+def relaunch(agent: str, source: Workspace, dest_ws: Workspace, dest_dir: str, sid: str, rid: str, oneshot: bool) -> str:
+    return agents.relaunch_command(agent, dest_dir, sid, refocus_id=rid, pickup=oneshot,
+                                   writable=places.child_writable(dest_ws, source))
 
 
 def relevant_files(files: Sequence[str], dest_dir: str) -> tuple[list[str], list[str]]:
@@ -213,10 +228,12 @@ def spawn(
     out_of_scope: Sequence[str] = (), context: Sequence[str] = (), deliverables: Sequence[str] = (),
     alternatives: Sequence[str] = (), pushback: Sequence[str] = (), related: Sequence[str] = (), related_ids: Sequence[str] = (), files: Sequence[str] = (),
     parent: str | None = None, assign: str | None = None, from_transcript: str | None = None,
-    oneshot: bool = False, commit: bool = False, dry_run: bool = False, cwd: str = ".",
+    oneshot: bool = False, agent: str | None = None, commit: bool = False, dry_run: bool = False, cwd: str = ".",
     env: Mapping[str, str] = os.environ,
 ) -> SpawnOutcome:
     source = Workspace.open(cwd)
+    source_agent = agents.running_in(env)
+    agent = _child_agent(agent, source_agent, source)
     guards.refuse_child_fork(source, env)
     guards.require_dest(dest)
     dest_ws = Workspace.open(dest, what="destination")
@@ -269,7 +286,7 @@ def spawn(
         return SpawnOutcome(
             id=rid, child_session_id=sid, status=lifecycle.RESERVED, brief_path=brief_path, dest_dir=dest_dir,
             source_dir=source_dir, parent_refocus_id=parent_id,
-            relaunch_command=relaunch_command(dest_dir, sid, pickup_id=rid if oneshot else None),
+            relaunch_command=relaunch(agent, source, dest_ws, dest_dir, sid, rid, oneshot),
             marker=f"would spawn {rid} → {dest_dir} (the id and session id are examples); nothing was changed.",
             files_written=[brief_path, *there, *here], commits={}, warnings=warnings,
             source_files=[source.rel(p) for p in here], dry_run=True)
@@ -292,12 +309,15 @@ def spawn(
         "spawn_mode": "oneshot" if oneshot else "manual", "spawned_at": clock.iso(now),
         "launched_at": None, "completed_at": None, "source_dir": source_place.dir,
         "source_repo": source_place.repo_name, "source_repo_id": source_place.repo_id,
-        "source_session_id": env.get("CLAUDE_CODE_SESSION_ID") or None, "dest_dir": dest_place.dir,
+        "source_session_id": session_from_env(env), "dest_dir": dest_place.dir,
         "dest_repo": dest_place.repo_name, "dest_repo_id": dest_place.repo_id,
         "slug": slug, "parent_refocus_id": parent_id, "related_refocus_ids": list(related_ids),
         "done_when": list(done_when), "out_of_scope": list(out_of_scope), "related": list(related),
         "assigned_to": assign, "relevant_files": list(files),
         "alternatives_considered": list(alternatives), "reviewer_pushback": list(pushback),
+        # which agent runs each side, said only when it is not Claude Code (the default)
+        **({"child_agent": agent} if agent != agents.CLAUDE else {}),
+        **({"source_agent": source_agent} if source_agent not in (None, agents.CLAUDE) else {}),
     }, "spawn")
     doc = Brief(meta=meta, body=render_body(meta, BriefContent(reason, context, list(deliverables))))
     snapshot = doc.render().encode("utf-8")
@@ -340,7 +360,7 @@ def spawn(
     return SpawnOutcome(
         id=rid, child_session_id=sid, status=lifecycle.RESERVED, brief_path=brief_path, dest_dir=dest_dir,
         source_dir=source_dir, parent_refocus_id=parent_id,
-        relaunch_command=relaunch_command(dest_dir, sid, pickup_id=rid if oneshot else None),
+        relaunch_command=relaunch(agent, source, dest_ws, dest_dir, sid, rid, oneshot),
         marker=f"SPAWNED {rid} → {dest_dir} (child_session_id: {sid}). Awaiting result.",
         files_written=dest_written + source_written, commits=commits, warnings=warnings,
         source_files=[source.rel(p) for p in source_written],

@@ -18,6 +18,7 @@ from gitrefocus.ops import guards, index_md, places, record
 from gitrefocus.store import catalog, eventlog, localstate, refs
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.workspace import Workspace
+from gitrefocus.model.agents import session_from_env
 
 
 @dataclass(frozen=True)
@@ -128,11 +129,12 @@ class _Markers:
 
 
 def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: str = ".",
-          env: Mapping[str, str] = os.environ, take_over: bool = False) -> StartOutcome:
+          env: Mapping[str, str] = os.environ, take_over: bool = False, agent: str = "claude") -> StartOutcome:
     """``take_over``: this session takes the refocus on although it belongs to another
-    session (without it, that is refused: a session acts only for its own refocus)."""
+    session (without it, that is refused: a session acts only for its own refocus).
+    ``agent``: the client the session runs in, recorded when it is not Claude Code."""
     ws = Workspace.open(cwd)
-    session_id = session_id or env.get("CLAUDE_CODE_SESSION_ID") or None
+    session_id = session_id or session_from_env(env)
     rid = choose(ws, refocus_id, session_id)
     require_destination(ws, rid)
     warnings: list[str] = []
@@ -143,6 +145,8 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
             raise RefocusError(f"{rid} has no event log here ({ref_name(rid)}); run `git refocus doctor --repair`.")
         state = tip.state
         extra: dict[str, Any] = {"took_over_from": took_over[0]} if took_over else {}
+        if agent != "claude":
+            extra["agent"] = agent
         changes = {}
         if state.status == lifecycle.IN_PROGRESS:
             others = [s for s in state.sessions if s != session_id]

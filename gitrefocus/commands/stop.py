@@ -21,6 +21,7 @@ from gitrefocus.ops import guards, places
 from gitrefocus.store import catalog, eventlog, localstate
 from gitrefocus.store.catalog import Catalog
 from gitrefocus.store.workspace import Workspace
+from gitrefocus.model.agents import session_from_env
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def _resolve(ws: Workspace, text: str) -> str:
 
 def stop(*, refocus_id: str | None = None, cwd: str = ".", env: Mapping[str, str] = os.environ) -> StopOutcome:
     ws = Workspace.open(cwd)
-    session = env.get("CLAUDE_CODE_SESSION_ID") or None
+    session = session_from_env(env)
     rid = _resolve(ws, refocus_id) if refocus_id else localstate.active_refocus(ws.git_dir, env)
     if not rid:
         return StopOutcome(None, False, 0, False)

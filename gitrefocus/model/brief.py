@@ -253,6 +253,12 @@ def _pointer_back(meta: dict[str, Any]) -> str:
     command with the directory of the machine it runs on."""
     sid, child = meta["source_session_id"], meta["child_session_id"]
     source, dest = place.of(meta, meta, place.SOURCE), place.of(meta, meta, place.DEST)
+    agent = meta.get("child_agent")
+    if isinstance(agent, str) and agent != "claude":  # its session id is the client's, known once it started
+        session = f"`{sid}`" if sid else "no session id was recorded"
+        where = f", in {source.label()}" if source is not None and source.portable else ""
+        return (f"- Source session: {session}{where}\n"
+                f"- The child runs in {agent}; `git refocus show {meta['id']}` prints the command that continues it\n")
     if source is None or dest is None or not (source.portable and dest.portable):  # written before portable places
         source_dir = meta["source_dir"]
         source_pointer = (f"`{transcript_pointer(source_dir, sid)}`" if sid

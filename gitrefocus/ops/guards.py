@@ -12,6 +12,7 @@ from gitrefocus.model.events import RefocusState
 from gitrefocus.model.place import SOURCE, Place
 from gitrefocus.store import catalog, eventlog, localstate
 from gitrefocus.store.workspace import Workspace
+from gitrefocus.model.agents import CHILD_VARIABLE, session_from_env
 
 CHILD_CANNOT_FORK = (
     "Architectural violation: Child sessions cannot fork. Surface this work in "
@@ -40,7 +41,10 @@ def refuse_child_fork(ws: Workspace, env: Mapping[str, str] = os.environ) -> Non
     or by session id, so the guard holds when the environment file was lost."""
     if env.get("SESSION_REFOCUS_ROLE") == "child":
         raise GuardRefused(CHILD_CANNOT_FORK + " (SESSION_REFOCUS_ROLE=child)")
-    rid = child_refocus_of_session(ws, env.get("CLAUDE_CODE_SESSION_ID"))
+    launched_for = env.get(CHILD_VARIABLE)
+    if launched_for:  # a Codex or Gemini CLI child: its launch command says which refocus it works on
+        raise GuardRefused(CHILD_CANNOT_FORK + f" ({CHILD_VARIABLE}={launched_for})")
+    rid = child_refocus_of_session(ws, session_from_env(env))
     if rid:
         raise GuardRefused(CHILD_CANNOT_FORK + f" (this session is the child of {rid})")
 
@@ -58,8 +62,9 @@ def owners(ws: Workspace, state: RefocusState) -> list[str]:
 
 def owned_by(ws: Workspace, state: RefocusState, session_id: str | None, env: Mapping[str, str]) -> bool:
     """No session id (a person at a terminal), or the session is one of the refocus's own
-    (or the SessionStart hook exported its id into this session's shell)."""
-    if not session_id or env.get("SESSION_REFOCUS_ID") == state.id:
+    (or the SessionStart hook exported its id into this session's shell, or the command that
+    launched this Codex or Gemini CLI session named it)."""
+    if not session_id or env.get("SESSION_REFOCUS_ID") == state.id or env.get(CHILD_VARIABLE) == state.id:
         return True
     return session_id in owners(ws, state)
 

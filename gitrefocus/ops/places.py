@@ -159,13 +159,32 @@ def relaunch(ws: Workspace, state: RefocusState, *, short: bool = True) -> str:
     """The command that starts (or resumes) the child session of ``state`` on this
     machine (``short``: the home directory written ``~``); where the destination
     is not here, the command and the repository it runs in."""
-    from gitrefocus.model.session import relaunch_command
+    from gitrefocus.model import agents
     from gitrefocus.store.transcripts import find_transcript
 
+    agent = agents.of_state(state.extra)
     sid = str(state.child_session_id)
+    if agent == agents.CODEX and state.sessions:
+        sid = state.sessions[-1]  # Codex chose the child's session id when it started
     dest = local_dir(ws, state, DEST)
-    launched = bool(state.launched_at) or (dest is not None and find_transcript(dest, sid) is not None)
+    launched = bool(state.launched_at) or (agent == agents.CLAUDE and dest is not None
+                                           and find_transcript(dest, sid) is not None)
     if dest is None:
+        if agent != agents.CLAUDE:
+            return f"git refocus show {state.id} (the child runs in {agent}, in {label(state, DEST)}, not on this machine)"
         return (f"claude {'--resume' if launched else '--session-id'} {sid} "
                 f"(in {label(state, DEST)}, not on this machine)")
-    return relaunch_command(dest, sid, resume=launched, home=os.path.expanduser("~") if short else None)
+    writable = child_writable(Workspace.try_open(dest), Workspace.try_open(local_dir(ws, state, SOURCE) or dest))
+    return agents.relaunch_command(agent, dest, sid, refocus_id=state.id, writable=writable, resume=launched,
+                                   home=os.path.expanduser("~") if short else None)
+
+
+def child_writable(dest: Workspace | None, source: Workspace | None) -> list[str]:
+    """What a sandboxed child (Codex) must be able to write outside its working directory: the
+    git dirs of both repositories (commits, the event log, notes, local state) and their
+    docs/refocus (the brief and INDEX.md)."""
+    out: list[str] = []
+    for ws in (dest, source):
+        if ws is not None:
+            out += [ws.common_dir, ws.refocus_dir]
+    return list(dict.fromkeys(out))

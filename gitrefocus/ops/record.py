@@ -22,6 +22,7 @@ from gitrefocus.model.records import dataclass, field
 from gitrefocus.ops import places
 from gitrefocus.store import atomic, catalog, eventlog, eventmerge, notes, refs
 from gitrefocus.store.workspace import Workspace
+from gitrefocus.model.agents import session_from_env
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ def actor(ws: Workspace, role: str) -> dict[str, Any]:
     sig = ws.signature()
     return {
         "name": sig.name, "email": sig.email, "role": role,
-        "session_id": os.environ.get("CLAUDE_CODE_SESSION_ID") or None,
+        "session_id": session_from_env(os.environ),
         "host": socket.gethostname(), "user": _user(),
     }
 
@@ -271,7 +272,9 @@ def audit_line(state: RefocusState, event: Event, role: str) -> tuple[str, dict[
     if kind == ev.SPAWNED:
         # where the other side is, as stored: notes are shared history, no path of this machine
         other = {"dest": places.label(state, DEST)} if role == SOURCE else {"source": places.label(state, SOURCE)}
-        return "spawned", {"role": role, "status": "reserved", **other}
+        agents = {k.replace("_", "-"): v for k, v in (event.data.get("meta") or {}).items()
+                  if k in ("source_agent", "child_agent") and isinstance(v, str)}  # absent: Claude Code
+        return "spawned", {"role": role, "status": "reserved", **other, **agents}
     if kind == ev.ABANDONED:
         return "abandoned", {"role": role, "status": "abandoned", "reason": data.get("reason")}
     if kind == ev.RECEIVED:
@@ -279,7 +282,8 @@ def audit_line(state: RefocusState, event: Event, role: str) -> tuple[str, dict[
     if role != DEST:
         return None
     if kind == ev.STARTED:
-        return "started", {"role": DEST, "status": state.status, "session": data.get("session_id")}
+        agent = {"agent": data["agent"]} if isinstance(data.get("agent"), str) else {}  # absent: Claude Code
+        return "started", {"role": DEST, "status": state.status, "session": data.get("session_id"), **agent}
     if kind == ev.COMPLETED:
         return "completed", {"role": DEST, "status": state.status}
     if kind == ev.EDITED and "to" in data and not data.get("rebuilt_from") and data.get("to") != data.get("from"):

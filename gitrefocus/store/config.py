@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from typing import Literal, overload
 
     IntKey = Literal["staleReservedHours", "recentDays", "archiveDays", "maxChainDepth", "stalenessCommits", "quietHours"]
-    StrKey = Literal["contextDir", "budget", "searchPaths", "contextSaveCommand"]
+    StrKey = Literal["contextDir", "budget", "searchPaths", "contextSaveCommand", "agent"]
 
 DEFAULTS: dict[str, int | str] = {
     "staleReservedHours": 24,
@@ -26,6 +26,7 @@ DEFAULTS: dict[str, int | str] = {
     "budget": "standard",
     "searchPaths": "",
     "contextSaveCommand": "",
+    "agent": "claude",
 }
 BUDGETS = ("economy", "light", "standard", "detailed")
 

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
 from gitrefocus.store import atomic, faults
+from gitrefocus.model.agents import session_from_env
 
 TYPE_CHECKING = False  # no `typing` at run time: the post-tool-use hook imports this module
 if TYPE_CHECKING:
@@ -139,7 +140,7 @@ def active_refocus(git_dir: str, env: Mapping[str, str], session_id: str | None 
     session in the child's directory never acts as the child."""
     if env.get("SESSION_REFOCUS_ID"):
         return env["SESSION_REFOCUS_ID"]
-    session_id = session_id or env.get("CLAUDE_CODE_SESSION_ID")
+    session_id = session_id or session_from_env(env)
     if session_id:
         return refocus_for_session(git_dir, session_id)
     return active_id(git_dir) if worktree else None

@@ -29,6 +29,7 @@ KINDS = (SPAWNED, STARTED, COMPLETED, ABANDONED, EDITED, RECEIVED, LINKED, SESSI
 # Events that rewrite the brief document; the others carry the previous snapshot.
 DOC_KINDS = frozenset({SPAWNED, STARTED, COMPLETED, ABANDONED, EDITED})
 
+AGENT_KEYS = ("child_agent", "source_agent")  # in a brief's frontmatter only when not Claude Code
 # The frontmatter keys the folded state copies from the spawned event's meta.
 STATE_KEYS = (
     "id", "status", "slug", "child_session_id", "source_session_id", "spawn_mode",
@@ -283,6 +284,8 @@ def apply(state: RefocusState | None, event: Event) -> tuple[RefocusState, bool]
         # each side's repository identity and name (model/place.py), carried beside
         # the fold's own keys so that logs written before fold to the same state.json
         extra = {k: meta[k] for k in place.PLACE_KEYS if isinstance(meta, dict) and isinstance(meta.get(k), str)}
+        # the agents each side runs in, when not Claude Code (model/agents.py), likewise
+        extra.update({k: meta[k] for k in AGENT_KEYS if isinstance(meta, dict) and isinstance(meta.get(k), str)})
         repos = event.data.get("repos")
         if isinstance(repos, dict):  # older refocuses: which commit each side stood on at spawn
             extra["repos"] = repos

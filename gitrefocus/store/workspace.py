@@ -88,6 +88,16 @@ def find_git_dir(path: str) -> str | None:
         probe = parent
 
 
+def open_git_dir(git_dir: str) -> Repository:
+    """libgit2's repository at exactly ``git_dir``. Without NO_DOTGIT libgit2 tries
+    ``git_dir/.git`` first, and a sandbox that writes its agent's git dir but protects every
+    ``.git`` below a writable root (Codex CLI) mounts an empty one there (docs/agents.md)."""
+    pygit2 = load_pygit2()
+    flags = pygit2.enums.RepositoryOpenFlag
+    repo: Repository = pygit2.Repository(git_dir, flags=flags.NO_DOTGIT | flags.NO_SEARCH)
+    return repo
+
+
 def common_dir(git_dir: str) -> str:
     """The git dir that the work trees of ``git_dir``'s repository share (refs/,
     packed-refs, objects/, hooks/): the one its ``commondir`` file names (a
@@ -307,7 +317,7 @@ class Workspace:
     @property
     def repo(self) -> Repository:
         if self._repo is None:
-            self._repo = load_pygit2().Repository(self._git_dir)
+            self._repo = open_git_dir(self._git_dir)
         return self._repo
 
     @property
@@ -333,7 +343,7 @@ class Workspace:
             shown = os.path.realpath(path) if path in (".", "") else path
             raise RefocusError(f"{what} {shown!r} is not inside a git repository"
                                + (" (run `git init` there, or cd into one)." if what == "this directory" else "."))
-        repo: Repository = pygit2.Repository(gitdir)
+        repo: Repository = open_git_dir(gitdir)
         if repo.is_bare or repo.workdir is None:
             raise RefocusError(f"{what} {path!r} is in a bare repository; refocus needs a work tree.")
         return cls(repo, os.path.realpath(repo.workdir))

@@ -7,6 +7,8 @@
   `claude -p` with HOME=`claude_home`, the mock as its API, no other traffic and a fixed git
   identity (GIT_CONFIG_GLOBAL, if the enclosing test set one, is kept).
 - `transcript(session_id)`: the transcript that run wrote under `claude_home`.
+- `codex_bin`, `gemini_bin`: the pinned Codex CLI and Gemini CLI (scripts/install-agent), for
+  the other agents' tests (their model mocks: tests/e2e/agent_mocks.py).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from tests.e2e.claude_mock import MockAnthropic, find_transcript
 from tests.runner import ROOT
 
 INSTALL_SCRIPT = ROOT / "scripts" / "install-claude"
+INSTALL_AGENT = ROOT / "scripts" / "install-agent"
 INSTALL_TIMEOUT = 600
 
 # Variables that would let the developer's environment (or an enclosing Claude Code session,
@@ -219,3 +222,38 @@ def transcript(claude_home: Path) -> Callable[[str], Path]:
         return path
 
     return find
+
+
+def _install_agent(agent: str) -> Path:
+    """The pinned ``agent`` command (scripts/install-agent); skips without it unless CI is set
+    (there it must work)."""
+    reason = ""
+    if shutil.which("bash") is None:
+        reason = "bash is required to run scripts/install-agent"
+    else:
+        try:
+            proc = subprocess.run(["bash", str(INSTALL_AGENT), agent], capture_output=True, text=True,
+                                  timeout=INSTALL_TIMEOUT, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            proc = None
+            reason = f"scripts/install-agent {agent} took more than {INSTALL_TIMEOUT} s"
+        if proc is not None:
+            lines = proc.stdout.strip().splitlines()
+            if proc.returncode == 0 and lines and os.access(lines[-1], os.X_OK):
+                return Path(lines[-1])
+            reason = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set and the {agent} CLI is unavailable: {reason}", pytrace=False)
+    pytest.skip(f"{agent} CLI unavailable: {reason}")
+
+
+@pytest.fixture(scope="session")
+def codex_bin() -> Path:
+    """The pinned Codex CLI binary (scripts/install-agent codex)."""
+    return _install_agent("codex")
+
+
+@pytest.fixture(scope="session")
+def gemini_bin() -> Path:
+    """The pinned Gemini CLI launcher (scripts/install-agent gemini)."""
+    return _install_agent("gemini")

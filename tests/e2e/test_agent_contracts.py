@@ -6,7 +6,7 @@ AfterAgent hook keeps the agent working, what a shell command the model runs can
 session is resumed, and the gate each client puts in front of hooks. A release that changes
 one of them fails here first, before any adapter misbehaves.
 
-The binaries come from npm (scripts/install-agent); the model is a loopback mock
+The binaries come from npm (scripts/install-agent, fixtures in conftest.py); the model is a loopback mock
 (tests/e2e/agent_mocks.py). Each hook is a recorder: it saves its stdin and environment and
 answers with a reply the test left for it (once).
 """
@@ -15,16 +15,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.agent_mocks import Call, MockGemini, MockResponses, Text, texts_of
-from tests.runner import ROOT
-
-INSTALL = ROOT / "scripts" / "install-agent"
 
 RECORDER = """#!/bin/sh
 # record one hook call: stdin and environment; answer with a reply left for this event, once
@@ -34,33 +30,6 @@ cat > "$dir/$1-$n.json"
 env > "$dir/$1-$n.env"
 if [ -f "$dir/reply-$1" ]; then cat "$dir/reply-$1"; rm -f "$dir/reply-$1"; else printf '{}'; fi
 """
-
-
-def _installed(agent: str) -> Path:
-    """The pinned ``agent`` command; skips without it unless CI is set (there it must work)."""
-    reason = ""
-    if shutil.which("bash") is None:
-        reason = "bash is required to run scripts/install-agent"
-    else:
-        proc = subprocess.run(["bash", str(INSTALL), agent], capture_output=True, text=True, timeout=900,
-                              stdin=subprocess.DEVNULL)
-        lines = proc.stdout.strip().splitlines()
-        if proc.returncode == 0 and lines and os.access(lines[-1], os.X_OK):
-            return Path(lines[-1])
-        reason = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set and the {agent} CLI is unavailable: {reason}", pytrace=False)
-    pytest.skip(f"{agent} CLI unavailable: {reason}")
-
-
-@pytest.fixture(scope="session")
-def codex_bin() -> Path:
-    return _installed("codex")
-
-
-@pytest.fixture(scope="session")
-def gemini_bin() -> Path:
-    return _installed("gemini")
 
 
 class Recorder:

@@ -1,0 +1,154 @@
+"""A refocus handed between different agents, every client the real pinned binary (docs/agents.md).
+
+Claude Code talks to the Anthropic mock (tests/e2e/claude_mock.py), Codex CLI to the Responses
+API mock and Gemini CLI to the Gemini API mock (tests/e2e/agent_mocks.py); each mock plays the
+model's turns, so what the tests check is what the clients, their hooks and git refocus did:
+who was recognised as the child, what it was told, what its commits carry, what the parent was
+told, and what `git log --notes=refocus` says about who ran each side.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e import agent_mocks as am
+from tests.e2e.claude_mock import Bash, Text, describe
+from tests.gitrepo import git, make_repo
+from tests.runner import ROOT, refocus
+
+pytestmark = pytest.mark.claude
+
+REASON = "The parser work belongs in the library."
+DONE = "The library parses the new syntax"
+
+
+@pytest.fixture
+def shim(tmp_path) -> Path:
+    """A bin directory whose `git-refocus` runs this source tree (for hooks and agents' shells)."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "git-refocus").write_text(f"#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} "
+                                        f"exec {shlex.quote(sys.executable)} -m gitrefocus \"$@\"\n")
+    (bindir / "git-refocus").chmod(0o755)
+    return bindir
+
+
+class Agents:
+    """The Codex and Gemini CLI homes and environments of one test, with their mocks."""
+
+    def __init__(self, tmp_path: Path, shim: Path, codex_bin: Path | None, gemini_bin: Path | None):
+        self.tmp = tmp_path
+        self.codex_mock = am.MockResponses().__enter__()
+        self.gemini_mock = am.MockGemini().__enter__()
+        bins = [str(shim)] + [str(b.parent) for b in (codex_bin, gemini_bin) if b is not None]
+        self.home = tmp_path / "agent-home"
+        (self.home / ".codex").mkdir(parents=True)
+        (self.home / ".codex" / "config.toml").write_text(self.codex_mock.codex_config())
+        # Codex runs the model's commands in a login shell, whose PATH comes from the profile: as
+        # for a user, `git refocus` must be on the PATH the login shell sets
+        (self.home / ".profile").write_text(f"PATH={shlex.quote(str(shim))}:$PATH\nexport PATH\n")
+        (self.home / ".gemini").mkdir()
+        (self.home / ".gemini" / "settings.json").write_text(
+            json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+        self.env = {
+            "PATH": os.pathsep.join([*bins, os.environ["PATH"]]), "HOME": str(self.home),
+            "CODEX_HOME": str(self.home / ".codex"), "MOCK_API_KEY": "test",
+            "GEMINI_API_KEY": "test", "GOOGLE_GEMINI_BASE_URL": self.gemini_mock.url,
+            "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_PROXY": "127.0.0.1,localhost",
+        }
+
+    def close(self) -> None:
+        self.codex_mock.__exit__(None, None, None)
+        self.gemini_mock.__exit__(None, None, None)
+
+
+@pytest.fixture
+def agents(tmp_path, shim, codex_bin, gemini_bin):
+    a = Agents(tmp_path, shim, codex_bin, gemini_bin)
+    yield a
+    a.close()
+
+
+def init_both(src: Path, dest: Path, env: dict, *flags: str) -> None:
+    for repo in (src, dest):
+        out = refocus("init", *flags, "--json", cwd=repo, env=env)
+        assert out.returncode == 0, out
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "wire git refocus")
+
+
+def trailer_ids(repo: Path, rev: str = "HEAD") -> list[str]:
+    out = git(repo, "log", "-1", "--format=%(trailers:key=Refocus-Id,valueonly)", rev)
+    return [line.strip() for line in out.splitlines() if line.strip()]
+
+
+def notes(repo: Path) -> str:
+    return git(repo, "log", "--all", "--notes=refocus", "--format=%N")
+
+
+def last_event(repo: Path, rid: str) -> str:
+    """The kind of the newest event in the refocus's log (its commit subject ends with it)."""
+    return git(repo, "log", "-1", "--format=%s", f"refs/refocus/{rid}").rsplit(": ", 1)[-1].strip()
+
+
+def status(repo: Path, rid: str) -> str:
+    return refocus("show", rid, "--json", cwd=repo).json["status"]
+
+
+def test_a_claude_parent_hands_work_to_a_codex_child_and_receives_its_result(
+        tmp_path, agents, shim, mock_api, run_claude):
+    src, dest = make_repo(tmp_path / "app"), make_repo(tmp_path / "lib")
+    env = {**agents.env}
+    init_both(src, dest, env, "--claude")
+    setup_codex = refocus("init", "--codex", "--json", cwd=src, env=env)
+    assert setup_codex.returncode == 0, setup_codex
+    assert [s["changed"] for s in setup_codex.json["steps"] if s["kind"] == "codex"] == [True, True]
+    again = refocus("init", "--codex", "--json", cwd=src, env=env).json
+    assert [s["changed"] for s in again["steps"] if s["kind"] == "codex"] == [False, False], "init is idempotent"
+
+    # the parent: a real Claude Code session spawns the work for a Codex child
+    mock_api.add(Bash(f"git refocus spawn {shlex.quote(str(dest))} --agent codex --slug parser "
+                      f"--reason {shlex.quote(REASON)} --done-when {shlex.quote(DONE)} --json"), Text("Spawned."))
+    parent = run_claude(src, "Hand the parser work to the library.", extra_env={"PATH": env["PATH"]})
+    assert parent.returncode == 0, describe(parent)
+    rid, = git(src, "for-each-ref", "--format=%(refname:lstrip=2)", "refs/refocus/").split()
+    brief = refocus("show", rid, "--json", cwd=dest).json
+    assert brief["status"] == "reserved"
+    relaunch = refocus("show", rid, "--json", cwd=src).json["here"]["relaunch"]
+    assert f"GIT_REFOCUS_CHILD={rid} codex -s workspace-write" in relaunch
+
+    # the child: Codex, launched for the refocus, commits and completes from its own shell
+    agents.codex_mock.add(
+        am.Call("exec_command", {"cmd": "git commit -q --allow-empty -m 'Parse the new syntax'"}),
+        am.Call("exec_command", {"cmd": "git refocus spawn ../app --reason nested --done-when x"}),
+        am.Call("exec_command", {"cmd": "git refocus complete --summary 'Parser done in the library.' --dod 1 "
+                                        "--no-material-changes 'no docs changed'"}),
+        am.Text("Completed."))
+    child = subprocess.run(["git", "refocus", "pickup", rid, "--run"], cwd=src, env={**os.environ, **env},
+                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert child.returncode == 0, child.stdout + child.stderr
+    first = agents.codex_mock.turn_requests[0]
+    assert f"child session of refocus {rid}" in " ".join(am.texts_of(first)), "Codex's child got its brief"
+    outputs = " ".join(am.texts_of(agents.codex_mock.turn_requests[-1]))
+    assert "Child sessions cannot fork" in outputs, "a Codex child cannot spawn"
+    work = git(dest, "log", "--format=%H", "--grep", "Parse the new syntax", "-1").strip()
+    assert trailer_ids(dest, work) == [rid], "the Codex child's commit carries the trailer"
+    assert status(dest, rid) == "result"
+    assert f"started role=dest status=in-progress" in notes(dest) and "agent=codex" in notes(dest)
+    assert "child-agent=codex" in notes(src)
+
+    # the parent again: the next Claude Code session in the source is told the result, once
+    mock_api.add(Text("Noted."))
+    before = len(mock_api.turn_requests)
+    told = run_claude(src, "Continue.", extra_env={"PATH": env["PATH"]})
+    assert told.returncode == 0, describe(told)
+    said = json.dumps(mock_api.turn_requests[before])
+    assert rid in said and "Parser done in the library." in said
+    assert last_event(src, rid) == "received"

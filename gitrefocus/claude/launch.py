@@ -24,6 +24,14 @@ CHILD_TOOLS = "Bash(git refocus:*)"
 PARENT_ONLY = agents.PARENT_ONLY
 
 
+def gemini_policy() -> str:
+    """The policy file (shipped in the package) that lets a non-interactive Gemini CLI child run
+    git refocus, as ``Bash(git refocus:*)`` lets a Claude Code child."""
+    from importlib import resources
+
+    return str(resources.files("gitrefocus").joinpath("data", "gemini-child-policy.toml"))
+
+
 def run_child(dest_dir: str, session_id: str, prompt: str, *, resume: bool, allowed_tools: Sequence[str] = (),
               env: Mapping[str, str] = os.environ, agent: str = agents.CLAUDE, refocus_id: str = "",
               writable: Sequence[str] = ()) -> int:
@@ -42,7 +50,9 @@ def run_child(dest_dir: str, session_id: str, prompt: str, *, resume: bool, allo
         argv = [program, "--resume" if resume else "--session-id", session_id, "-p", prompt, "--allowedTools", *tools]
     else:
         argv = [program, *agents.launch_argv(agent, session_id=session_id, refocus_id=refocus_id, writable=writable,
-                                             resume=resume, prompt=prompt)]
+                                             resume=resume, prompt=prompt, policy=gemini_policy())]
+        if agent == agents.GEMINI and allowed_tools:  # Gemini's own names, e.g. run_shell_command(git commit)
+            argv[-2:-2] = ["--allowed-tools", *allowed_tools]
         child_env.update(agents.launch_env(agent, session_id=session_id, refocus_id=refocus_id))
     try:
         return subprocess.run(argv, cwd=dest_dir, env=child_env, stdin=subprocess.DEVNULL).returncode

@@ -40,7 +40,9 @@ def handle(payload: dict, env=os.environ, agent: str = "claude") -> str | None:
     loop = state.current
     if loop is None or loop.status != lp.ACTIVE:
         return None
-    message = payload.get("last_assistant_message")
+    # Gemini CLI's AfterAgent names the turn's answer prompt_response (the answers of a retried
+    # turn joined); Claude Code's and Codex's Stop, last_assistant_message
+    message = payload.get("last_assistant_message") if agent != "gemini" else payload.get("prompt_response")
     active = payload.get("stop_hook_active") is True
     now = clock.now_iso()
     ws = None

@@ -105,9 +105,12 @@ def index(global_, output, prune, as_json):
 @click.command()
 @click.argument("refocus_id", metavar="ID")
 @click.option("--run", "run_child", is_flag=True,
-              help="Run the child now, non-interactively, in its directory (claude -p with this prompt).")
+              help="Run the child now, non-interactively, in its directory (claude -p, codex exec or gemini -p "
+                   "with this prompt, as its brief says).")
 @click.option("--allowed-tools", "allowed_tools", multiple=True, metavar="TOOL",
-              help="With --run: a tool the child may use besides `Bash(git refocus:*)`; repeat.")
+              help="With --run: a tool the child may use besides git refocus, in its agent's own terms "
+                   "(`Bash(git commit:*)`, `run_shell_command(git commit)`); repeat. A Codex child runs "
+                   "what its sandbox allows.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 def pickup(refocus_id, run_child, allowed_tools, as_json):
     """Print the prompt a child session starts with (never changes anything).

@@ -152,3 +152,138 @@ def test_a_claude_parent_hands_work_to_a_codex_child_and_receives_its_result(
     said = json.dumps(mock_api.turn_requests[before])
     assert rid in said and "Parser done in the library." in said
     assert last_event(src, rid) == "received"
+
+
+def run_gemini(agents: Agents, gemini_bin: Path, cwd: Path, prompt: str, *args: str) -> subprocess.CompletedProcess:
+    """A Gemini CLI session as a person runs it (headless; --yolo standing for their approvals)."""
+    return subprocess.run([str(gemini_bin), "--yolo", *args, "-p", prompt], cwd=cwd, env={**os.environ, **agents.env},
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+
+
+def run_codex(agents: Agents, codex_bin: Path, cwd: Path, prompt: str, *writable: Path) -> subprocess.CompletedProcess:
+    """A Codex CLI session as a person runs it, able to write ``writable`` (its sandbox keeps
+    every .git read-only unless named: a parent that spawns writes the destination's)."""
+    roots = ", ".join(json.dumps(str(p)) for p in writable)
+    return subprocess.run([str(codex_bin), "exec", "--skip-git-repo-check", "-s", "workspace-write",
+                           "-c", f"sandbox_workspace_write.writable_roots=[{roots}]", prompt],
+                          cwd=cwd, env={**os.environ, **agents.env}, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+
+
+def spawn_command(dest: Path, agent: str, slug: str) -> str:
+    return (f"git refocus spawn {shlex.quote(str(dest))} --agent {agent} --slug {slug} "
+            f"--reason {shlex.quote(REASON)} --done-when {shlex.quote(DONE)}")
+
+
+def the_refocus(src: Path) -> str:
+    rid, = git(src, "for-each-ref", "--format=%(refname:lstrip=2)", "refs/refocus/").split()
+    return rid
+
+
+def test_a_gemini_parent_hands_work_to_a_claude_child_and_receives_its_result(
+        tmp_path, agents, gemini_bin, mock_api, run_claude):
+    src, dest = make_repo(tmp_path / "app"), make_repo(tmp_path / "lib")
+    env = agents.env
+    init_both(src, dest, env, "--claude")
+    assert refocus("init", "--gemini", cwd=src, env=env).returncode == 0
+
+    agents.gemini_mock.add(am.Call("run_shell_command", {"command": spawn_command(dest, "claude", "parser")}),
+                           am.Text("Spawned."))
+    parent = run_gemini(agents, gemini_bin, src, "Hand the parser work to the library.")
+    assert parent.returncode == 0, parent.stderr
+    rid = the_refocus(src)
+    relaunch = refocus("show", rid, "--json", cwd=src).json["here"]["relaunch"]
+    assert relaunch.startswith(f"cd {dest} && claude --session-id ")
+    sid = relaunch.rsplit(" ", 1)[1]
+    assert "source-agent=gemini" in notes(src)
+
+    # the child: Claude Code, started with the printed command's session id
+    mock_api.add(Bash("git commit -q --allow-empty -m 'Parse the new syntax'"),
+                 Bash("git refocus complete --summary 'Parser done by Claude.' --dod 1 --no-material-changes none"),
+                 Text("Done."))
+    child = run_claude(dest, "Work on the brief.", session_id=sid, extra_env={"PATH": env["PATH"]})
+    assert child.returncode == 0, describe(child)
+    assert f"child session of refocus {rid}" in json.dumps(mock_api.turn_requests[0])
+    work = git(dest, "log", "--format=%H", "--grep", "Parse the new syntax", "-1").strip()
+    assert trailer_ids(dest, work) == [rid]
+
+    # the parent's next Gemini session is told, once
+    agents.gemini_mock.add(am.Text("Noted."))
+    before = len(agents.gemini_mock.turn_requests)
+    again = run_gemini(agents, gemini_bin, src, "Continue.")
+    assert again.returncode == 0, again.stderr
+    told = " ".join(am.texts_of(agents.gemini_mock.turn_requests[before]))
+    assert rid in told and "Parser done by Claude." in told
+    assert last_event(src, rid) == "received"
+
+
+def test_a_codex_parent_hands_work_to_a_gemini_child_that_cannot_fork(tmp_path, agents, codex_bin, gemini_bin):
+    src, dest = make_repo(tmp_path / "app"), make_repo(tmp_path / "lib")
+    env = agents.env
+    init_both(src, dest, env)
+    assert refocus("init", "--codex", "--gemini", cwd=src, env=env).returncode == 0
+
+    agents.codex_mock.add(am.Call("exec_command", {"cmd": spawn_command(dest, "gemini", "parser")}), am.Text("Spawned."))
+    parent = run_codex(agents, codex_bin, src, "Hand the parser work to the library.",
+                       src / ".git", dest, dest / ".git")
+    assert parent.returncode == 0, parent.stderr
+    rid = the_refocus(src)
+    assert "source-agent=codex" in notes(src) and "child-agent=gemini" in notes(src)
+
+    # the child: Gemini CLI, run by pickup --run (its policy lets it run git refocus, nothing else)
+    agents.gemini_mock.add(
+        am.Call("run_shell_command", {"command": "git refocus spawn ../app --reason nested --done-when x"}),
+        am.Call("run_shell_command", {"command": "git commit -q --allow-empty -m 'Parse the new syntax'"}),
+        am.Call("run_shell_command", {"command": "git refocus complete --summary 'Parser done by Gemini.' --dod 1 "
+                                                 "--no-material-changes none"}),
+        am.Text("Done."))
+    child = subprocess.run(["git", "refocus", "pickup", rid, "--run"], cwd=src, env={**os.environ, **env},
+                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert child.returncode == 0, child.stdout + child.stderr
+    first = " ".join(am.texts_of(agents.gemini_mock.turn_requests[0]))
+    assert f"child session of refocus {rid}" in first, "Gemini's child got its brief"
+    outputs = " ".join(am.texts_of(agents.gemini_mock.turn_requests[-1]))
+    assert "Child sessions cannot fork" in outputs, "a Gemini child cannot spawn"
+    assert "denied by policy" in outputs, "a headless Gemini child runs git refocus, and nothing else unasked"
+    assert last_event(dest, rid) == "completed"
+    assert "agent=gemini" in notes(dest)
+
+    # the parent's next Codex session is told, once
+    agents.codex_mock.add(am.Text("Noted."))
+    before = len(agents.codex_mock.turn_requests)
+    again = run_codex(agents, codex_bin, src, "Continue.", src / ".git")
+    assert again.returncode == 0, again.stderr
+    told = " ".join(am.texts_of(agents.codex_mock.turn_requests[before]))
+    assert rid in told and "Parser done by Gemini." in told
+    assert last_event(src, rid) == "received"
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_a_loop_ends_on_its_promise(tmp_path, agents, codex_bin, gemini_bin, agent):
+    """Loops run through Codex's Stop and Gemini CLI's AfterAgent as through Claude Code's Stop.
+    (A Gemini CLI session's commands see no session id, so its loop runs in a child, whose
+    launch command names the session.)"""
+    src, dest = make_repo(tmp_path / "app"), make_repo(tmp_path / "lib")
+    env = agents.env
+    init_both(src, dest, env)
+    assert refocus("init", f"--{agent}", cwd=src, env=env).returncode == 0
+    out = refocus("spawn", dest, "--agent", agent, "--slug", "loop", "--reason", REASON, "--done-when", DONE,
+                  "--json", cwd=src, env=env)
+    assert out.returncode == 0, out
+    rid = out.json["id"]
+    mock = agents.codex_mock if agent == "codex" else agents.gemini_mock
+    call = "exec_command" if agent == "codex" else "run_shell_command"
+    key = "cmd" if agent == "codex" else "command"
+    mock.add(am.Call(call, {key: "git refocus loop start --promise 'ALL GREEN' --max-iterations 5 "
+                                 "--prompt 'Keep fixing the tests.'"}),
+             am.Text("First pass: two tests fail."), am.Text("Second pass: one fails."),
+             am.Text("Third pass: all pass.\n<promise>ALL GREEN</promise>"), am.Text("a turn the loop must not ask for"))
+    child = subprocess.run(["git", "refocus", "pickup", rid, "--run"], cwd=src, env={**os.environ, **env},
+                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert child.returncode == 0, child.stdout + child.stderr
+    loops = refocus("loop", "list", "--json", cwd=dest).json["loops"]
+    assert [(lp["status"], lp["iteration"], lp["ended"]) for lp in loops] == [("done", 3, "promise")]
+    assert len(mock.turns) == 1, "the turn after the promise was never asked for"
+    fed = [t for t in am.texts_of(mock.turn_requests[-1])
+           if "Keep fixing the tests." in t and "loop start" not in t]  # not the command that started it
+    assert len(fed) == 2, "the loop prompt went back after the first and second stop, and only then"

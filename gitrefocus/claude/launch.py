@@ -24,12 +24,16 @@ CHILD_TOOLS = "Bash(git refocus:*)"
 PARENT_ONLY = agents.PARENT_ONLY
 
 
-def gemini_policy() -> str:
-    """The policy file (shipped in the package) that lets a non-interactive Gemini CLI child run
-    git refocus, as ``Bash(git refocus:*)`` lets a Claude Code child."""
+def gemini_policies(env: Mapping[str, str] = os.environ) -> list[str]:
+    """The policies of a non-interactive Gemini CLI child: the file shipped in the package that
+    lets it run git refocus (as ``Bash(git refocus:*)`` lets a Claude Code child), and the user's
+    own ~/.gemini/policies, which ``--policy`` would otherwise replace (seen with 0.61.0)."""
     from importlib import resources
 
-    return str(resources.files("gitrefocus").joinpath("data", "gemini-child-policy.toml"))
+    ours = str(resources.files("gitrefocus").joinpath("data", "gemini-child-policy.toml"))
+    home = env.get("HOME") or os.path.expanduser("~")
+    user = os.path.join(home, ".gemini", "policies")
+    return [ours, user] if os.path.isdir(user) else [ours]
 
 
 def run_child(dest_dir: str, session_id: str, prompt: str, *, resume: bool, allowed_tools: Sequence[str] = (),
@@ -50,7 +54,7 @@ def run_child(dest_dir: str, session_id: str, prompt: str, *, resume: bool, allo
         argv = [program, "--resume" if resume else "--session-id", session_id, "-p", prompt, "--allowedTools", *tools]
     else:
         argv = [program, *agents.launch_argv(agent, session_id=session_id, refocus_id=refocus_id, writable=writable,
-                                             resume=resume, prompt=prompt, policy=gemini_policy())]
+                                             resume=resume, prompt=prompt, policies=gemini_policies(env))]
         if agent == agents.GEMINI and allowed_tools:  # Gemini's own names, e.g. run_shell_command(git commit)
             argv[-2:-2] = ["--allowed-tools", *allowed_tools]
         child_env.update(agents.launch_env(agent, session_id=session_id, refocus_id=refocus_id))

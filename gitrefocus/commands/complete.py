@@ -226,6 +226,7 @@ def complete(
             brief_path=catalog.brief_file(ws, rid), source_updated=False, source_dir=None,
             files_written=_will_write(ws, rid, draft, save_transcript), commit=None, warnings=[],
             redactions=[], suggested_files=suggested, dry_run=True)
+    linked = _link_untagged(ws, rid)
     if commit:  # before the first write: a completion killed before its commit is committed by doctor
         promised.promise(ws, rid, _will_write(ws, rid, draft, save_transcript),
                          f"refocus({rid}): {draft.lifecycle_status}")
@@ -239,10 +240,42 @@ def complete(
                 promised.kept(ws, rid)  # refused before its event: nothing to commit
             raise
         try:
-            return without_lfs(_finish(ws, rid, out, made[0], prepared, now, commit))
+            done = without_lfs(_finish(ws, rid, out, made[0], prepared, now, commit))
+            return replace(done, warnings=linked + done.warnings) if linked else done
         except (OSError, RefocusError, refs.GitError()) as exc:
             raise RefocusError(f"{rid} is recorded as {out.tip.state.status}, but could not write {atomic.what_failed(exc)}. "
                                f"Run `git refocus doctor --repair` in {ws.workdir} to complete it.") from None
+
+
+UNTAGGED_LIMIT = 500  # commits looked at, newest first, for a child whose commits carry no trailer
+
+
+def _link_untagged(ws: Workspace, rid: str) -> list[str]:
+    """A Gemini CLI child's commits carry no Refocus-Id (Gemini runs the model's git commands
+    with hooks disabled: docs/agents.md): link those made on this branch since the child
+    started (after the commit its ``started`` event names), which name no refocus, before it
+    completes; what was done, as a warning."""
+    from gitrefocus.commands.link import record_links
+    from gitrefocus.model import agents
+
+    tip = eventlog.read_tip(ws.repo, rid)
+    if tip is None or agents.of_state(tip.state.extra) != agents.GEMINI:
+        return []
+    start = next((e.data.get("head") for _, e in eventlog.chain(ws.repo, tip.oid) if e.kind == ev.STARTED), None)
+    revs = [f"{start}..HEAD"] if isinstance(start, str) else ["HEAD", f"--max-count={UNTAGGED_LIMIT}"]
+    log = ws.git("log", "--format=%H%x00%B%x1e", *revs, check=False)
+    if log.returncode != 0:
+        return []
+    found = []
+    for record_text in log.stdout.split("\x1e"):
+        oid, _, message = record_text.strip("\n").partition("\x00")
+        if oid and not linkage.message_ids(message) and not linkage.note_links(ws, oid, rid):
+            found.append(oid)
+    if not found:
+        return []
+    record_links(ws, rid, found, via="complete")
+    return [f"linked {len(found)} commit(s) made here since the child started to {rid} (a Gemini CLI child's "
+            "commits carry no Refocus-Id: it runs git without hooks); `git refocus link` corrects this by hand."]
 
 
 def without_lfs(outcome: CompleteOutcome) -> CompleteOutcome:

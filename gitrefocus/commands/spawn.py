@@ -83,11 +83,11 @@ def _child_agent(asked: str | None, running: str | None, ws: Workspace) -> str:
 
 
 def relaunch(agent: str, source: Workspace, dest_ws: Workspace, dest_dir: str, sid: str, rid: str, oneshot: bool) -> str:
-    from gitrefocus.claude.launch import gemini_policy
+    from gitrefocus.claude.launch import gemini_policies
 
     return agents.relaunch_command(agent, dest_dir, sid, refocus_id=rid, pickup=oneshot,
                                    writable=places.child_writable(dest_ws, source),
-                                   policy=gemini_policy() if oneshot and agent == agents.GEMINI else None)
+                                   policies=gemini_policies() if oneshot and agent == agents.GEMINI else ())
 
 
 def relevant_files(files: Sequence[str], dest_dir: str) -> tuple[list[str], list[str]]:

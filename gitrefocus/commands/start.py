@@ -147,6 +147,9 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
         extra: dict[str, Any] = {"took_over_from": took_over[0]} if took_over else {}
         if agent != "claude":
             extra["agent"] = agent
+        if agent == "gemini":  # its commits carry no trailer: complete links those made after this commit
+            head = ws.head_oid()
+            extra["head"] = str(head) if head is not None else None
         changes = {}
         if state.status == lifecycle.IN_PROGRESS:
             others = [s for s in state.sessions if s != session_id]

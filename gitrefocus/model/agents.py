@@ -96,11 +96,11 @@ def _toml_string(text: str) -> str:
 
 
 def launch_argv(agent: str, *, session_id: str, refocus_id: str, writable: Sequence[str], resume: bool,
-                prompt: str | None = None, policy: str | None = None) -> list[str]:
+                prompt: str | None = None, policies: Sequence[str] = ()) -> list[str]:
     """The argv (after the program) that runs the child of a refocus: a new session (with
     ``prompt``: non-interactively) or, with ``resume``, the child's session again.
-    ``writable``: what a Codex child must be able to write besides its work tree; ``policy``:
-    the Gemini CLI policy file that lets a non-interactive child run git refocus."""
+    ``writable``: what a Codex child must be able to write besides its work tree; ``policies``:
+    the Gemini CLI policy files of a non-interactive child (one lets it run git refocus)."""
     if agent == CODEX:
         sandbox = ["-s", "workspace-write", "-c", codex_writable(writable)]
         if prompt is None:
@@ -110,7 +110,7 @@ def launch_argv(agent: str, *, session_id: str, refocus_id: str, writable: Seque
         argv = ["--resume" if resume else "--session-id", session_id]
         if prompt is None:
             return argv
-        return argv + (["--policy", policy] if policy else []) + ["-p", prompt]
+        return argv + [arg for path in policies for arg in ("--policy", path)] + ["-p", prompt]
     argv = ["--resume" if resume else "--session-id", session_id]
     return argv + (["-p", prompt] if prompt is not None else [])
 
@@ -127,7 +127,7 @@ def launch_env(agent: str, *, session_id: str, refocus_id: str) -> dict[str, str
 
 def relaunch_command(agent: str, dest_dir: str, session_id: str, *, refocus_id: str, writable: Sequence[str],
                      resume: bool = False, pickup: bool = False, home: str | None = None,
-                     policy: str | None = None) -> str:
+                     policies: Sequence[str] = ()) -> str:
     """The shell command a person runs to start (or, with ``resume``, continue) the child, every
     piece from outside shell-quoted; with ``home``, a directory below it is written ``~/…``.
     Claude Code's is :func:`gitrefocus.model.session.relaunch_command`, unchanged."""
@@ -137,7 +137,7 @@ def relaunch_command(agent: str, dest_dir: str, session_id: str, *, refocus_id: 
         return claude_command(dest_dir, session_id, resume=resume, pickup_id=refocus_id if pickup else None,
                               home=home)
     argv = launch_argv(agent, session_id=session_id, refocus_id=refocus_id, writable=writable, resume=resume,
-                       prompt="PICKUP" if pickup and not resume else None, policy=policy)
+                       prompt="PICKUP" if pickup and not resume else None, policies=policies)
     words = [shlex.quote(a) if a != "PICKUP" else _pickup(refocus_id) for a in argv]
     env = [f"{k}={shlex.quote(v)}" for k, v in launch_env(agent, session_id=session_id, refocus_id=refocus_id).items()]
     return _cd(dest_dir, home) + " ".join([*env, agent, *words])

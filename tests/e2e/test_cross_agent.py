@@ -230,9 +230,15 @@ def test_a_codex_parent_hands_work_to_a_gemini_child_that_cannot_fork(tmp_path, 
     rid = the_refocus(src)
     assert "source-agent=codex" in notes(src) and "child-agent=gemini" in notes(src)
 
-    # the child: Gemini CLI, run by pickup --run (its policy lets it run git refocus, nothing else)
+    # the child: Gemini CLI, run by pickup --run (its policy lets it run git refocus; the user's
+    # own policy here lets it commit too; anything else is denied, headless)
+    policies = agents.home / ".gemini" / "policies"
+    policies.mkdir()
+    (policies / "commit.toml").write_text('[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "git commit"\n'
+                                          'decision = "allow"\npriority = 100\n')
     agents.gemini_mock.add(
         am.Call("run_shell_command", {"command": "git refocus spawn ../app --reason nested --done-when x"}),
+        am.Call("run_shell_command", {"command": "ls"}),
         am.Call("run_shell_command", {"command": "git commit -q --allow-empty -m 'Parse the new syntax'"}),
         am.Call("run_shell_command", {"command": "git refocus complete --summary 'Parser done by Gemini.' --dod 1 "
                                                  "--no-material-changes none"}),
@@ -246,6 +252,12 @@ def test_a_codex_parent_hands_work_to_a_gemini_child_that_cannot_fork(tmp_path, 
     assert "Child sessions cannot fork" in outputs, "a Gemini child cannot spawn"
     assert "denied by policy" in outputs, "a headless Gemini child runs git refocus, and nothing else unasked"
     assert last_event(dest, rid) == "completed"
+
+    # the child's commit carries no trailer (Gemini runs git without hooks): complete linked it
+    work = git(dest, "log", "--format=%H", "--grep", "Parse the new syntax", "-1").strip()
+    assert work and trailer_ids(dest, work) == [], "no hook ran"
+    assert f"refocus {rid} linked" in git(dest, "notes", "--ref=refocus", "show", work)
+    assert refocus("log", rid, "--json", cwd=dest).returncode == 0
     assert "agent=gemini" in notes(dest)
 
     # the parent's next Codex session is told, once

@@ -19,7 +19,7 @@ PACKAGE = ROOT / "gitrefocus"
 # install, launching a child) sits beside ops/, for commands to use; its hook handlers sit
 # above commands/, which they run (start, receive, loop).
 CLAUDE_WIRING = {"claude/__init__.py", "claude/settings.py", "claude/install.py", "claude/launch.py",
-                 "claude/client.py", "claude/hookio.py", "claude/agent_hooks.py"}
+                 "claude/client.py", "claude/hookio.py", "claude/agent_install.py"}
 _BELOW_COMMANDS = {"errors", "model", "store", "ops", "handoff", "health"}
 ALLOWED = {
     "model": {"errors", "model"},
@@ -55,7 +55,7 @@ PROCESS_STARTERS = {
     "claude/session_end.py": "refocus.contextSaveCommand, detached (sh -c)",
     "claude/client.py": "ps, to find the client process where there is no /proc",
     "claude/launch.py": "`claude -p` (or `codex exec`, `gemini -p`), the one-shot child of pickup --run",
-    "claude/agent_hooks.py": "`codex app-server`, to trust our hooks for init --codex",
+    "claude/agent_install.py": "`codex app-server`, to trust our hooks for init --codex",
     "handoff/external.py": "handoff --extractor-cmd (sh -c)",
     "cli/render.py": "the pager git would use (sh -c, like git)",
     "claude/install.py": "`claude plugin` for init --claude --plugin",

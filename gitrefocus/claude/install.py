@@ -48,6 +48,11 @@ def copy_steps(claude_dir: str, shown: str) -> list[setup.Step]:
     return steps
 
 
+def shipped(rel: str) -> bytes:
+    """A file of the plugin, as shipped (``rel``: its path in the plugin, e.g. commands/refocus.md)."""
+    return _shipped(rel)
+
+
 def _shipped(rel: str) -> bytes:
     return resources.files("gitrefocus").joinpath("claude", "plugin", *rel.split("/")).read_bytes()
 

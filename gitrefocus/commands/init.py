@@ -118,9 +118,9 @@ def undo(*, claude: bool = False, user: bool = False, plugin: bool = False, agen
     ws = Workspace.open(cwd) if not (user or plugin or agents) else Workspace.try_open(cwd)
     steps = _undo_steps(ws, claude, user, plugin) if ws is not None or user or plugin else []
     for agent in agents:
-        from gitrefocus.claude import agent_hooks
+        from gitrefocus.claude import agent_install
 
-        steps += agent_hooks.undo_steps(agent)
+        steps += agent_install.undo_steps(agent)
     if not dry_run:
         for step in steps:
             if step.needed and step.apply is not None:
@@ -142,9 +142,15 @@ def init(*, remote: str | None = None, claude: bool = False, user: bool = False,
     if claude or user or plugin:
         steps += _claude_steps(ws, user, plugin)
     for agent in agents:
-        from gitrefocus.claude import agent_hooks
+        from gitrefocus.claude import agent_install
 
-        steps += agent_hooks.install_steps(agent, ws.workdir if ws is not None else os.getcwd())
+        if ws is not None:  # the agent's instructions file links INDEX.md, as CLAUDE.md does
+            change = setup.context_file_change(ws.workdir, setup.CONTEXT_FILES[agent])
+            if change is not None:
+                steps.append(setup.Step("file", f"add the refocus INDEX link line to {ws.rel(change[0])}", True,
+                                        f"remove that line from {ws.rel(change[0])}",
+                                        functools.partial(atomic.write_text, *change)))
+        steps += agent_install.install_steps(agent, ws.workdir if ws is not None else os.getcwd())
     # everything is checked before anything changes
     if not dry_run:
         for step in steps:

@@ -324,8 +324,17 @@ def gitignore_change(workdir: str) -> tuple[str, str] | None:
     return path, (text or "") + INDEX_REL + "\n"
 
 
+# the instructions file each agent reads first in a repository, where the INDEX link line goes
+CONTEXT_FILES = {"claude": "CLAUDE.md", "codex": "AGENTS.md", "gemini": "GEMINI.md"}
+
+
 def claude_md_change(workdir: str) -> tuple[str, str] | None:
-    path = os.path.join(workdir, "CLAUDE.md")
+    return context_file_change(workdir, "CLAUDE.md")
+
+
+def context_file_change(workdir: str, name: str) -> tuple[str, str] | None:
+    """(path, new text) that puts the INDEX link line first in ``workdir/name``; None when it is there."""
+    path = os.path.join(workdir, name)
     text = _read_text(path)
     if text is not None and INDEX_FILE in text:
         return None

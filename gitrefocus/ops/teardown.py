@@ -123,7 +123,7 @@ def _without(path: str, drop) -> str | None:
     kept = [line for line in lines if not drop(line.strip())]
     if len(kept) == len(lines):
         return None
-    if path.endswith("CLAUDE.md") and kept[:1] == ["\n"]:
+    if path.endswith(tuple(setup.CONTEXT_FILES.values())) and kept[:1] == ["\n"]:
         kept = kept[1:]  # the blank line init put after the link
     return "".join(kept)
 
@@ -132,8 +132,9 @@ def _file_steps(ws) -> list[setup.Step]:
     out = []
     for rel, drop, what in ((".gitignore", lambda ln: ln in (setup.INDEX_REL, "/" + setup.INDEX_REL),
                              f"remove {setup.INDEX_REL} from .gitignore"),
-                            ("CLAUDE.md", lambda ln: ln == setup.CLAUDE_LINE.strip(),
-                             f"remove the {INDEX_FILE} link line from CLAUDE.md")):
+                            *((name, lambda ln: ln == setup.CLAUDE_LINE.strip(),
+                               f"remove the {INDEX_FILE} link line from {name}")
+                              for name in setup.CONTEXT_FILES.values())):
         path = os.path.join(ws.workdir, rel)
         text = _without(path, drop)
         if text is None:

@@ -1,6 +1,8 @@
-"""The git-refocus hooks for Codex CLI and Gemini CLI: written into each client's user-level
-configuration by ``init --codex`` / ``init --gemini`` and taken out by ``init --undo``, and,
-for Codex, trusted the way its own hooks panel trusts them (docs/agents.md).
+"""git refocus for Codex CLI and Gemini CLI: the hooks, written into each client's user-level
+configuration by ``init --codex`` / ``init --gemini`` and taken out by ``init --undo`` (for
+Codex, trusted the way its own hooks panel trusts them), and the agent's surface in its own
+format — the /refocus and /refocus-complete commands and the refocus-drift skill of the Claude
+Code plugin, as Codex skills and as Gemini CLI TOML commands and a skill (docs/agents.md).
 
 Both clients read hooks in the shape Claude Code does (event -> matcher groups -> command
 handlers); what differs is the file, the events' names, the timeout's unit and the gate:
@@ -257,11 +259,72 @@ def _trust_step(cwd: str, env: Mapping[str, str], written: bool) -> setup.Step:
                       True, "Codex forgets the trust of a hook once it is removed", apply)
 
 
+# -- the agent's surface -------------------------------------------------------------------
+# the plugin's files, and what each becomes for the agent: a skill (Codex runs no custom
+# commands any more; a skill is named in its prompt and used when it fits, or asked for by
+# name) or a Gemini CLI command (~/.gemini/commands/NAME.toml, /NAME in its prompt)
+SURFACE = {
+    "codex": (("commands/refocus.md", "skills/refocus/SKILL.md"),
+              ("commands/refocus-complete.md", "skills/refocus-complete/SKILL.md"),
+              ("skills/refocus-drift/SKILL.md", "skills/refocus-drift/SKILL.md")),
+    "gemini": (("commands/refocus.md", "commands/refocus.toml"),
+               ("commands/refocus-complete.md", "commands/refocus-complete.toml"),
+               ("skills/refocus-drift/SKILL.md", "skills/refocus-drift/SKILL.md")),
+}
+NOTE = {
+    "codex": "(git refocus, for Codex CLI: run each `git refocus …` step in your shell. A child session "
+             "was started with GIT_REFOCUS_CHILD set; it never spawns.)",
+    "gemini": "(git refocus, for Gemini CLI: run each `git refocus …` step with run_shell_command. A child "
+              "session was started with GIT_REFOCUS_CHILD set; it never spawns.)",
+}
+
+
+def agent_dir(agent: str, env: Mapping[str, str] = os.environ) -> tuple[str, str]:
+    """(directory, name shown) of the agent's user-level configuration."""
+    path, shown = config_file(agent, env)
+    return os.path.dirname(path), shown.rsplit("/", 1)[0]
+
+
+def _frontmatter(text: str) -> tuple[dict[str, str], str]:
+    """The ``key: value`` lines between the leading ``---`` lines, and the body after them."""
+    if not text.startswith("---\n"):
+        return {}, text
+    head, _, body = text[4:].partition("\n---\n")
+    meta = {}
+    for line in head.splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            meta[key.strip()] = value.strip()
+    return meta, body.lstrip("\n")
+
+
+def rendered(agent: str, source: str, target: str) -> bytes:
+    """The plugin file ``source`` in the agent's format (``target`` says which)."""
+    from gitrefocus.claude.install import shipped
+
+    meta, body = _frontmatter(shipped(source).decode("utf-8"))
+    name, description = meta.get("name", ""), meta.get("description", "")
+    if target.endswith(".toml"):
+        body = body.replace("`$ARGUMENTS`", "`{{args}}`").replace("$ARGUMENTS", "{{args}}")
+        prompt = (NOTE[agent] + "\n\n" + body).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+        return (f"# git-refocus: the /{name} command (init --gemini installed it; init --undo --gemini removes it)\n"
+                f"description = {json.dumps(description)}\nprompt = \"\"\"\n{prompt}\"\"\"\n").encode("utf-8")
+    body = body.replace("`$ARGUMENTS`", "what the user asked for").replace("$ARGUMENTS", "what the user asked for")
+    return (f"---\nname: {name}\ndescription: {description}\n---\n\n{NOTE[agent]}\n\n{body}").encode("utf-8")
+
+
+def surface_files(agent: str, env: Mapping[str, str] = os.environ) -> list[tuple[str, bytes, str]]:
+    """(path, content, name shown) of each file of the agent's surface."""
+    base, shown = agent_dir(agent, env)
+    return [(os.path.join(base, *target.split("/")), rendered(agent, source, target), f"{shown}/{target}")
+            for source, target in SURFACE[agent]]
+
+
 def install_steps(agent: str, cwd: str, env: Mapping[str, str] = os.environ) -> list[setup.Step]:
-    """``init --codex`` / ``init --gemini``: our hooks in the agent's user-level file (and, for
-    Codex, trusted)."""
+    """``init --codex`` / ``init --gemini``: the agent's surface in its user-level directory,
+    our hooks in its user-level file (and, for Codex, trusted)."""
     _, shown = config_file(agent, env)
-    steps = []
+    steps = [setup.file_step(path, data, name) for path, data, name in surface_files(agent, env)]
     missing = bool(install(agent, env, dry_run=True))
     if missing:
         steps.append(setup.Step(agent, f"merge the git-refocus hooks into {shown}", True,
@@ -275,11 +338,23 @@ def install_steps(agent: str, cwd: str, env: Mapping[str, str] = os.environ) -> 
 
 
 def undo_steps(agent: str, env: Mapping[str, str] = os.environ) -> list[setup.Step]:
+    """Our surface files still as installed (an edited one is kept and said), our hook entries."""
     _, shown = config_file(agent, env)
-    if not uninstall(agent, env, dry_run=True):
-        return []
-    return [setup.Step(agent, f"remove the `git refocus hook` entries from {shown}", True,
-                       apply=functools.partial(uninstall, agent, env))]
+    base, _ = agent_dir(agent, env)
+    out = []
+    for path, data, name in surface_files(agent, env):
+        current = setup.read_file(path)
+        if current is None:
+            continue
+        if current == data:
+            out.append(setup.Step("file", f"remove {name}", True,
+                                  apply=functools.partial(teardown.remove_file, path, base)))
+        else:
+            out.append(setup.Step("file", f"{name} was edited; kept (remove it by hand)", False))
+    if uninstall(agent, env, dry_run=True):
+        out.append(setup.Step(agent, f"remove the `git refocus hook` entries from {shown}", True,
+                              apply=functools.partial(uninstall, agent, env)))
+    return out
 
 
 def installed(agent: str, env: Mapping[str, str] = os.environ) -> bool:

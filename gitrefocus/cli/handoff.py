@@ -107,9 +107,11 @@ def brief(transcript, out, as_json, extractor, extractor_cmd, extractor_timeout,
     """
     from gitrefocus.handoff import pipeline
 
-    transcript = transcript or os.environ.get("CLAUDE_CODE_SESSION_ID")
+    from gitrefocus.model.agents import session_from_env
+
+    transcript = transcript or session_from_env(os.environ)
     if not transcript:
-        raise click.UsageError("name a transcript or a session id (outside a Claude Code session there is no default).")
+        raise click.UsageError("name a transcript or a session id (outside an agent's session there is no default).")
     if out and os.path.isdir(out):
         raise RefocusError(f"--out {out!r} is a directory; name a file.")
     if show_spine:

@@ -367,7 +367,10 @@ def _child_session(ws: Workspace, state: RefocusState) -> str:
     """How the result names the child's session: its id (the transcript is under
     ~/.claude/projects/ of whichever machine ran it), or for a refocus written
     before portable places, the transcript's path on this machine."""
+    from gitrefocus.ops.transcript import child_sessions
+
     dest = state.where(DEST)
     if dest is not None and dest.portable:
-        return str(state.child_session_id)
+        ids = child_sessions(state)
+        return str(ids[0] if ids else state.child_session_id)
     return transcript_pointer(state.dest_dir or ws.workdir, str(state.child_session_id))

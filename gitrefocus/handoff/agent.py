@@ -25,10 +25,13 @@ SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 
 
 def _source(source: str | None, env) -> str:
-    given = source or env.get(SESSION_ENV)
+    from gitrefocus.model.agents import session_from_env
+
+    given = source or session_from_env(env)
     if not given:
         raise RefocusError(f"no session given: pass a session id or a transcript path (inside Claude Code, "
-                           f"${SESSION_ENV} names the running session and is the default).")
+                           f"${SESSION_ENV} names the running session and is the default; inside Codex CLI, "
+                           "$CODEX_SESSION_ID).")
     return given
 
 

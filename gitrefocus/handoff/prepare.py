@@ -195,6 +195,13 @@ class _Collector:
         except OSError as exc:
             raise RefocusError(f"cannot read transcript {self.source.main!r}: {exc.strerror}.") from None
         with fh:
+            if self.source.agent != "claude":  # Codex's rollout, Gemini's chat: read as Claude's records
+                from gitrefocus.handoff import agent_transcripts
+
+                for number, converted in agent_transcripts.records(self.source.agent, fh, self.redactions):
+                    self.stats["lines"] += 1
+                    self.record(converted, number)
+                return
             if decode_record is None:  # no msgspec: every line through json.loads
                 for plain in jsonl.read_lines(fh, tally=self.redactions, view=reader_view):
                     self._line(plain)
@@ -747,6 +754,10 @@ def prepare(source: TranscriptSource, *, direct_bound: int = DIRECT_BOUND,
         bad = stats["invalid_json_lines"]
         other = stats["non_object_lines"]
         shape = f", {other} JSON but not a record" if other else ""
+        if source.agent != "claude":
+            who = "Codex CLI" if source.agent == "codex" else "Gemini CLI"
+            raise RefocusError(f"{source.main} holds no {who} conversation ({lines} record(s) read); is it a session's "
+                               "transcript?")
         raise RefocusError(
             f"{source.main} holds no Claude Code conversation ({lines} line(s), {bad} not JSON{shape}); "
             "is it a session transcript (~/.claude/projects/.../<session-id>.jsonl)?"

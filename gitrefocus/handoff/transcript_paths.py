@@ -1,4 +1,4 @@
-"""Where Claude Code keeps a session's transcript, and which files belong to it.
+"""Where an agent keeps a session's transcript, and which files belong to it.
 
 Claude Code writes ``<config>/projects/<encoded-cwd>/<session-id>.jsonl``, where
 ``<config>`` is ``$CLAUDE_CONFIG_DIR`` or ``~/.claude`` and ``<encoded-cwd>`` is
@@ -6,6 +6,12 @@ the directory the session was started in with every non-alphanumeric
 character replaced by ``-``. Subagents write their own files under
 ``<encoded-cwd>/<session-id>/subagents/agent-<id>.jsonl``; older clients put
 ``agent-<id>.jsonl`` next to the main file instead.
+
+Codex CLI's rollouts and Gemini CLI's chats are found by session id too (``store.transcripts``)
+and read through ``handoff.agent_transcripts``; a transcript given by path is told apart by
+its first record. A session id is looked for among every agent's transcripts, and one found
+in two agents' is refused rather than guessed: a session of one agent is never read as
+another's.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ class TranscriptSource:
     main: str
     subagents: tuple[str, ...] = field(default_factory=tuple)
     session_id: str | None = None
+    agent: str = "claude"  # whose transcript it is: how its records are read
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -48,14 +55,15 @@ def looks_like_session_id(text: str) -> bool:
     return bool(_SESSION_ID_RE.match(text)) and not text.endswith((".jsonl", ".json"))
 
 
-def resolve(source: str, cwd: str | None = None) -> TranscriptSource:
-    """A transcript path, or a session id looked up under the Claude config dir."""
+def resolve(source: str, cwd: str | None = None, agent: str | None = None) -> TranscriptSource:
+    """A transcript path, or a session id looked up among the agents' transcripts (``agent``:
+    only that agent's, for the session a command runs in)."""
     if not source:
         raise RefocusError("no transcript given: pass a transcript path or a session id.")
     path = os.path.expanduser(source)
     if os.path.exists(path) or not looks_like_session_id(source):
         return _from_path(path)
-    return _from_session_id(source, cwd or os.getcwd())
+    return _from_session_id(source, cwd or os.getcwd(), agent)
 
 
 def _from_path(path: str) -> TranscriptSource:
@@ -68,20 +76,33 @@ def _from_path(path: str) -> TranscriptSource:
     if not os.access(path, os.R_OK):
         raise RefocusError(f"transcript {path!r} is not readable.")
     real = os.path.realpath(path)
+    from gitrefocus.handoff import agent_transcripts
+
+    agent = agent_transcripts.detect(real)
+    if agent != agent_transcripts.CLAUDE:
+        return TranscriptSource(real, (), agent_transcripts.session_of(real), agent)
     name = os.path.basename(real)
     stem = name[: -len(".jsonl")] if name.endswith(".jsonl") else None
     session_id = stem if stem and looks_like_session_id(stem) else None
     return TranscriptSource(real, tuple(subagent_files(real, session_id)), session_id)
 
 
-def _from_session_id(session_id: str, cwd: str) -> TranscriptSource:
-    found = find_transcript(_cwd_candidates(cwd), session_id)
-    if found is not None:
-        return _from_path(found)
+def _from_session_id(session_id: str, cwd: str, agent: str | None = None) -> TranscriptSource:
+    from gitrefocus.store.transcripts import find_codex_rollout, find_gemini_chat
+
+    finders = {"claude": lambda: find_transcript(_cwd_candidates(cwd), session_id),
+               "codex": lambda: find_codex_rollout(session_id), "gemini": lambda: find_gemini_chat(session_id)}
+    found = {name: path for name, find in finders.items() if agent in (None, name) for path in [find()] if path}
+    if len(found) > 1:
+        raise RefocusError(f"session {session_id} has a transcript of more than one agent ({', '.join(found.values())}); "
+                           "pass the transcript path instead.")
+    if found:
+        return _from_path(next(iter(found.values())))
     projects = os.path.join(claude_config_dir(), "projects")
     raise RefocusError(
         f"no transcript for session {session_id} under {projects} "
-        f"(looked in {encode_cwd(cwd)}/ and every project); pass the transcript path instead."
+        f"(looked in {encode_cwd(cwd)}/ and every project), nor among Codex CLI's rollouts or Gemini CLI's chats; "
+        "pass the transcript path instead."
     )
 
 

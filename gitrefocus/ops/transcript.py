@@ -17,7 +17,7 @@ from gitrefocus.model.place import DEST
 from gitrefocus.model.records import dataclass, field
 from gitrefocus.ops import places
 from gitrefocus.store import atomic
-from gitrefocus.store.transcripts import find_transcript
+from gitrefocus.store.transcripts import find_for
 from gitrefocus.store.workspace import Workspace
 
 LFS_LINE = f"{TRANSCRIPTS_DIR}/*.jsonl filter=lfs diff=lfs merge=lfs -text"
@@ -34,20 +34,38 @@ class PreparedTranscript:
 Scrubber = Callable[[str], tuple[str, list[dict]]]
 
 
+def child_sessions(state: RefocusState) -> list[str]:
+    """The child's session ids, the likeliest first: the one spawn gave it, or (Codex, which
+    chooses its own) those that opened the refocus, newest first."""
+    from gitrefocus.model import agents
+
+    if agents.of_state(state.extra) == agents.CODEX:
+        return list(reversed(state.sessions))
+    return [state.child_session_id] if state.child_session_id else []
+
+
 def find_source(ws: Workspace, state: RefocusState) -> str | None:
-    """The child's transcript on this machine, or None."""
-    sid = state.child_session_id
-    return find_transcript(places.local_dir(ws, state, DEST) or ws.workdir, sid) if sid else None
+    """The child's transcript on this machine (whichever agent ran it), or None."""
+    from gitrefocus.model import agents
+
+    dest = places.local_dir(ws, state, DEST) or ws.workdir
+    agent = agents.of_state(state.extra)
+    return next((found for sid in child_sessions(state) for found in [find_for(agent, dest, sid)] if found), None)
 
 
 def prepare(ws: Workspace, state: RefocusState, scrub: Scrubber) -> PreparedTranscript:
     """Find the child's transcript and scrub it with ``scrub`` (the handoff's JSONL
     scrubber, passed in by the command so ops/ does not depend on handoff/): every line's
     JSON-escaped form and its decoded strings, before a byte is written."""
-    sid = state.child_session_id
+    ids = child_sessions(state)
+    sid = ids[0] if ids else None
     path = find_source(ws, state)
     if path is None:
-        raise RefocusError(f"--save-transcript: no transcript for child session {sid} under ~/.claude/projects; nothing was recorded.")
+        from gitrefocus.model import agents
+
+        where = {"claude": "~/.claude/projects", "codex": "Codex CLI's sessions",
+                 "gemini": "Gemini CLI's chats"}[agents.of_state(state.extra)]
+        raise RefocusError(f"--save-transcript: no transcript for child session {sid} under {where}; nothing was recorded.")
     if os.path.getsize(path) > MAX_BYTES:
         raise RefocusError(f"--save-transcript: {path} is larger than 512 MB; nothing was recorded.")
     text = atomic.read_file(path, MAX_BYTES).decode("utf-8", errors="replace")  # never blocks on a FIFO

@@ -299,3 +299,36 @@ def test_a_loop_ends_on_its_promise(tmp_path, agents, codex_bin, gemini_bin, age
     fed = [t for t in am.texts_of(mock.turn_requests[-1])
            if "Keep fixing the tests." in t and "loop start" not in t]  # not the command that started it
     assert len(fed) == 2, "the loop prompt went back after the first and second stop, and only then"
+
+
+ASK = "Please make the parser accept trailing commas in argument lists; do not touch the lexer."
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_handoff_reads_the_agents_own_transcript_found_by_its_session_id(tmp_path, agents, codex_bin, gemini_bin,
+                                                                          agent):
+    """`git refocus handoff SESSION` finds a Codex rollout or a Gemini chat by the session id and
+    reads it as that agent's (its client's own context never taken for the user's words)."""
+    work = make_repo(tmp_path / "app")
+    if agent == "codex":
+        agents.codex_mock.add(am.Call("exec_command", {"cmd": "git status --short"}),
+                              am.Text("I decided to extend parse_args rather than the lexer; trailing commas "
+                                      "are accepted now."))
+        done = run_codex(agents, codex_bin, work, ASK, work / ".git")
+        sid = next(line.split(": ", 1)[1] for line in done.stderr.splitlines() if line.startswith("session id: "))
+    else:
+        agents.gemini_mock.add(am.Call("run_shell_command", {"command": "git status --short"}),
+                               am.Text("I decided to extend parse_args rather than the lexer; trailing commas "
+                                       "are accepted now."))
+        done = run_gemini(agents, gemini_bin, work, ASK)
+        chat, = (agents.home / ".gemini" / "tmp").glob("*/chats/session-*.jsonl")
+        sid = json.loads(chat.read_text().splitlines()[0])["sessionId"]
+    assert done.returncode == 0, done.stderr
+    out = refocus("handoff", sid, "--json", cwd=work, env=agents.env).json
+    brief = out["brief"]
+    assert "trailing commas in argument lists" in brief, "the user's words"
+    assert "do not touch the lexer" in brief
+    assert "<environment_context>" not in brief and "<session_context>" not in brief, "not the client's context"
+    source = out["source_files"][0]
+    assert ("/.codex/sessions/" in source) if agent == "codex" else ("/.gemini/tmp/" in source)
+    assert out["session_id"] == sid

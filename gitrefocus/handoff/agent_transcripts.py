@@ -69,7 +69,8 @@ def detect(path: str) -> str:
     except ValueError:
         record = None
     if isinstance(record, dict):
-        if record.get("type") in CODEX_KINDS and isinstance(record.get("payload"), dict):
+        kind = record.get("type")
+        if isinstance(kind, str) and kind in CODEX_KINDS and isinstance(record.get("payload"), dict):
             return CODEX
         if isinstance(record.get("sessionId"), str) and "type" not in record and \
                 ("projectHash" in record or "kind" in record or "messages" in record):
@@ -276,7 +277,7 @@ def _gemini_record(chain: _Chain, rec: dict) -> list[dict]:
     if kind != "gemini":
         return []  # info, error, warning: the client's own lines
     blocks: list[dict] = []
-    for thought in rec.get("thoughts") or []:
+    for thought in _items(rec.get("thoughts")):
         if isinstance(thought, dict):
             said = " ".join(str(thought.get(k, "")) for k in ("subject", "description")).strip()
             if said:
@@ -284,7 +285,7 @@ def _gemini_record(chain: _Chain, rec: dict) -> list[dict]:
     text = content if isinstance(content, str) else _text_items(content)
     if text.strip():
         blocks.append({"type": "text", "text": text})
-    for call in rec.get("toolCalls") or []:
+    for call in _items(rec.get("toolCalls")):
         if isinstance(call, dict):
             blocks.append(_gemini_tool_use(call))
     return [chain.make("assistant", blocks, at)] if blocks else []
@@ -302,6 +303,11 @@ def _gemini_tool_use(call: dict) -> dict:
         return {"type": "tool_use", "id": _str(call.get("id")), "name": GEMINI_FILE_TOOLS[name],
                 "input": {"file_path": str(path or "?")}}
     return {"type": "tool_use", "id": _str(call.get("id")), "name": name, "input": args}
+
+
+def _items(value: object) -> list:
+    """``value`` when it is a list (a file may hold anything where a list belongs), else none."""
+    return value if isinstance(value, list) else []
 
 
 def _str(value: object) -> str | None:

@@ -571,6 +571,51 @@ def test_hostile_records_never_crash_the_pipeline(tmp_path_factory, records_list
     brief.text.encode("utf-8")
 
 
+# Codex rollout and Gemini chat lines, every field hostile (docs/agents.md): read as those agents'
+codex_items = st.fixed_dictionaries({"type": st.sampled_from(["message", "function_call", "function_call_output",
+                                                              "custom_tool_call", "reasoning", "local_shell_call"])
+                                     | any_json},
+                                    optional={"role": st.sampled_from(["user", "assistant", "developer"]) | any_json,
+                                              "content": any_json, "name": st.sampled_from(["exec_command",
+                                                                                            "apply_patch"]) | any_json,
+                                              "arguments": any_json, "input": any_json, "call_id": any_json,
+                                              "output": any_json, "summary": any_json, "action": any_json,
+                                              "internal_chat_message_metadata_passthrough": any_json})
+codex_lines = st.fixed_dictionaries({"type": st.sampled_from(["session_meta", "response_item", "turn_context",
+                                                              "compacted", "event_msg"]),
+                                     "payload": codex_items | st.dictionaries(st.text(max_size=6), any_json)},
+                                    optional={"timestamp": any_json})
+gemini_records = st.fixed_dictionaries({"type": st.sampled_from(["user", "gemini", "info"]) | any_json},
+                                       optional={"id": any_json, "timestamp": any_json, "content": any_json,
+                                                 "thoughts": any_json, "toolCalls": st.lists(
+                                                     st.dictionaries(st.sampled_from(["name", "args", "id"]),
+                                                                     any_json), max_size=2) | any_json})
+gemini_lines = gemini_records | st.fixed_dictionaries({"$set": st.fixed_dictionaries(
+    {}, optional={"messages": st.lists(gemini_records, max_size=3) | any_json}) | any_json})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["codex", "gemini"]), st.data())
+def test_hostile_codex_and_gemini_lines_never_crash_the_pipeline(tmp_path_factory, agent, data):
+    from gitrefocus.handoff import extract, gitstate
+    from gitrefocus.handoff.finalize import finalize
+
+    first = ({"type": "session_meta", "timestamp": "2026-01-01T00:00:00Z", "payload": {"id": "s-1", "cwd": "/x"}}
+             if agent == "codex" else {"sessionId": "abcdef12-0000", "projectHash": "h", "kind": "main"})
+    lines = data.draw(st.lists(codex_lines if agent == "codex" else gemini_lines, min_size=1, max_size=8))
+    path = tmp_path_factory.mktemp("fuzz") / "t.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [first, *lines]) + "\n")
+    assert transcript_paths.resolve(str(path)).agent == agent
+    try:
+        plan = plan_of(path)
+    except RefocusError:
+        return
+    state = gitstate.snapshot([str(path.parent)])
+    brief = finalize(extract.builtin_sections(plan, state), plan, state)
+    assert brief.text.count("\n## ") == 5
+    brief.text.encode("utf-8")
+
+
 def test_subagent_files_with_odd_names_are_ignored(tmp_path):
     for name in ("agent-ok.jsonl", "agent-x\n## y.jsonl", "agent-`x`.jsonl", "other.jsonl", "agent-.jsonl"):
         (tmp_path / name).write_text("{}\n")

@@ -55,7 +55,8 @@ def shell(tmp_path, hermetic):
 
 
 def test_every_block_is_run_or_accounted_for():
-    run = {"A round trip by hand", "With Claude Code", "Install", "Loops, the global index and the spawn tree"}
+    run = {"A round trip by hand", "With Claude Code", "Install", "Loops, the global index and the spawn tree",
+           "With Codex CLI and Gemini CLI"}
     for heading, block in blocks().items():
         assert heading in run or block.splitlines()[0].split()[0] in NOT_RUN, \
             f"README block under {heading!r} is neither run by tests/test_readme.py nor listed in NOT_RUN"
@@ -80,6 +81,19 @@ def test_the_claude_code_routes_as_written(shell, hermetic):
     shell("cd project\n" + "\n".join(lines))
     assert (repo / ".claude/settings.json").is_file() and (hermetic / ".claude/settings.json").is_file()
     assert refocus("doctor", cwd=repo, check=False).returncode == 0
+
+
+def test_the_codex_and_gemini_routes_as_written(shell, hermetic):
+    """As written, with neither client installed: the hooks, skills and commands are written, and
+    Codex's trust is the step printed for the user (tests/e2e/test_cross_agent.py trusts them)."""
+    repo = make_repo(hermetic / "project")
+    lines = [ln for ln in blocks()["With Codex CLI and Gemini CLI"].splitlines() if ln and not ln.startswith("#")]
+    out = shell("cd project\n" + "\n".join(lines))
+    assert (hermetic / ".codex/hooks.json").is_file() and (hermetic / ".gemini/settings.json").is_file()
+    assert (hermetic / ".codex/skills/refocus/SKILL.md").is_file()
+    assert (hermetic / ".gemini/commands/refocus.toml").is_file()
+    assert "trust the git-refocus hooks in Codex" in out.stdout
+    assert (repo / "AGENTS.md").is_file() and (repo / "GEMINI.md").is_file()
 
 
 def test_the_install_block_s_help_as_written(shell):

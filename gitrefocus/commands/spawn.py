@@ -82,6 +82,12 @@ def _child_agent(asked: str | None, running: str | None, ws: Workspace) -> str:
     return name
 
 
+def _agents_meta(child: str, source: str | None) -> dict[str, str]:
+    if child == agents.CLAUDE and source in (None, agents.CLAUDE):
+        return {}
+    return {"child_agent": child, **({"source_agent": source} if source else {})}
+
+
 def relaunch(agent: str, source: Workspace, dest_ws: Workspace, dest_dir: str, sid: str, rid: str, oneshot: bool) -> str:
     from gitrefocus.claude.launch import gemini_policies
 
@@ -318,9 +324,9 @@ def spawn(
         "done_when": list(done_when), "out_of_scope": list(out_of_scope), "related": list(related),
         "assigned_to": assign, "relevant_files": list(files),
         "alternatives_considered": list(alternatives), "reviewer_pushback": list(pushback),
-        # which agent runs each side, said only when it is not Claude Code (the default)
-        **({"child_agent": agent} if agent != agents.CLAUDE else {}),
-        **({"source_agent": source_agent} if source_agent not in (None, agents.CLAUDE) else {}),
+        # which agent runs each side, said when another agent than Claude Code takes part (then
+        # for both sides, where known): a refocus of Claude Code's alone is stored as it always was
+        **(_agents_meta(agent, source_agent)),
     }, "spawn")
     doc = Brief(meta=meta, body=render_body(meta, BriefContent(reason, context, list(deliverables))))
     snapshot = doc.render().encode("utf-8")

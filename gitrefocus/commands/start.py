@@ -145,7 +145,7 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
             raise RefocusError(f"{rid} has no event log here ({ref_name(rid)}); run `git refocus doctor --repair`.")
         state = tip.state
         extra: dict[str, Any] = {"took_over_from": took_over[0]} if took_over else {}
-        if agent != "claude":
+        if agent != "claude" or "child_agent" in state.extra:  # another agent than Claude Code takes part
             extra["agent"] = agent
         if agent == "gemini":  # its commits carry no trailer: complete links those made after this commit
             head = ws.head_oid()

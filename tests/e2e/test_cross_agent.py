@@ -142,7 +142,7 @@ def test_a_claude_parent_hands_work_to_a_codex_child_and_receives_its_result(
     assert trailer_ids(dest, work) == [rid], "the Codex child's commit carries the trailer"
     assert status(dest, rid) == "result"
     assert f"started role=dest status=in-progress" in notes(dest) and "agent=codex" in notes(dest)
-    assert "child-agent=codex" in notes(src)
+    assert "child-agent=codex" in notes(src) and "source-agent=claude" in notes(src)
 
     # the parent again: the next Claude Code session in the source is told the result, once
     mock_api.add(Text("Noted."))
@@ -195,7 +195,7 @@ def test_a_gemini_parent_hands_work_to_a_claude_child_and_receives_its_result(
     relaunch = refocus("show", rid, "--json", cwd=src).json["here"]["relaunch"]
     assert relaunch.startswith(f"cd {dest} && claude --session-id ")
     sid = relaunch.rsplit(" ", 1)[1]
-    assert "source-agent=gemini" in notes(src)
+    assert "source-agent=gemini" in notes(src) and "child-agent=claude" in notes(src)
 
     # the child: Claude Code, started with the printed command's session id
     mock_api.add(Bash("git commit -q --allow-empty -m 'Parse the new syntax'"),
@@ -206,6 +206,7 @@ def test_a_gemini_parent_hands_work_to_a_claude_child_and_receives_its_result(
     assert f"child session of refocus {rid}" in json.dumps(mock_api.turn_requests[0])
     work = git(dest, "log", "--format=%H", "--grep", "Parse the new syntax", "-1").strip()
     assert trailer_ids(dest, work) == [rid]
+    assert "agent=claude" in notes(dest), "the notes say which agent ran each side"
 
     # the parent's next Gemini session is told, once
     agents.gemini_mock.add(am.Text("Noted."))

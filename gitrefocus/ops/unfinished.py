@@ -10,15 +10,19 @@ import os
 
 from gitrefocus.model import clock
 from gitrefocus.model.events import RefocusState
-from gitrefocus.store.transcripts import find_transcript
+from gitrefocus.store.transcripts import find_for
 
 
 def quiet_hours(state: RefocusState, dest_dir: str | None) -> float:
     """Hours since the child last did anything: its last event or its transcript's last
-    write (its transcript is filed by ``dest_dir``, the child's directory on this machine)."""
+    write (whichever agent runs it; a Claude Code transcript is filed by ``dest_dir``, the
+    child's directory on this machine)."""
+    from gitrefocus.model import agents
+
     last = state.last_event_at
-    transcript = (find_transcript(dest_dir, str(state.child_session_id))
-                  if state.child_session_id and dest_dir else None)
+    agent = agents.of_state(state.extra)
+    sid = state.sessions[-1] if agent == agents.CODEX and state.sessions else state.child_session_id
+    transcript = find_for(agent, dest_dir, str(sid)) if sid and dest_dir else None
     if transcript:
         last = max(last or "", clock.iso(clock.parse_epoch(os.path.getmtime(transcript))))
     return clock.age_hours(last)

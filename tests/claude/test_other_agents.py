@@ -214,3 +214,23 @@ def test_the_gemini_child_policy_lets_it_run_git_refocus_only():
     rules = tomllib.loads((ROOT / "gitrefocus" / "data" / "gemini-child-policy.toml").read_text())["rule"]
     assert rules == [{"toolName": "run_shell_command", "commandPrefix": "git refocus", "decision": "allow",
                       "priority": 100}]
+
+
+def test_a_codex_childs_rollout_is_its_sign_of_life(tmp_path, monkeypatch):
+    """The lazy check of an unfinished child reads the transcript of whichever agent runs it."""
+    from gitrefocus.model.events import RefocusState
+    from gitrefocus.ops import unfinished
+
+    codex_home = tmp_path / "codex"
+    day = codex_home / "sessions" / "2026" / "11" / "26"
+    day.mkdir(parents=True)
+    sid = "01a2158e-d72c-7731-9e76-af2d1e77e110"
+    (day / f"rollout-2026-11-26T01-53-39-{sid}.jsonl").write_text("{}\n")
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    state = RefocusState(id="2026-11-01-x-abcdef", status="in-progress", child_session_id="abcdef00-0000-4000-8000-"
+                         "000000000000", last_event_at="2026-01-01T00:00:00Z", sessions=(sid,),
+                         extra={"child_agent": "codex"})
+    assert unfinished.quiet_hours(state, str(tmp_path)) < 1, "its rollout was written just now"
+    claude_state = RefocusState(id=state.id, status=state.status, child_session_id=state.child_session_id,
+                                last_event_at=state.last_event_at, sessions=(sid,))
+    assert unfinished.quiet_hours(claude_state, str(tmp_path)) > 24 * 300, "a Claude child's transcript: none here"

@@ -74,5 +74,5 @@ def _log(payload: dict, event: str, exc: BaseException) -> None:
         ws = Workspace.try_open(payload.get("cwd") or os.getcwd())
         if ws is not None and ws.takes_part:
             localstate.log_error(ws.git_dir, f"hook {event}", exc)
-    except Exception:
+    except Exception:  # noqa: BLE001 - the error log must never fail the hook
         pass

@@ -16,7 +16,7 @@ from gitrefocus.claude import hookio
 from gitrefocus.model import lifecycle
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.place import DEST, SOURCE
-from gitrefocus.ops import places, record, unfinished
+from gitrefocus.ops import places, unfinished
 from gitrefocus.store import atomic, catalog, localstate
 from gitrefocus.store.config import BUDGETS
 from gitrefocus.store.workspace import Workspace
@@ -70,7 +70,7 @@ def extra_advisories(ws: Workspace, budget: str, commit_lines: int) -> list[str]
 
     try:
         return resume.session_start_lines(ws, budget=budget, max_commits=commit_lines)
-    except Exception as exc:  # advisory only: never let it cost the session its brief
+    except Exception as exc:  # noqa: BLE001 - advisory only: never let it cost the session its brief
         localstate.log_error(ws.git_dir, "session-start:health", exc)
         return []
 

@@ -245,6 +245,6 @@ def table(title: str | None, columns: list[str], rows: list[list[str]]) -> None:
     if title:
         echo(title)
     widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
-    echo("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip())
+    echo("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip())
     for row in rows:
-        echo("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip())
+        echo("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=False)).rstrip())

@@ -20,8 +20,8 @@ from gitrefocus.model.result import DodItem, Result
 from gitrefocus.model.session import transcript_pointer
 from gitrefocus.ops import guards, index_md, linkage, places, promote, record
 from gitrefocus.store import atomic, catalog, eventlog, interrupts, localstate, refs
-from gitrefocus.store.eventlog import Tip
 from gitrefocus.store import scoped_commit as promised
+from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace
 

@@ -10,8 +10,8 @@ from typing import Any
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
 from gitrefocus.model.brief import HANDOFF_SECTIONS, Brief
-from gitrefocus.model.records import dataclass
 from gitrefocus.model.place import DEST
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import places, record
 from gitrefocus.store import catalog, eventlog
 from gitrefocus.store.transcripts import find_transcript

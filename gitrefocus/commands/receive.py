@@ -6,8 +6,8 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model import JSONObject, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
-from gitrefocus.model.records import dataclass
 from gitrefocus.model.place import DEST
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import places, record
 from gitrefocus.store import catalog
 from gitrefocus.store.catalog import waiting

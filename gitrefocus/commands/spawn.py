@@ -27,8 +27,8 @@ from gitrefocus.store import (
     refs,
     registry,
 )
-from gitrefocus.store.eventlog import Tip
 from gitrefocus.store import scoped_commit as promised
+from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace, is_inside
 

@@ -12,8 +12,8 @@ from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
-from gitrefocus.model.records import dataclass
 from gitrefocus.model.place import DEST
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import guards, index_md, places, record
 from gitrefocus.store import catalog, eventlog, localstate, refs
 from gitrefocus.store.eventlog import Tip

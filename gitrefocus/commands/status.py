@@ -6,9 +6,9 @@ import os
 from collections.abc import Mapping
 
 from gitrefocus.model import JSONObject, clock, lifecycle
+from gitrefocus.model.place import DEST
 from gitrefocus.model.records import dataclass, field, replace
 from gitrefocus.model.result import Result
-from gitrefocus.model.place import DEST
 from gitrefocus.ops import places, unfinished
 from gitrefocus.ops.index_md import Row, row
 from gitrefocus.ops.reconcile import fresh_catalog

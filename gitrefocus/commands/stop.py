@@ -15,8 +15,8 @@ from collections.abc import Mapping
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
-from gitrefocus.model.records import dataclass
 from gitrefocus.model.place import DEST
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import guards, places
 from gitrefocus.store import catalog, eventlog, localstate
 from gitrefocus.store.catalog import Catalog

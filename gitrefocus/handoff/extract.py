@@ -233,7 +233,7 @@ def _first_sentence(an: Analysis, index: int) -> Quote | None:
     for block in message.blocks:
         if block.kind not in sp.WORDS or not block.text.strip():
             continue
-        for a, b, sentence, _, _, label in an._sentences(index, message, block):
+        for a, b, _, _, _, label in an._sentences(index, message, block):
             end = b
             # take up to two short sentences
             more = [s for s in cues.sentence_spans(block.text) if s[0] >= b][:1]

@@ -220,7 +220,7 @@ def finalize(sections: dict[str, Section], plan: Plan, git: GitState, *,
     # the transcript's text was scrubbed as it was read; this pass is for what git adds (commit
     # subjects, file names) and a second line of defence
     text, redactions = scrub.scrub_transcript("\n".join(out) + "\n")
-    for name, section in kept.items():
+    for section in kept.values():
         section.content, _ = scrub.scrub_transcript(section.content)
     total = plan.redactions + Counter(r["kind"] for r in redactions)
     return Brief(text, kept, failed, fallbacks, scrub.counts(total), lines_cut, untrusted, dict(checks or {}))

@@ -87,7 +87,7 @@ class GitState:
 
             repo = pygit2.Repository(self.root)
             return repo.revparse_single(oid) is not None
-        except Exception:
+        except Exception:  # noqa: BLE001 - any libgit2 refusal means: not in this repository
             return False
 
     def has_path(self, path: str) -> bool:
@@ -146,7 +146,7 @@ def _snapshot(path: str, since: float | None) -> GitState:
         if found is None:
             return GitState(problem="not a git work tree")
         repo = pygit2.Repository(found)
-    except Exception as exc:  # libgit2 refuses (ownership, corruption, ...)
+    except Exception as exc:  # noqa: BLE001 - libgit2 refuses (ownership, corruption, ...)
         return GitState(problem=f"cannot open the repository at {path}: {exc}")
     if repo.is_bare or repo.workdir is None:
         return GitState(problem="not a git work tree")
@@ -154,7 +154,7 @@ def _snapshot(path: str, since: float | None) -> GitState:
     try:
         _read_head(repo, state, since)
         _read_changes(repo, state)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - reported in the state, never raised
         state.problem = f"reading {state.root} failed: {type(exc).__name__}: {exc}"
     return state
 
@@ -182,7 +182,7 @@ def _unborn_branch(repo) -> str | None:
     try:
         target = repo.references["HEAD"].target
         return target.rsplit("/", 1)[-1] if isinstance(target, str) else None
-    except Exception:
+    except Exception:  # noqa: BLE001 - no readable HEAD: no branch name
         return None
 
 
@@ -219,7 +219,7 @@ def _read_pickaxe(state: GitState) -> tuple[str, str, set[str]]:
         room = [PICKAXE_CAP, PICKAXE_CAP]
         for diff in diffs:
             _collect_lines(diff, added, removed, deleted, room)
-    except Exception:
+    except Exception:  # noqa: BLE001 - a repository that cannot be diffed
         pass  # a repository that cannot be diffed: the checks fall back to paths and subjects
     return "".join(added).lower(), "".join(removed).lower(), deleted
 

@@ -151,7 +151,7 @@ def _decode(data: bytes, decode=None) -> tuple[object, bool]:
             # it never gives a lone surrogate: it refuses "\ud800" escapes and invalid UTF-8
             # in what it keeps (held to json.loads in tests/handoff/test_handoff_fastpath.py)
             return decode(data), False
-        except Exception:  # invalid UTF-8 or JSON, or a shape the decoder does not take
+        except Exception:  # noqa: BLE001 - invalid UTF-8 or JSON, or a shape the decoder does not take
             pass
     lossy = False
     try:
@@ -209,7 +209,7 @@ def decoded(fh: BinaryIO, decode, tally: Counter | None = None, view=None) -> It
         if piece.endswith(b"\n") or len(piece) < PIECE:
             try:
                 value = decode(piece)
-            except Exception:  # see _parse: json.loads gets its turn
+            except Exception:  # noqa: BLE001 - see _parse: json.loads gets its turn
                 yield number, None, _whole(number, piece, decode, tally, view)
                 continue
             # scrub_decoded, inlined: most lines hold no trigger and cost one scan

@@ -21,8 +21,8 @@ from gitrefocus.health.staleness import context_dir
 from gitrefocus.model import clock
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import ref_name
-from gitrefocus.model.result import Artifact, MaterialChange, Result
 from gitrefocus.model.place import DEST
+from gitrefocus.model.result import Artifact, MaterialChange, Result
 from gitrefocus.ops import places, record
 from gitrefocus.store import catalog, eventlog, git
 from gitrefocus.store.catalog import Entry

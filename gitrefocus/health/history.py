@@ -266,7 +266,7 @@ def exact_last_changes(ws, *, head: str, paths: list[str],
 
     with ThreadPoolExecutor(max_workers=min(FALLBACK_WORKERS, len(paths))) as pool:
         answers = pool.map(lambda p: exact_last_change(ws, head=head, path=p, bound=bound), paths)
-        return dict(zip(paths, answers))
+        return dict(zip(paths, answers, strict=True))
 
 
 def first_parent_bound(ws, *, head: str, steps: int) -> tuple[str | None, int]:

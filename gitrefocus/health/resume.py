@@ -36,7 +36,7 @@ MAX_HASHED_BYTES = 8 << 20
 def user_key() -> str:
     try:
         name = getpass.getuser()
-    except Exception:  # no login name in the environment or the password database
+    except Exception:  # noqa: BLE001 - no login name in the environment or the password database
         name = ""
     name = re.sub(r"[^A-Za-z0-9._-]", "_", name).strip(".") or f"uid-{os.getuid()}"
     return name[:64]

@@ -222,8 +222,8 @@ def refocus_work(*, ws, cat, head) -> list[dict]:
                                                 limit=LAUNCH_WALK_LIMIT, also=others or ())
             links = [history.linked_to(ws, c, entry.id, noted) for c in since.commits]
             row.update(commits_since_launch=len(since.commits), basis=since.basis, truncated=since.truncated,
-                       with_trailer=sum(1 for l in links if l["trailer"]),
-                       linked_by_note=sum(1 for l in links if l["note"] and not l["trailer"]))
+                       with_trailer=sum(1 for link in links if link["trailer"]),
+                       linked_by_note=sum(1 for link in links if link["note"] and not link["trailer"]))
             row["flagged"] = row["commits_since_launch"] > 0 and row["with_trailer"] + row["linked_by_note"] == 0
         out.append(row)
     return out

@@ -188,7 +188,7 @@ else:
                         else f"__record_self.{f.name} = {value}")
         source = (f"def __init__(__record_self, {', '.join(params)}):\n    "
                   + ("\n    ".join(body) or "pass") + "\n")
-        exec(source, env)  # noqa: S102 - the source is made here, from identifiers only (checked above)
+        exec(source, env)  # the source is made here, from identifiers only (checked above)
         init = env["__init__"]
         init.__qualname__ = f"{cls.__qualname__}.__init__"
         init.__module__ = cls.__module__

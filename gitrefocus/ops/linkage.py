@@ -156,7 +156,7 @@ def on_finish(ws, refocus_id: str, status: str) -> list[str]:
             places.append(other)
         for place in places:
             record_final(place, refocus_id, status)
-    except Exception as exc:  # the status change is recorded; linkage can be redone by doctor --repair
+    except Exception as exc:  # noqa: BLE001 - the status change is recorded; linkage can be redone by doctor --repair
         localstate.log_error(ws.git_dir, "linkage", exc)
         return [f"could not add linkage notes for {refocus_id} ({exc}); `git refocus doctor --repair` adds them."]
     return []

@@ -55,7 +55,7 @@ def _user() -> str:
 
     try:
         return getpass.getuser()
-    except Exception:
+    except Exception:  # noqa: BLE001 - no login name in the environment or the password database
         return "unknown"
 
 

@@ -188,5 +188,5 @@ def log_error(git_dir: str, where: str, error: BaseException | str) -> None:
             "at": clock.now_iso(), "where": where,
             "error": error if isinstance(error, str) else f"{type(error).__name__}: {error}",
         })
-    except Exception:
+    except Exception:  # noqa: BLE001 - the error log must never become an error itself
         pass  # the error log must never become an error itself

@@ -28,8 +28,12 @@ import re
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gitrefocus.handoff import classify
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "handoff_corpus"
 DEFAULT_MIRRORS = "/work/.mirror"
@@ -232,7 +236,7 @@ class Pointer:
 
 
 # -- where each sentence stands (the classifier's context, from this reader's own view) ------------
-def contexts(source: Source, mirrors: str) -> dict[tuple[int, str, int, int], "Context"]:
+def contexts(source: Source, mirrors: str) -> dict[tuple[int, str, int, int], "classify.Context"]:
     """(line, field, start, end) -> the :class:`classify.Context` of every sentence this reader
     finds in the session: who said it, in what kind of message, whether it opens its message, the
     other party's text before it and the assistant's reply after a user's words."""
@@ -254,7 +258,7 @@ def contexts(source: Source, mirrors: str) -> dict[tuple[int, str, int, int], "C
     return out
 
 
-def labelled(split: str, mirrors: str, data: Path = DATA) -> list[tuple[str, str, "Context", set[str]]]:
+def labelled(split: str, mirrors: str, data: Path = DATA) -> list[tuple[str, str, "classify.Context", set[str]]]:
     """(session path, sentence, context, labels) of every labelled sentence of ``split``."""
     return [row[:4] for row in _labelled(split, mirrors, data)]
 

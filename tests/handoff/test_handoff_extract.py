@@ -177,7 +177,7 @@ def test_correction_cues(tmp_path, sentence):
 
 # -- the keyword gates in front of the cue regexes --------------------------
 from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st
+from hypothesis import strategies as st  # noqa: E402
 
 from gitrefocus.handoff import cues  # noqa: E402
 

@@ -247,7 +247,7 @@ def test_a_failure_report_after_a_claimed_outcome_is_a_correction_and_a_why_ques
     dead_ends, convergence = out["dead_ends"].content, out["convergence"].content
     assert f'> "\\"mise run test:ci\\" fails" (`transcript:L{line_of(s, report)}`) — overruled the assistant' \
         in dead_ends or f'`transcript:L{line_of(s, report)}`) — overruled the assistant' in dead_ends
-    assert f'Concluded: "All tests pass now.' in convergence and f"`transcript:L{line_of(s, fixed)}`" in convergence
+    assert 'Concluded: "All tests pass now.' in convergence and f"`transcript:L{line_of(s, fixed)}`" in convergence
     assert "then reported a failure (`transcript:L" + str(line_of(s, fixed) + 1) not in convergence, \
         "a question asking why is no failure report"
     assert f"`transcript:L{line_of(s, claimed)}`" not in convergence, "reversed, then reached again: said once"

@@ -8,12 +8,17 @@ import select
 import sys
 import time
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TextIO
+
 MAX_INPUT = 8 * 1024 * 1024
 CONTEXT_LIMIT = 10_000
 STARTED = time.monotonic()  # about when the hook began: dispatch imports this module first
 
 
-def read_input(timeout: float = 1.0, stream=None) -> dict:
+def read_input(timeout: float = 1.0, stream: TextIO | None = None) -> dict:
     """The hook's stdin JSON; {} when there is none or it is not a JSON object
     within :data:`MAX_INPUT` bytes and the decoder's nesting limit. Stdin
     may never close, so read with a deadline and stop as soon as a complete JSON
@@ -63,12 +68,12 @@ class Reply:
 
     __slots__ = ("text", "delivered")
 
-    def __init__(self, text: str, delivered=None):
+    def __init__(self, text: str, delivered: Callable[[], list[str]] | None = None) -> None:
         self.text = text
         self.delivered = delivered  # a callable, or None
 
 
-def write_stdout(text: str, stream=None) -> None:
+def write_stdout(text: str, stream: TextIO | None = None) -> None:
     """Write ``text`` to stdout and flush it; raise when it could not be written."""
     stream = stream or sys.stdout
     stream.write(text)

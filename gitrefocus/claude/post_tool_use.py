@@ -11,6 +11,10 @@ from gitrefocus.model.ids import RefocusId
 from gitrefocus.store import localstate
 from gitrefocus.store.workspace import find_git_dir, is_inside
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
 GIT_PATH_VERBS = {"add", "mv", "rm"}
 
@@ -42,7 +46,7 @@ def git_paths(command: str) -> list[str]:
     return out
 
 
-def handle(payload: dict, env=os.environ) -> None:
+def handle(payload: dict, env: Mapping[str, str] = os.environ) -> None:
     cwd = payload.get("cwd") or os.getcwd()
     git_dir = find_git_dir(cwd)
     if git_dir is None:

@@ -14,10 +14,16 @@ from gitrefocus.ops import record
 from gitrefocus.store import eventlog, localstate
 from gitrefocus.store.workspace import Workspace
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from gitrefocus.model.events import Event
+
 WARNING = "Refocus child exiting without `git refocus complete`: material work may not be surfaced"
 
 
-def handle(payload: dict, env=os.environ) -> None:
+def handle(payload: dict, env: Mapping[str, str] = os.environ) -> None:
     if payload.get("reason") == "clear":  # the client goes on, under a new session id: not an exit
         return
     ws = Workspace.try_open(payload.get("cwd") or os.getcwd())
@@ -31,7 +37,7 @@ def handle(payload: dict, env=os.environ) -> None:
     if tip is None or tip.state.status != lifecycle.IN_PROGRESS:
         return
 
-    def make(t):
+    def make(t: eventlog.Tip | None) -> Event:
         return record.new_event(ws, rid, ev.SESSION_ENDED, "child", session_id=session_id, reason=payload.get("reason"))
 
     record.write_event(ws, rid, make, reconcile=False)

@@ -21,6 +21,10 @@ from gitrefocus.store import atomic, catalog, localstate
 from gitrefocus.store.config import BUDGETS
 from gitrefocus.store.workspace import Workspace
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 # A first start on a repository whose catalog cache is cold builds it this long at
 # most (Claude Code kills the hook at 10 s); the rest is built at the next start.
 COLD_BUILD_SECONDS = 3.0
@@ -119,7 +123,7 @@ def not_the_child(cat: catalog.Catalog, source: str) -> str | None:
             "nothing links it to the client process that ran that child.")
 
 
-def become_child(ws: Workspace, entry: catalog.Entry, session_id: str | None, how: str, env) -> None:
+def become_child(ws: Workspace, entry: catalog.Entry, session_id: str | None, how: str, env: Mapping[str, str]) -> None:
     """Make this session the child's: its first start records ``started``; a resume, a
     /clear or a fork only maps the new session id (and this client process) to it."""
     from gitrefocus.claude import client
@@ -145,7 +149,7 @@ def hook_catalog(ws: Workspace, session_id: str | None) -> catalog.Catalog:
                           unreceived=lifecycle.RETURNED, session_id=session_id, budget=COLD_BUILD_SECONDS)
 
 
-def handle(payload: dict, env=os.environ) -> hookio.Reply | None:
+def handle(payload: dict, env: Mapping[str, str] = os.environ) -> hookio.Reply | None:
     """The hook's stdout (JSON) and what to record once it is written; None for silence."""
     cwd = payload.get("cwd") or os.getcwd()
     ws = Workspace.try_open(cwd)

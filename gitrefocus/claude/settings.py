@@ -20,6 +20,10 @@ import stat
 from gitrefocus.errors import RefocusError
 from gitrefocus.store import atomic
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 COMMAND = "git refocus hook {}"
 PLUGIN_FLAG = "--plugin"
 # event -> (handler, matcher or None for every occurrence, timeout in seconds)
@@ -130,12 +134,12 @@ def uninstall_from(claude_dir: str, dry_run: bool = False, up_to: str | None = N
     return [path]
 
 
-def user_claude_dir(env=os.environ) -> str:
+def user_claude_dir(env: Mapping[str, str] = os.environ) -> str:
     """~/.claude, or $CLAUDE_CONFIG_DIR where the client is told to keep its settings."""
     return env.get("CLAUDE_CONFIG_DIR") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".claude")
 
 
-def registered_in_settings(name: str, env=os.environ) -> bool:
+def registered_in_settings(name: str, env: Mapping[str, str] = os.environ) -> bool:
     """True when a settings file the client reads (user, project, project-local) already runs
     ``git refocus hook NAME``: then the plugin's copy of that hook must not run as well."""
     project = env.get("CLAUDE_PROJECT_DIR") or os.getcwd()

@@ -17,8 +17,14 @@ from gitrefocus.model import clock
 from gitrefocus.store import localstate, loops
 from gitrefocus.store.workspace import find_git_dir
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
-def handle(payload: dict, env=os.environ) -> str | None:
+    from gitrefocus.store.workspace import Workspace
+
+
+def handle(payload: dict, env: Mapping[str, str] = os.environ) -> str | None:
     session_id = payload.get("session_id") or env.get("CLAUDE_CODE_SESSION_ID")
     git_dir = find_git_dir(payload.get("cwd") or os.getcwd())
     if not isinstance(session_id, str) or not session_id or git_dir is None:
@@ -67,7 +73,7 @@ def handle(payload: dict, env=os.environ) -> str | None:
     return json.dumps({"decision": "block", "reason": decision.reason})
 
 
-def _refocus_finished(ws, refocus_id: str) -> str | None:
+def _refocus_finished(ws: Workspace | None, refocus_id: str) -> str | None:
     """The refocus's status when it is no longer in progress (the loop ends with it)."""
     if ws is None:
         return None

@@ -12,7 +12,7 @@ from gitrefocus.claude.dispatch import HANDLERS, run
 @click.argument("event", type=click.Choice(sorted(HANDLERS)))
 @click.option("--plugin", is_flag=True,
               help="Run as the plugin's copy: do nothing when a settings file wires the same hook.")
-def hook(event, plugin):
+def hook(event: str, plugin: bool) -> None:
     """Entry point for Claude Code hooks; reads the hook JSON on stdin.
 
     \b

@@ -101,7 +101,7 @@ class _States(Mapping[str, RefocusState]):
     """The states of the source's and the destination's refocuses, read one id
     at a time (the parent chain is a few lookups, not two whole catalogs)."""
 
-    def __init__(self, source: Workspace, dest: Workspace):
+    def __init__(self, source: Workspace, dest: Workspace) -> None:
         self.repos = [source] if dest.same_repo(source) else [source, dest]
         self._seen: dict[str, RefocusState | None] = {}
 
@@ -209,7 +209,7 @@ def _finish(source: Workspace, dest_ws: Workspace, tip: Tip, brief_path: str, do
 
 
 def spawn(
-    *, dest: str, reason: str, done_when: Sequence[str], slug: str | None = None,
+    *, dest: str, reason: str | None, done_when: Sequence[str], slug: str | None = None,
     out_of_scope: Sequence[str] = (), context: Sequence[str] = (), deliverables: Sequence[str] = (),
     alternatives: Sequence[str] = (), pushback: Sequence[str] = (), related: Sequence[str] = (), related_ids: Sequence[str] = (), files: Sequence[str] = (),
     parent: str | None = None, assign: str | None = None, from_transcript: str | None = None,

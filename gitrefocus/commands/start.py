@@ -109,7 +109,7 @@ class _Markers:
     refocus never started, which doctor clears; a start refused at its event puts back what
     was there."""
 
-    def __init__(self, ws: Workspace, rid: str, session_id: str | None):
+    def __init__(self, ws: Workspace, rid: str, session_id: str | None) -> None:
         self.ws, self.rid, self.session_id = ws, rid, session_id
         self.place: tuple[str, ...] = ("sessions", session_id) if session_id else ("active",)
         self.before = localstate.read(ws.git_dir, *self.place)

@@ -132,7 +132,7 @@ class Report:
 
 
 class Sync:
-    def __init__(self, ws: Workspace, remote: str, progress: Callable[[str], None] | None):
+    def __init__(self, ws: Workspace, remote: str, progress: Callable[[str], None] | None) -> None:
         self.ws = ws
         self.remote = remote
         self.progress = progress

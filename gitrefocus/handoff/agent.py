@@ -21,10 +21,14 @@ from gitrefocus.handoff.pipeline import Handoff, _result, checked_brief
 from gitrefocus.handoff.prepare import prepare
 from gitrefocus.handoff.sections import SECTION_NAMES
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 
 
-def _source(source: str | None, env) -> str:
+def _source(source: str | None, env: Mapping[str, str]) -> str:
     given = source or env.get(SESSION_ENV)
     if not given:
         raise RefocusError(f"no session given: pass a session id or a transcript path (inside Claude Code, "
@@ -33,7 +37,7 @@ def _source(source: str | None, env) -> str:
 
 
 def prepare_plan(source: str | None, *, cwd: str, warm: bool = False, directory: str | None = None,
-                 env=os.environ) -> dict:
+                 env: Mapping[str, str] = os.environ) -> dict:
     """Write the plan for the agent; returns plan.json's object."""
     cwd = os.path.realpath(cwd)
     src = transcript_paths.resolve(_source(source, env), cwd)

@@ -18,6 +18,13 @@ from gitrefocus.handoff.prepare import Plan
 from gitrefocus.handoff.sections import Pointer
 from gitrefocus.model.records import dataclass
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from re import Match
+
+    from gitrefocus.handoff.spine import Block, Message
+
 QUESTION_TOOLS = frozenset({"AskUserQuestion"})
 _HYPOTHESIS_RE = re.compile(r"\b(?:I think|probably|likely|I suspect|suspect|might be|may be|seems|appears|"
                             r"the (?:issue|problem|cause|bug) (?:is|was)|must be|should be|looks like)\b", re.I)
@@ -86,7 +93,7 @@ class Quote:
 class Analysis:
     """One pass over the spine, finding every cue the five extractors use."""
 
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan) -> None:
         self.plan = plan
         self.corrections: list[Quote] = []
         # the user turns that report a failure ("`make test` fails", "it's still broken"), each with
@@ -141,7 +148,8 @@ class Analysis:
                 elif block.kind == sp.THINKING:
                     self._assistant_sentences(index, message, block, thinking=True)
 
-    def _sentences(self, index, message, block, thinking=False):
+    def _sentences(self, index: int, message: Message, block: Block,
+                   thinking: bool = False) -> Iterator[tuple[int, int, str, str, frozenset[str], str]]:
         text = block.text
         fenced = [(m.start(), m.end()) for m in FENCE_RE.finditer(text)] if "```" in text else []
         label = message.label(block.line)
@@ -157,12 +165,14 @@ class Analysis:
                 continue
             yield a, b, sentence, low, present, label
 
-    def _quote(self, text, a, b, match, label, index, role, thinking=False) -> Quote:
+    def _quote(self, text: str, a: int, b: int, match: Match[str] | None, label: str, index: int, role: str,
+               thinking: bool = False) -> Quote:
         cue = (a + match.start(), a + match.end()) if match else None
         q, before, after = cues.window(text, a, b, cue)
         return Quote(q, before, after, label, index, role, thinking)
 
-    def _user_sentences(self, index, message, block, refusal=False, kind=classify.TYPED) -> None:
+    def _user_sentences(self, index: int, message: Message, block: Block, refusal: bool = False,
+                        kind: str = classify.TYPED) -> None:
         per_message = 0
         first = index not in self._opened
         prior = self.last_assistant_text(index)
@@ -193,7 +203,7 @@ class Analysis:
             if m:
                 self.decisions.append(self._quote(block.text, a, b, m, label, index, "user"))
 
-    def _answer(self, index, message, block) -> None:
+    def _answer(self, index: int, message: Message, block: Block) -> None:
         """The user's answer to the assistant's question is a decision of theirs; its words can
         also correct or constrain, like anything else the user typed."""
         if not block.text.strip() or cues.looks_like_injection(block.text) or \
@@ -205,7 +215,7 @@ class Analysis:
         if len(block.text) > 40:  # a typed answer, not a chosen label: read it as the user's words
             self._user_sentences(index, message, block, kind=classify.ANSWER)
 
-    def _assistant_sentences(self, index, message, block, thinking=False) -> None:
+    def _assistant_sentences(self, index: int, message: Message, block: Block, thinking: bool = False) -> None:
         turn = self.user_turns[-1] if self.user_turns else -1
         first_reply = self._awaiting_reply
         if not thinking:

@@ -98,7 +98,7 @@ def run(plan: Plan, git: GitState, cmd: str, *, repo_root: str, timeout: float =
             _, result.chunk_failures = plandir.reduce(doc)
         base_env = _env(work)
 
-        def one(section: str):
+        def one(section: str) -> tuple[str, _Call]:
             with open(doc["prompts"][section], encoding="utf-8") as fh:
                 prompt = fh.read()
             env = dict(base_env, REFOCUS_HANDOFF_KIND="extractor", REFOCUS_HANDOFF_SECTION=section,
@@ -174,7 +174,7 @@ def _map_chunks(doc: dict, cmd: str, work: str, timeout: float) -> None:
     """The seed's map step: every chunk summarized at once; each answer lands in its summary file."""
     base_env = _env(work)
 
-    def one(chunk: dict):
+    def one(chunk: dict) -> None:
         with open(chunk["prompt"], encoding="utf-8") as fh:
             prompt = fh.read()
         env = dict(base_env, REFOCUS_HANDOFF_KIND="chunk", REFOCUS_HANDOFF_CHUNK=chunk["file"],

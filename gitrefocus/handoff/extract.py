@@ -40,7 +40,7 @@ _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\x85]")
 class _Draft:
     """Markdown lines plus the pointers they cite."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lines: list[str] = []
         self.pointers: list[Pointer] = []
 

@@ -29,6 +29,12 @@ from gitrefocus.handoff.sections import (
 )
 from gitrefocus.model.records import dataclass, field
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from gitrefocus.handoff.checks import TranscriptIndex
+
 MAX_LINES = 400
 UNSOURCED = "[unsourced]"
 ALL_UNSOURCED = "_(every claim in this section is unsourced — verify before relying on it)_"
@@ -61,7 +67,7 @@ class Brief:
         }
 
 
-def resolver(plan: Plan, git: GitState, index=None):
+def resolver(plan: Plan, git: GitState, index: TranscriptIndex | None = None) -> Callable[[Pointer], bool]:
     """``resolve(pointer) -> bool``: does the pointer lead somewhere real? A transcript line
     must be one the spine holds (a line the extractors were shown), not just any line."""
     if index is None:
@@ -125,7 +131,7 @@ def _lines(content: str) -> list[str]:
     return out
 
 
-def enforce_pointers(section: Section, resolve) -> tuple[str, int, int]:
+def enforce_pointers(section: Section, resolve: Callable[[Pointer], bool]) -> tuple[str, int, int]:
     """(content with unsourced claims marked, claims, unsourced claims)."""
     out, claims, unsourced = [], 0, 0
     for line in _lines(section.content):
@@ -184,7 +190,7 @@ def _marker(name: str, fallbacks: dict[str, str], untrusted: dict[str, str]) -> 
 def finalize(sections: dict[str, Section], plan: Plan, git: GitState, *,
              failed: dict[str, str] | None = None, fallbacks: dict[str, str] | None = None,
              untrusted: dict[str, str] | None = None, checks: dict[str, list[str]] | None = None,
-             resolve=None, mode: str | None = None) -> Brief:
+             resolve: Callable[[Pointer], bool] | None = None, mode: str | None = None) -> Brief:
     """Render the brief. ``sections`` holds what is shown for each section: a model's checked
     section, or the built-in one where ``fallbacks`` (rejected) or ``untrusted`` name it."""
     resolve = resolve or resolver(plan, git)

@@ -13,6 +13,11 @@ import os
 
 from gitrefocus.model.records import dataclass, field
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    import pygit2
+    from pygit2 import Diff, Repository
+
 RECENT = 30            # commits listed at most (seed: git log -n 30)
 CHANGES_CAP = 200      # working-tree entries kept at most
 STAT_CAP = 200         # line counts are computed only for up to this many changed files
@@ -159,7 +164,7 @@ def _snapshot(path: str, since: float | None) -> GitState:
     return state
 
 
-def _read_head(repo, state: GitState, since: float | None) -> None:
+def _read_head(repo: Repository, state: GitState, since: float | None) -> None:
     import pygit2
 
     if repo.head_is_unborn:
@@ -178,7 +183,7 @@ def _read_head(repo, state: GitState, since: float | None) -> None:
         state.commits.append(item)
 
 
-def _unborn_branch(repo) -> str | None:
+def _unborn_branch(repo: Repository) -> str | None:
     try:
         target = repo.references["HEAD"].target
         return target.rsplit("/", 1)[-1] if isinstance(target, str) else None
@@ -189,7 +194,7 @@ def _unborn_branch(repo) -> str | None:
 PICKAXE_CAP = 4 << 20   # characters of added (and of removed) lines kept for intent checks
 
 
-def _commit_files(repo, commit) -> list[str]:
+def _commit_files(repo: Repository, commit: pygit2.Commit) -> list[str]:
     if commit.parents:
         diff = repo.diff(commit.parents[0], commit)
     else:
@@ -224,7 +229,7 @@ def _read_pickaxe(state: GitState) -> tuple[str, str, set[str]]:
     return "".join(added).lower(), "".join(removed).lower(), deleted
 
 
-def _collect_lines(diff, added: list[str], removed: list[str], deleted: set[str], room: list[int]) -> None:
+def _collect_lines(diff: Diff, added: list[str], removed: list[str], deleted: set[str], room: list[int]) -> None:
     """Keep the added (with context) and removed lines of ``diff``, and its deleted paths."""
     import pygit2
 
@@ -257,7 +262,7 @@ _STATES = (
 )
 
 
-def _read_changes(repo, state: GitState) -> None:
+def _read_changes(repo: Repository, state: GitState) -> None:
     import pygit2
 
     flags = pygit2.enums.FileStatus

@@ -11,6 +11,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from gitrefocus.handoff.pipeline import Handoff
+
 MIN_BULLETS = 5
 MAX_BULLETS = 15
 MAX_WORDS = 300
@@ -37,7 +43,8 @@ class InheritedContext(tuple):
     warning: str | None
     handoff: Any
 
-    def __new__(cls, bullets, cut: bool = False, *, warning: str | None = None, handoff=None):
+    def __new__(cls, bullets: Iterable[str], cut: bool = False, *, warning: str | None = None,
+                handoff: Handoff | None = None) -> InheritedContext:
         self = super().__new__(cls, (list(bullets), bool(cut)))
         self.warning = warning
         self.handoff = handoff

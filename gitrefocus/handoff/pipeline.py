@@ -10,6 +10,10 @@ from gitrefocus.handoff.prepare import Plan, prepare
 from gitrefocus.handoff.sections import SECTION_NAMES, Pointer, Section
 from gitrefocus.model.records import dataclass, field
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from gitrefocus.handoff.transcript_paths import TranscriptSource
+
 
 @dataclass
 class Handoff:
@@ -157,7 +161,7 @@ def _result(plan: Plan, git: gitstate.GitState, brief: Brief, warnings: list[str
                    git.root, warnings=warnings)
 
 
-def _from_cache(src, cwd: str, git_dir: str, extractor_cmd: str | None) -> Handoff | None:
+def _from_cache(src: TranscriptSource, cwd: str, git_dir: str, extractor_cmd: str | None) -> Handoff | None:
     from gitrefocus.handoff import cache
 
     leaf, transcript_cwd = cache.peek_leaf(src.main)

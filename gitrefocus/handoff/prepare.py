@@ -64,6 +64,13 @@ from gitrefocus.handoff.sidechains import Sidechain, insert_by_time, read_subage
 from gitrefocus.handoff.transcript_paths import TranscriptSource, is_subagent_file
 from gitrefocus.model.records import dataclass, field
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any
+
+    from gitrefocus.handoff.spine import Message
+
 USER_CAP = 6000          # characters of one user message kept
 ASSISTANT_CAP = 3000
 THINKING_CAP = 2000
@@ -145,7 +152,7 @@ class Plan:
 class _Collector:
     """One pass over the main transcript."""
 
-    def __init__(self, source: TranscriptSource):
+    def __init__(self, source: TranscriptSource) -> None:
         self.source = source
         self.stats: Counter = Counter()
         self.redactions: Counter = Counter()
@@ -269,7 +276,7 @@ class _Collector:
                 graph.message[node] = index
             self.stats["records"] += 1
 
-    def _skipped(self, kind: str | None, uuid, sidechain, parent) -> None:
+    def _skipped(self, kind: str | None, uuid: object, sidechain: object, parent: object) -> None:
         """A record that carries no conversation: counted, and linked into the parentUuid chain."""
         self.stats["skipped_" + (kind or "untyped").replace("-", "_")[:40]] += 1
         if isinstance(uuid, str) and uuid and not sidechain:
@@ -316,7 +323,7 @@ class _Collector:
         self.text_budget -= len(kept)
         return kept
 
-    def _remember_meta(self, get, timestamp: str | None) -> None:
+    def _remember_meta(self, get: Callable[[str], object], timestamp: str | None) -> None:
         """The session's facts from one record (``get`` is its dict's ``get``)."""
         value = get("cwd")
         if value and isinstance(value, str):
@@ -337,7 +344,8 @@ class _Collector:
             self.last_ts = timestamp
 
     # -- conversation -------------------------------------------------------
-    def _conversation(self, record, kind, number, timestamp, uuid) -> int | None:
+    def _conversation(self, record: dict[str, Any], kind: str, number: int, timestamp: str | None,
+                      uuid: str | None) -> int | None:
         message = record.get("message")
         if not isinstance(message, dict):
             self.stats["malformed_records"] += 1
@@ -349,7 +357,7 @@ class _Collector:
             if origin in (CLIENT, UNKNOWN):
                 self.stats["skipped_" + ("meta" if record.get("isMeta") else origin.replace("-", "_"))] += 1
                 return None
-            msg = self._user(record, message, number, origin)
+            msg: Message | int | None = self._user(record, message, number, origin)
         else:
             msg = self._assistant(record, message, number, timestamp)
         if msg is None or isinstance(msg, int):
@@ -359,7 +367,7 @@ class _Collector:
         self.messages.append(msg)
         return len(self.messages) - 1
 
-    def _user(self, record: dict, message: dict, number: int, origin: str | None):
+    def _user(self, record: dict, message: dict, number: int, origin: str | None) -> Message | None:
         content = message.get("content")
         if origin == COMPACT_SUMMARY:
             text = content if isinstance(content, str) else joined_text(content)
@@ -461,7 +469,7 @@ class _Collector:
         stamp = record.get("timestamp")
         self._queued(text, number, stamp if isinstance(stamp, str) else None)
 
-    def _queued(self, text: str, line: int, timestamp) -> None:
+    def _queued(self, text: str, line: int, timestamp: str | None) -> None:
         said = queued_text(text)
         if said is None:
             return
@@ -524,7 +532,7 @@ class _Collector:
             return sp.Block(sp.TOOL_ERROR, "(output stripped)", number, tool=tool)
         return None
 
-    def _assistant(self, record: dict, message: dict, number: int, timestamp: str | None):
+    def _assistant(self, record: dict, message: dict, number: int, timestamp: str | None) -> int | None:
         content = message.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -612,7 +620,7 @@ class _Collector:
         limit = TOOL_SUMMARY_CAP if self.text_budget > 0 else OVER_BUDGET_CAP
         return sp.Block(sp.TOOL_USE, one_line(summary, limit), number, tool=name, path=path)
 
-    def _task_or_plan(self, name: str, data: dict, tool_id, number: int) -> None:
+    def _task_or_plan(self, name: str, data: dict, tool_id: object, number: int) -> None:
         if name == "ExitPlanMode":
             plan = data.get("plan")
             steps = [one_line(m.group(1), 160) for m in _PLAN_STEP_RE.finditer(plan[:20000])][:12] \
@@ -708,7 +716,7 @@ class _Collector:
         return sp.Message(sp.REWIND, first.line, blocks=[marker], timestamp=target.timestamp, last_line=last_line)
 
 
-def _first_text(content) -> str:
+def _first_text(content: object) -> str:
     """The first text item of a tool result's content (what a refusal or an interrupt starts with)."""
     if isinstance(content, list):
         for c in content:
@@ -718,7 +726,7 @@ def _first_text(content) -> str:
 
 
 @contextlib.contextmanager
-def _no_cycle_collection():
+def _no_cycle_collection() -> Iterator[None]:
     """Python's cycle collector off while reading: the reader makes no reference cycles, yet
     its hundreds of thousands of long-lived messages, blocks and decoded values trigger
     collections that walk all of them again and again (~12% of prepare at 500 MB)."""

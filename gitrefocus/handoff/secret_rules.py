@@ -40,6 +40,7 @@ from collections.abc import Callable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 
@@ -59,7 +60,8 @@ class Rule:
 
     __slots__ = ("kind", "triggers", "pattern", "flags", "check", "back", "word_start", "_regex")
 
-    def __init__(self, kind: str, triggers, pattern: str, check=None, back: str = "", flags: int = 0):
+    def __init__(self, kind: str, triggers: Iterable[str], pattern: str,
+                 check: Callable[[str, re.Match[str]], Any] | None = None, back: str = "", flags: int = 0) -> None:
         self.kind = kind
         self.triggers: tuple[str, ...] = tuple(triggers)
         self.pattern = pattern
@@ -80,7 +82,8 @@ class Rule:
         return f"Rule({self.kind!r}, {self.triggers[:3]!r}…)"
 
 
-def _rule(kind: str, triggers, pattern: str, check=None, back: str = "", flags: int = 0) -> Rule:
+def _rule(kind: str, triggers: Iterable[str], pattern: str, check: Callable[[str, re.Match[str]], Any] | None = None,
+          back: str = "", flags: int = 0) -> Rule:
     return Rule(kind, triggers, pattern, check, back, flags)
 
 
@@ -162,7 +165,8 @@ def _b64_private_key(_text: str, m: re.Match) -> bool:
 
 
 # -- token formats ------------------------------------------------------------------
-def _token(kind: str, prefixes, body: str, end: str = END, check=TOKEN, flags: int = 0) -> Rule:
+def _token(kind: str, prefixes: Iterable[str], body: str, end: str = END,
+           check: Callable[[str, re.Match[str]], Any] | None = TOKEN, flags: int = 0) -> Rule:
     """A token that starts with one of ``prefixes`` (its triggers) and goes on as ``body``."""
     alternatives = "|".join(re.escape(p) for p in prefixes)
     return _rule(kind, prefixes, START + rf"(?P<secret>(?:{alternatives})(?P<body>{body})){end}", check,
@@ -547,7 +551,7 @@ def _with_escapes(text: str, end: int, value: str) -> tuple[str, int]:
     return value + decoded, m.end()
 
 
-def keyed_check(text: str, m: re.Match):
+def keyed_check(text: str, m: re.Match) -> bool | tuple[int, int, str]:
     """A secret-sounding name given a literal value: the value's span and the kind its name
     announces, or False. How a value ends and how literal it must be depends on where it sits:
     a ``.env`` or shell line, an INI/YAML/TOML line, a query string or connection string, or
@@ -662,7 +666,7 @@ _SESSION_COOKIE_RE = re.compile(
     r"(?:^|;\s*)(?P<name>[\w.-]*(?:sess|sid|auth|token|jwt|remember|login)[\w.-]*)=(?P<value>[^;\s\"'\\]{8,})", re.I)
 
 
-def _cookie_check(text: str, m: re.Match):
+def _cookie_check(text: str, m: re.Match) -> list[tuple[int, int]] | bool:
     pairs = m.group("pairs")
     base = m.start("pairs")
     spans = [(base + c.start("value"), base + c.end("value")) for c in _SESSION_COOKIE_RE.finditer(pairs)
@@ -670,7 +674,7 @@ def _cookie_check(text: str, m: re.Match):
     return spans or False
 
 
-def _pem_block(text: str, m: re.Match):
+def _pem_block(text: str, m: re.Match) -> list[tuple[int, int]]:
     """From the BEGIN marker to its END marker; without one, to the end of the JSON string or
     paragraph the block sits in (a cut-off key is still a key)."""
     end = _PEM_END_RE.search(text, m.end(), m.end() + 20_000)
@@ -694,7 +698,7 @@ def _unescaped_quote(text: str, pos: int) -> int:
         pos = i + 1
 
 
-def _putty(text: str, m: re.Match):
+def _putty(text: str, m: re.Match) -> list[tuple[int, int]]:
     end = text.find("Private-MAC:", m.end(), m.end() + 8000)
     if end == -1:  # cut off: to the end of the JSON string or paragraph, as for a PEM block
         stops = [i for i in (_unescaped_quote(text, m.end()), text.find("\n\n", m.end()),

@@ -18,6 +18,10 @@ import re
 
 from gitrefocus.model.records import dataclass, field
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 # (section value, file name, rendered heading) in the fixed order of the merge contract
 SECTION_SPEC = (
     ("convergence", "convergence.json", "## Convergence"),
@@ -90,7 +94,7 @@ def parse_answer(text: str) -> object:
     raise SectionRejected("not JSON, even after the repair pass")
 
 
-def validate(obj: object, expected: str, *, resolve=None) -> Section:
+def validate(obj: object, expected: str, *, resolve: Callable[[Pointer], bool] | None = None) -> Section:
     """Schema and pointer check for one section object (the handoff skill, steps 2-3).
 
     ``resolve(pointer) -> bool`` may reject pointers that do not resolve (a line
@@ -120,7 +124,7 @@ def validate(obj: object, expected: str, *, resolve=None) -> Section:
     return Section(expected, content.strip(), pointers)
 
 
-def _pointer(raw) -> Pointer | None:
+def _pointer(raw: object) -> Pointer | None:
     if not isinstance(raw, dict):
         return None
     kind, ref, note = raw.get("type"), raw.get("ref"), raw.get("note", "")

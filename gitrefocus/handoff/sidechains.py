@@ -20,7 +20,7 @@ from gitrefocus.handoff.records import (
 class Sidechain:
     """Collapses one sidechain (in the main file or a subagent file) to an outcome."""
 
-    def __init__(self, key: str, source: str, first_line: int, timestamp):
+    def __init__(self, key: str, source: str, first_line: int, timestamp: object) -> None:
         self.key, self.source = key, source
         self.first_line = self.last_line = first_line
         self.timestamp = timestamp if isinstance(timestamp, str) else None

@@ -13,8 +13,12 @@ CLI, the hooks and the tests call the same code.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from gitrefocus.store.workspace import Workspace
 
-def for_status(ws) -> dict:
+
+def for_status(ws: Workspace) -> dict:
     """The optional keys the status dashboard shows: stale context and what
     changed since the last session start (read-only: the marker is not moved).
 

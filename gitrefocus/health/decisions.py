@@ -113,7 +113,7 @@ def _cell(value: str | None) -> str:
     return " ".join(value.split()).replace("|", "\\|")
 
 
-def _sort_key(entry: dict):
+def _sort_key(entry: dict) -> tuple[int, str]:
     m = _NUMBER_RE.search(entry.get("number") or "")
     return (int(m.group(1)) if m else 10**9, entry["file"])
 

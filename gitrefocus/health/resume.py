@@ -25,6 +25,10 @@ from gitrefocus.model import clock
 from gitrefocus.store import localstate
 from gitrefocus.store.config import BUDGETS
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from gitrefocus.store.workspace import Workspace
+
 MARKER_DIR = "last-session"
 MARKER_VERSION = 1
 # commit onelines shown per budget (refocus.budget); economy shows no diff at all
@@ -46,7 +50,7 @@ def _marker_parts() -> tuple[str, str]:
     return MARKER_DIR, user_key() + ".json"
 
 
-def read_marker(ws) -> dict | None:
+def read_marker(ws: Workspace) -> dict | None:
     """The marker of this user here, None if there is none (RefocusError if it is a symlink)."""
     text = localstate.read(ws.git_dir, *_marker_parts())
     if not text:
@@ -58,7 +62,7 @@ def read_marker(ws) -> dict | None:
     return data if isinstance(data, dict) and data.get("version") == MARKER_VERSION else None
 
 
-def context_hashes(ws) -> dict[str, str]:
+def context_hashes(ws: Workspace) -> dict[str, str]:
     """{path: sha1} of the regular files under the context dir in the work tree."""
     directory = context_dir(ws)
     root = os.path.join(ws.workdir, directory)
@@ -78,14 +82,14 @@ def context_hashes(ws) -> dict[str, str]:
     return out
 
 
-def write_marker(ws, *, head=None, hashes: dict | None = None) -> None:
+def write_marker(ws: Workspace, *, head: str | None = None, hashes: dict | None = None) -> None:
     head = ws.head_hex() if head is None else head
     doc = {"version": MARKER_VERSION, "at": clock.now_iso(), "head": str(head) if head is not None else None,
            "context": context_hashes(ws) if hashes is None else hashes}
     localstate.write(ws.git_dir, *_marker_parts(), text=json.dumps(doc, indent=1, sort_keys=True) + "\n")
 
 
-def _commits(ws, head, marker: dict) -> tuple[list, bool]:
+def _commits(ws: Workspace, head: str | None, marker: dict) -> tuple[list, bool]:
     if head is None:
         return [], False
     old = marker.get("head")
@@ -119,7 +123,7 @@ def _file_changes(before: dict, now: dict) -> list[dict]:
     return out
 
 
-def changes_since_last_session(*, ws, budget: str | None = None, update_marker: bool = False,
+def changes_since_last_session(*, ws: Workspace, budget: str | None = None, update_marker: bool = False,
                                max_commits: int | None = None) -> dict | None:
     """Commits and changed context files since this user's last session start here.
 
@@ -174,7 +178,7 @@ def lines(changes: dict) -> list[str]:
     return out
 
 
-def session_start_lines(ws, *, budget: str | None = None, max_commits: int | None = None) -> list[str]:
+def session_start_lines(ws: Workspace, *, budget: str | None = None, max_commits: int | None = None) -> list[str]:
     """One-line advisories for the SessionStart hook (this moves the user's marker).
 
     Stale context (a bounded walk, cached by HEAD), what changed since the

@@ -18,13 +18,17 @@ import re
 from gitrefocus.errors import RefocusError
 from gitrefocus.store.workspace import REFOCUS_DIR, Workspace, is_inside
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 MAX_FILE_BYTES = 2 << 20
 SNIPPET = 200
 _PRIVATE_KEY_RE = re.compile(r"^private:[ \t]*(?:true|yes|on)[ \t]*$", re.I | re.M)
 
 
 class _Search:
-    def __init__(self, text: str, kinds: list[str], limit: int):
+    def __init__(self, text: str, kinds: list[str], limit: int) -> None:
         self.needle = text.casefold()
         self.kinds = set(kinds) or {"brief", "result", "context"}
         self.limit = limit
@@ -189,7 +193,7 @@ def _context_dir_of(root: str) -> str:
         return "docs/context"
 
 
-def search_parents(ws) -> tuple[list[str] | None, str | None]:
+def search_parents(ws: Workspace) -> tuple[list[str] | None, str | None]:
     """Configured parents, or (None, why cross-project search is off)."""
     values = []
     for raw in ws.settings("searchPaths"):
@@ -202,7 +206,7 @@ def search_parents(ws) -> tuple[list[str] | None, str | None]:
     return values, None
 
 
-def projects_under(parent: str, *, here: str, refuse) -> list[tuple[str, str]]:
+def projects_under(parent: str, *, here: str, refuse: Callable[[str, str], None]) -> list[tuple[str, str]]:
     """(real path, name) of the git work trees in ``parent`` (it and its direct children)."""
     real_parent = os.path.realpath(parent)
     if not os.path.isdir(real_parent):

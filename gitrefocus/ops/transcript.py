@@ -55,13 +55,13 @@ def prepare(ws: Workspace, state: RefocusState, scrub: Scrubber) -> PreparedTran
     return PreparedTranscript(source=path, text=scrubbed, redactions=redactions)
 
 
-def write(ws, rid: str, prepared: PreparedTranscript) -> list[str]:
+def write(ws: Workspace, rid: str, prepared: PreparedTranscript) -> list[str]:
     target = os.path.join(ws.transcripts_dir, f"{rid}.jsonl")
     atomic.write_text(target, prepared.text)
     return [target] + ensure_attributes(ws)
 
 
-def _attributes(ws) -> tuple[str, str]:
+def _attributes(ws: Workspace) -> tuple[str, str]:
     path = os.path.join(ws.workdir, ".gitattributes")
     try:
         return path, atomic.read_text(path)
@@ -69,12 +69,12 @@ def _attributes(ws) -> tuple[str, str]:
         return path, ""
 
 
-def attributes_ok(ws) -> bool:
+def attributes_ok(ws: Workspace) -> bool:
     """Whether ``.gitattributes`` has the LFS line for saved transcripts."""
     return LFS_LINE in _attributes(ws)[1].splitlines()
 
 
-def ensure_attributes(ws) -> list[str]:
+def ensure_attributes(ws: Workspace) -> list[str]:
     """Add the LFS line to ``.gitattributes`` unless it is there; the file written, if any."""
     path, current = _attributes(ws)
     if LFS_LINE in current.splitlines():

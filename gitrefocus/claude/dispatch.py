@@ -12,6 +12,10 @@ import importlib
 import os
 import sys
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import Any
+
 HANDLERS = {
     "session-start": "gitrefocus.claude.session_start",
     "session-end": "gitrefocus.claude.session_end",
@@ -24,7 +28,7 @@ def run(event: str, plugin: bool = False) -> int:
     """``plugin``: this is the plugin's copy of the hook, which stands aside when a settings
     file registers the same hook (the client would otherwise run both). Exits 0
     whatever arrives on stdin and whatever fails."""
-    payload: dict = {}
+    payload: dict[str, Any] = {}
     try:
         return _run(event, plugin, payload)
     except BaseException as exc:  # noqa: BLE001 - stdin, the environment, an interrupt: never fail the session
@@ -40,7 +44,7 @@ def _printable(exc: BaseException) -> str:
     return str(exc).encode("utf-8", "backslashreplace").decode("utf-8")[:300]
 
 
-def _run(event: str, plugin: bool, payload: dict) -> int:
+def _run(event: str, plugin: bool, payload: dict[str, Any]) -> int:
     from gitrefocus.claude import hookio
 
     payload.update(hookio.read_input())
@@ -65,7 +69,7 @@ def _run(event: str, plugin: bool, payload: dict) -> int:
     return 0
 
 
-def _log(payload: dict, event: str, exc: BaseException) -> None:
+def _log(payload: dict[str, Any], event: str, exc: BaseException) -> None:
     """Into errors.jsonl of a repository that takes part (one that never ran `init` gets nothing)."""
     try:
         from gitrefocus.store import localstate

@@ -17,13 +17,14 @@ from gitrefocus.store.workspace import Workspace
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
     from gitrefocus.model.events import Event
 
 WARNING = "Refocus child exiting without `git refocus complete`: material work may not be surfaced"
 
 
-def handle(payload: dict, env: Mapping[str, str] = os.environ) -> None:
+def handle(payload: dict[str, Any], env: Mapping[str, str] = os.environ) -> None:
     if payload.get("reason") == "clear":  # the client goes on, under a new session id: not an exit
         return
     ws = Workspace.try_open(payload.get("cwd") or os.getcwd())

@@ -24,6 +24,7 @@ from gitrefocus.store.workspace import Workspace
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
 # A first start on a repository whose catalog cache is cold builds it this long at
 # most (Claude Code kills the hook at 10 s); the rest is built at the next start.
@@ -149,7 +150,7 @@ def hook_catalog(ws: Workspace, session_id: str | None) -> catalog.Catalog:
                           unreceived=lifecycle.RETURNED, session_id=session_id, budget=COLD_BUILD_SECONDS)
 
 
-def handle(payload: dict, env: Mapping[str, str] = os.environ) -> hookio.Reply | None:
+def handle(payload: dict[str, Any], env: Mapping[str, str] = os.environ) -> hookio.Reply | None:
     """The hook's stdout (JSON) and what to record once it is written; None for silence."""
     cwd = payload.get("cwd") or os.getcwd()
     ws = Workspace.try_open(cwd)

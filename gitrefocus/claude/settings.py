@@ -23,6 +23,7 @@ from gitrefocus.store import atomic
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
 COMMAND = "git refocus hook {}"
 PLUGIN_FLAG = "--plugin"
@@ -39,7 +40,7 @@ def command(name: str, plugin: bool = False) -> str:
     return COMMAND.format(name) + (f" {PLUGIN_FLAG}" if plugin else "")
 
 
-def snippet(plugin: bool = False) -> dict:
+def snippet(plugin: bool = False) -> dict[str, Any]:
     """The ``{"hooks": …}`` object: for a settings file, or (``plugin``) for the plugin."""
     hooks = {}
     for event, (name, matcher, timeout) in HOOKS.items():
@@ -50,7 +51,7 @@ def snippet(plugin: bool = False) -> dict:
     return {"hooks": hooks}
 
 
-def merged(settings: dict) -> dict:
+def merged(settings: dict[str, Any]) -> dict[str, Any]:
     out = dict(settings)
     hooks = dict(out.get("hooks") or {})
     if not isinstance(out.get("hooks", {}), dict):

@@ -20,11 +20,12 @@ from gitrefocus.store.workspace import find_git_dir
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
     from gitrefocus.store.workspace import Workspace
 
 
-def handle(payload: dict, env: Mapping[str, str] = os.environ) -> str | None:
+def handle(payload: dict[str, Any], env: Mapping[str, str] = os.environ) -> str | None:
     session_id = payload.get("session_id") or env.get("CLAUDE_CODE_SESSION_ID")
     git_dir = find_git_dir(payload.get("cwd") or os.getcwd())
     if not isinstance(session_id, str) or not session_id or git_dir is None:

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import click
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
+
 # Parameters that take a refocus id (any command, any module: matched by name).
 ID_PARAMS = ("refocus_id", "parent", "related_ids")
 
@@ -77,7 +81,7 @@ complete -c git-refocus -f -a '(__git_refocus_complete)'
 SCRIPTS = {"bash": BASH, "zsh": ZSH, "fish": FISH}
 
 
-def complete_ids(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+def complete_ids(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """Ids, and slugs that name exactly one refocus, that start with ``incomplete``."""
     from click.shell_completion import CompletionItem
 

@@ -11,6 +11,8 @@ from gitrefocus.errors import RefocusError
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
+    from typing import Any
+
     from click import Context, HelpFormatter
 
     from gitrefocus.handoff.pipeline import Handoff
@@ -131,7 +133,7 @@ def brief(transcript: str | None, out: str | None, as_json: bool, extractor: str
     return 0
 
 
-def _show(result: Handoff, as_json: bool, out: str | None, extra: dict | None = None) -> None:
+def _show(result: Handoff, as_json: bool, out: str | None, extra: dict[str, Any] | None = None) -> None:
     for message in result.warnings:
         render.warn(message)
     if as_json:

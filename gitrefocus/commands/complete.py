@@ -301,7 +301,7 @@ def _finish(ws: Workspace, rid: str, out: record.Outcome, made: tuple[Result, li
     localstate.unmap_sessions(ws.git_dir, rid)
     end_loops(ws.git_dir, rid, out.tip.state.status)  # a loop tied to the child ends with it
     state = out.tip.state
-    record.note_event(ws, out.tip, record.DEST)
+    record.note_event(ws, out.tip, DEST)
     warnings += linkage.on_finish(ws, rid, state.status)
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)

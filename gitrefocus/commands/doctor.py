@@ -588,7 +588,7 @@ def collect(ws: Workspace) -> list[Finding]:
     return findings
 
 
-def _key(f: Finding) -> tuple:
+def _key(f: Finding) -> tuple[str, str | None, str]:
     return (f.kind, f.id, f.message)
 
 

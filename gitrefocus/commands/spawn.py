@@ -14,7 +14,7 @@ from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief, BriefContent, render_body, validate_meta
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.ids import RefocusId, derive_slug, new_session_id, validate_slug
-from gitrefocus.model.place import Place, relative_dir
+from gitrefocus.model.place import DEST, SOURCE, Place, relative_dir
 from gitrefocus.model.records import dataclass, field
 from gitrefocus.model.session import relaunch_command
 from gitrefocus.ops import guards, index_md, places, record, setup
@@ -199,8 +199,8 @@ def _finish(source: Workspace, dest_ws: Workspace, tip: Tip, brief_path: str, do
     with catalog.briefs_changing(dest_ws, brief_path):
         atomic.write_text(brief_path, doc.render())
     record.propagate(dest_ws, source, rid)
-    record.note_event(source, tip, record.SOURCE)
-    record.note_event(dest_ws, tip, record.DEST)
+    record.note_event(source, tip, SOURCE)
+    record.note_event(dest_ws, tip, DEST)
     dest_written = [brief_path] + setup.ensure(dest_ws.workdir) + settings.wire_subtree(dest_ws.workdir, dest_dir)
     source_written = setup.ensure(source.workdir) if not dest_ws.same_repo(source) else []
     source_written += settings.wire_subtree(source.workdir, source_dir)

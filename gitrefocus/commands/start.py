@@ -171,7 +171,7 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
             markers.undo()  # refused before its event; after it, the markers stand
         raise
     state = out.tip.state
-    record.note_event(ws, out.tip, record.DEST)
+    record.note_event(ws, out.tip, DEST)
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
     index_md.refresh(ws, other)

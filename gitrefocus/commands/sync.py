@@ -436,7 +436,7 @@ class SyncPlan:
 def plan(ws: Workspace, remote: str) -> SyncPlan:
     theirs = remote_.advertised(ws, remote)
     ours = {ref_name(rid): str(oid) for rid, oid in refs.tips(ws.git_dir).items()}
-    rid = lambda name: name[len(refs.REF_PREFIX):]  # noqa: E731
+    rid: Callable[[str], str] = lambda name: name[len(refs.REF_PREFIX):]  # noqa: E731
     differ = sorted(rid(n) for n in set(theirs) & set(ours) if theirs[n] != ours[n])
     take = sorted({rid(n) for n in theirs if n.startswith(refs.REF_PREFIX) and n not in ours} | set(differ))
     push = sorted({rid(n) for n in ours if n not in theirs} | set(differ))

@@ -220,14 +220,14 @@ class Cue:
     on a tie, is the match the whole regex finds, since at each position an alternation
     takes its first alternative that matches there."""
 
-    def __init__(self, regex: re.Pattern, keys: tuple[str, ...], veto: re.Pattern | None = None) -> None:
+    def __init__(self, regex: re.Pattern[str], keys: tuple[str, ...], veto: re.Pattern[str] | None = None) -> None:
         self.regex = regex
         self.keys = keys
         self.veto = veto  # a sentence this matches (at its start) is not the family's, whatever else it says
         self.alternatives = [(alt, _required_literals(alt)) for alt in _alternatives(regex.pattern)]
         self._always = frozenset(i for i, (_, lits) in enumerate(self.alternatives) if lits is None)
         self._literals = [(lit, i) for i, (_, lits) in enumerate(self.alternatives) for lit in lits or ()]
-        self._compiled: list[re.Pattern | None] = [None] * len(self.alternatives)
+        self._compiled: list[re.Pattern[str] | None] = [None] * len(self.alternatives)
         self._keyset = frozenset(keys)
         NEEDLES.add(self.keys + tuple(lit for lit, _ in self._literals))
 

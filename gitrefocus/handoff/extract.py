@@ -15,7 +15,7 @@ import bisect
 import os
 import re
 from collections import Counter
-from typing import cast
+from typing import TypeVar, cast
 
 from gitrefocus.handoff import cues
 from gitrefocus.handoff import spine as sp
@@ -81,7 +81,10 @@ def _same_sentence(one: Quote, other: Quote) -> bool:
     return a in b or b in a or a[:40] == b[:40]
 
 
-def _spread(items: list, cap: int) -> list:
+T = TypeVar("T")
+
+
+def _spread(items: list[T], cap: int) -> list[T]:
     """Keep ``cap`` items: a few of the earliest and the rest from the end."""
     if len(items) <= cap:
         return items

@@ -32,6 +32,7 @@ from gitrefocus.model.records import dataclass, field
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from gitrefocus.handoff.checks import TranscriptIndex
 
@@ -58,7 +59,7 @@ class Brief:
     untrusted: dict[str, str] = field(default_factory=dict)  # section -> why the model's was not trusted
     checks: dict[str, list[str]] = field(default_factory=dict)  # section -> what the checks found
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "sections": [self.sections[n].to_json() | {"origin": self.sections[n].origin}
                          for n in SECTION_NAMES if n in self.sections],

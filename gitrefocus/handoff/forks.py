@@ -44,14 +44,14 @@ class Graph:
     NO_TIME = -1
 
     def __init__(self) -> None:
-        self.index: dict = {}
+        self.index: dict[bytes | str | None, int] = {}  # key(uuid) -> node
         self.parent = array("q")              # node id, or NONE; unresolved ones wait in `pending`
-        self.pending: dict[int, object] = {}  # node -> parent key not seen yet
+        self.pending: dict[int, bytes | str | None] = {}  # node -> parent key not seen yet
         # only compared for equality (siblings written at the same instant): a hash per node
         # keeps the graph flat in memory; NO_TIME for records without one
         self.times = array("q")
         self.message = array("q")             # index into messages, or NONE
-        self._last: tuple = (None, None)      # (uuid, key) of the last node: most parents
+        self._last: tuple[str | None, bytes | str | None] = (None, None)      # (uuid, key) of the last node: most parents
 
     def __len__(self) -> int:
         return len(self.parent)
@@ -127,8 +127,8 @@ def linearize(g: Graph, leaf: int | None, message_count: int, is_user_turn: Call
             path_child[parent] = node
         if g.message[node] >= 0:
             msg_on_path[g.message[node]] = 1
-    fork: dict[int, tuple | None] = {}
-    groups: dict[tuple, list[int]] = {}
+    fork: dict[int, tuple[int, int | None] | None] = {}
+    groups: dict[tuple[int, int | None], list[int]] = {}
     for node, msg in enumerate(g.message):
         if msg < 0 or node in on_path:
             continue
@@ -185,7 +185,7 @@ class _PathChild:
         return default if c == Graph.NONE else c
 
 
-def _fork_of(g: Graph, node: int, on_path: _OnPath, memo: dict) -> tuple[int, int | None] | None:
+def _fork_of(g: Graph, node: int, on_path: _OnPath, memo: dict[int, tuple[int, int | None] | None]) -> tuple[int, int | None] | None:
     """(fork node on the path, the child below it on this branch), or None."""
     trail = []
     current: int | None = node
@@ -221,9 +221,9 @@ def _first_message_from(g: Graph, node: int | None, path_child: _PathChild) -> i
     return None
 
 
-def _is_rewind(g: Graph, branch: int, child: int | None, branch_starts_with_prompt: bool, replacement: int | None,
+def _is_rewind(g: Graph, branch: int | None, child: int | None, branch_starts_with_prompt: bool, replacement: int | None,
                is_user_turn: Callable[[int], bool]) -> bool:
-    if child is None or replacement is None:
+    if branch is None or child is None or replacement is None:  # branch: never None (see _fork_of)
         return False
     if g.timestamp_of(branch) is not None and g.timestamp_of(branch) == g.timestamp_of(child):
         return False  # recording artifact: siblings written at the same instant

@@ -32,7 +32,7 @@ _PREFIX = {
 }
 
 
-class InheritedContext(tuple):
+class InheritedContext(tuple[list[str], bool]):
     """``(bullets, cut)``: the bullets (``list[str]``) and whether the caps cut anything.
 
     Unpacks as a pair (``bullets, cut = inherited_context(...)``) and also offers
@@ -91,7 +91,7 @@ def _words(text: str) -> int:
     return len(text.split())
 
 
-def select(sections: dict) -> tuple[list[str], bool]:
+def select(sections: dict[str, Any]) -> tuple[list[str], bool]:
     """Pick bullets from section objects (name -> Section); (bullets, cut)."""
     pools = {name: _bullets(section.content) for name, section in sections.items()}
     # within a section, the most load-bearing first: the user's own words, then constraints

@@ -138,7 +138,7 @@ class _Skeleton:
         return bytes(self.out)
 
 
-def _parse(data: bytes, decode: Callable[[bytes], object] | None = None, tally: Counter | None = None,
+def _parse(data: bytes, decode: Callable[[bytes], object] | None = None, tally: Counter[str] | None = None,
            view: Callable[[object], object] | None = None) -> tuple[object, bool]:
     """Parse one JSON document and scrub it (:func:`scrub.scrub_decoded`, ``view`` as there);
     returns (record, lossy_utf8). Raises ValueError."""
@@ -182,7 +182,7 @@ def _without_surrogates(value: object) -> object:
     return value
 
 
-def read_lines(fh: BinaryIO, *, decode: Callable[[bytes], object] | None = None, tally: Counter | None = None,
+def read_lines(fh: BinaryIO, *, decode: Callable[[bytes], object] | None = None, tally: Counter[str] | None = None,
                view: Callable[[object], object] | None = None) -> Iterator[Line]:
     """Yield every line of ``fh``. ``decode(raw: bytes)`` may parse a whole line faster
     (see :func:`_parse`); ``tally`` counts the secrets redacted, by kind; ``view`` is the part of a
@@ -199,7 +199,7 @@ def read_lines(fh: BinaryIO, *, decode: Callable[[bytes], object] | None = None,
         yield _pieced(number, fh, piece, tally, view)
 
 
-def decoded(fh: BinaryIO, decode: Callable[[bytes], object], tally: Counter | None = None,
+def decoded(fh: BinaryIO, decode: Callable[[bytes], object], tally: Counter[str] | None = None,
             view: Callable[[object], object] | None = None) -> Iterator[tuple[int, object, Line | None]]:
     """What :func:`read_lines` gives, faster for an ordinary line: ``(number, value, None)``
     when ``decode`` takes the whole line as it is (JSON ignores the whitespace around it);
@@ -225,7 +225,7 @@ def decoded(fh: BinaryIO, decode: Callable[[bytes], object], tally: Counter | No
         yield number, None, _pieced(number, fh, piece, tally, view)
 
 
-def _whole(number: int, data: bytes, decode: Callable[[bytes], object] | None = None, tally: Counter | None = None,
+def _whole(number: int, data: bytes, decode: Callable[[bytes], object] | None = None, tally: Counter[str] | None = None,
            view: Callable[[object], object] | None = None) -> Line:
     size = len(data)
     stripped = data.strip()
@@ -238,7 +238,7 @@ def _whole(number: int, data: bytes, decode: Callable[[bytes], object] | None = 
     return Line(number, record, size=size, lossy_utf8=lossy)
 
 
-def _pieced(number: int, fh: BinaryIO, first: bytes, tally: Counter | None = None,
+def _pieced(number: int, fh: BinaryIO, first: bytes, tally: Counter[str] | None = None,
             view: Callable[[object], object] | None = None) -> Line:
     skeleton = _Skeleton()
     skeleton.feed(first)

@@ -12,6 +12,8 @@ from gitrefocus.model.records import dataclass, field
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
+    from typing import Any
+
     from gitrefocus.handoff.transcript_paths import TranscriptSource
 
 
@@ -23,13 +25,13 @@ class Handoff:
     session_id: str | None
     leaf_uuid: str | None
     source_files: list[str]
-    plan: dict                        # Plan.to_json(): mode, stats, ...
+    plan: dict[str, Any]                        # Plan.to_json(): mode, stats, ...
     repo_root: str | None
     from_cache: bool = False
     cache_path: str | None = None
     warnings: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"session_id": self.session_id, "leaf_uuid": self.leaf_uuid, "source_files": self.source_files,
                 "repo_root": self.repo_root, "from_cache": self.from_cache, "plan": self.plan,
                 **self.brief.to_json(), "brief": self.brief.text}

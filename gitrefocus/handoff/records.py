@@ -12,6 +12,7 @@ from gitrefocus.handoff import spine as sp
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
 # Only these carry conversation. Everything else is skipped by type: attachment, progress,
 # system, summary, file-history-snapshot, queue-operation, last-prompt, api-request*,
@@ -75,7 +76,7 @@ UNKNOWN = "unknown"               # a marker we do not know: never the user's
 #   come from the client's own list (its set of non-human turn origins is scheduled,
 #   task_notification, auto_continuation, peer, host_synthetic, system).
 #   2.0.x–2.1.x before that write only isMeta / isCompactSummary and text markers.
-ORIGIN_FIELDS: tuple[tuple[str, frozenset | None, str], ...] = (
+ORIGIN_FIELDS: tuple[tuple[str, frozenset[str] | None, str], ...] = (
     ("isCompactSummary", None, COMPACT_SUMMARY),                 # all generations
     ("isMeta", None, CLIENT),                                    # caveats, expanded slash prompts, image paths
     ("isVisibleInTranscriptOnly", None, CLIENT),
@@ -104,7 +105,7 @@ ORIGIN_PREFIXES: tuple[tuple[str, str], ...] = (
 )
 
 
-def _field(record: dict, path: str) -> object:
+def _field(record: dict[str, Any], path: str) -> object:
     value: object = record
     for part in path.split("."):
         if not isinstance(value, dict):
@@ -185,7 +186,7 @@ def _decoder() -> Callable[[bytes], object] | None:
 decode_record = _decoder()
 
 
-def record_origin(record: dict) -> str | None:
+def record_origin(record: dict[str, Any]) -> str | None:
     """The origin the record's fields state, or None when they state none (older clients)."""
     if _ORIGIN_KEYS.isdisjoint(record):
         return None  # no field of the table: the common case, decided without walking it
@@ -332,10 +333,11 @@ BUILTIN_COMMANDS = frozenset(
 )
 
 
-def tool_summary(name: str, data: dict, path: str | None) -> str:
+def tool_summary(name: str, data: dict[str, Any], path: str | None) -> str:
     if name == "Bash" and isinstance(data.get("command"), str):
         desc = data.get("description")
-        return data["command"] + (f"  # {desc}" if isinstance(desc, str) and desc else "")
+        command: str = data["command"]
+        return command + (f"  # {desc}" if isinstance(desc, str) and desc else "")
     if path and name in _FILE_TOOLS:
         return path
     for key in ("description", "pattern", "url", "query", "prompt", "path", "skill", "plan"):

@@ -114,7 +114,7 @@ def _every(text: str, hits: Iterable[tuple[int, int, int]]) -> list[tuple[int, i
     return out
 
 
-def _try(rule: Rule, text: str, pos: int, spans: list) -> None:
+def _try(rule: Rule, text: str, pos: int, spans: list[tuple[int, int, int, str]]) -> None:
     if rule.word_start and pos and not rule.back and _inside_word(text, pos):
         return  # inside base64 or a longer word: the regex would refuse it too
     if rule.back:
@@ -165,10 +165,10 @@ def _past_escape(text: str, pos: int) -> int:
     return pos
 
 
-def _merged(text: str, spans: list) -> list[tuple[int, int, str]]:
+def _merged(text: str, spans: list[tuple[int, int, int, str]]) -> list[tuple[int, int, str]]:
     """Overlapping finds become one redaction, named by the most specific rule (token formats
     come first in the rule list, keyed values last)."""
-    out: list[list] = []
+    out: list[list[Any]] = []  # [start, end, order, kind], widened in place
     for start, end, order, kind in sorted(spans):
         start, end = _json_safe(text, start, end)
         if end - start < 1 or text.startswith(_MARK_PREFIX, start):
@@ -214,7 +214,7 @@ def scrub_text(text: str) -> tuple[str, list[tuple[int, int, str]]]:
     return (_redacted(text, found), found) if found else (text, found)
 
 
-def scrub_transcript(text: str) -> tuple[str, list[dict]]:
+def scrub_transcript(text: str) -> tuple[str, list[dict[str, Any]]]:
     """Return (scrubbed text, redactions): each redaction ``{"kind", "line"}``, ``line``
     1-based. Idempotent: a redaction is never redacted again."""
     out, found = scrub_text(text)
@@ -275,7 +275,7 @@ def _char_offsets(raw: bytes, hits: Iterable[tuple[int, int, int]]) -> list[tupl
 
 
 def _confirmed(text: str, hits: Iterable[tuple[int, int, int]]) -> bool:
-    spans: list = []
+    spans: list[tuple[int, int, int, str]] = []
     for index, start in _every(text, hits):
         for rule in _RULES_AT[index]:
             if rule is _KEYED:
@@ -290,7 +290,7 @@ def _confirmed(text: str, hits: Iterable[tuple[int, int, int]]) -> bool:
     return False
 
 
-def scrub_decoded(raw: bytes | None, value: object, tally: Counter | None = None,
+def scrub_decoded(raw: bytes | None, value: object, tally: Counter[str] | None = None,
                   view: Callable[[object], object] | None = None) -> object:
     """``value`` (the JSON value decoded from ``raw``) with every string scrubbed: its text and,
     for a string under a secret-sounding key (``"password": "…"``), the whole value. Counts go
@@ -303,7 +303,7 @@ def scrub_decoded(raw: bytes | None, value: object, tally: Counter | None = None
     return scrub_value(value, tally, view)
 
 
-def scrub_value(value: object, tally: Counter | None = None, view: Callable[[object], object] | None = None) -> object:
+def scrub_value(value: object, tally: Counter[str] | None = None, view: Callable[[object], object] | None = None) -> object:
     """:func:`scrub_decoded` without the gate: ``view(value)`` (or ``value``), every string scrubbed."""
     if view is not None:
         value = view(value)
@@ -413,7 +413,7 @@ def _init_gate() -> "_Hyperscan | None":
     return gate
 
 
-def _walk(value: object, key: object, tally: Counter) -> object:
+def _walk(value: object, key: object, tally: Counter[str]) -> object:
     if isinstance(value, str):
         return _string(value, key, tally)
     if isinstance(value, dict):
@@ -442,7 +442,7 @@ def _walk(value: object, key: object, tally: Counter) -> object:
     return value
 
 
-def _string(value: str, key: object, tally: Counter) -> str:
+def _string(value: str, key: object, tally: Counter[str]) -> str:
     if isinstance(key, str) and value:
         kind = _key_kind(key)
         if kind is not None and secret_rules.quoted_secret(kind, value):
@@ -465,12 +465,12 @@ def _key_kind(key: str) -> str | None:
 
 
 # -- saved transcripts ------------------------------------------------------------------------
-def scrub_jsonl(text: str) -> tuple[str, list[dict]]:
+def scrub_jsonl(text: str) -> tuple[str, list[dict[str, Any]]]:
     """A JSONL transcript, scrubbed line by line for ``complete --save-transcript``: the
     JSON-escaped form first, then the decoded strings of each record (a line is re-encoded
     only when that second pass changed it). Lines that are not JSON get the first pass."""
     out: list[str] = []
-    report: list[dict] = []
+    report: list[dict[str, Any]] = []
     for number, line in enumerate(text.splitlines(keepends=True), 1):
         body = line.rstrip("\r\n")
         ending = line[len(body):]
@@ -481,7 +481,7 @@ def scrub_jsonl(text: str) -> tuple[str, list[dict]]:
                 value = json.loads(body)
             except ValueError:
                 value = None
-            tally: Counter = Counter()
+            tally: Counter[str] = Counter()
             scrubbed = _walk(value, None, tally) if value is not None else None
             if scrubbed is not value:
                 body = json.dumps(scrubbed, ensure_ascii=False, separators=(",", ":"))

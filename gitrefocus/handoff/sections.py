@@ -21,6 +21,7 @@ from gitrefocus.model.records import dataclass, field
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
 # (section value, file name, rendered heading) in the fixed order of the merge contract
 SECTION_SPEC = (
@@ -52,7 +53,7 @@ class Pointer:
     def locator(self) -> str:
         return f"{self.type}:{self.ref}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"type": self.type, "ref": self.ref, "note": self.note}
 
 
@@ -63,7 +64,7 @@ class Section:
     pointers: list[Pointer] = field(default_factory=list)
     origin: str = "builtin"  # "builtin" | "extractor-cmd" | "cache"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"section": self.section, "content": self.content,
                 "pointers": [p.to_json() for p in self.pointers]}
 

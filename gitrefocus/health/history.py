@@ -35,10 +35,11 @@ from gitrefocus.store import git
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
     from subprocess import Popen
-    from typing import IO
+    from typing import IO, Any
 
     from pygit2 import Commit, Oid
 
+    from gitrefocus.model.note_line import NoteRecord
     from gitrefocus.store.workspace import Workspace
 
 # Pin what user configuration could change about the output we parse.
@@ -330,7 +331,7 @@ def info(commit: Commit) -> CommitInfo:
                       refocus_ids=refocus_ids_in(message), parents=len(commit.parent_ids))
 
 
-def note_records(ws: Workspace, oid: Oid | str) -> list:
+def note_records(ws: Workspace, oid: Oid | str) -> list[NoteRecord]:
     """Parsed refocus note records on one commit (none when there is no note)."""
     from gitrefocus.model import note_line
     from gitrefocus.store import notes
@@ -399,7 +400,7 @@ def commits_in_range(ws: Workspace, *, head: Oid | str, exclude: str | None,
     return out, False
 
 
-def linked_to(ws: Workspace, commit: CommitInfo, refocus_id: str, noted: bool) -> dict:
+def linked_to(ws: Workspace, commit: CommitInfo, refocus_id: str, noted: bool) -> dict[str, Any]:
     by_trailer = refocus_id in commit.refocus_ids
     by_note = noted and any(r.refocus_id == refocus_id and r.event == "linked" for r in note_records(ws, commit.oid))
     return {"trailer": by_trailer, "note": by_note}

@@ -21,6 +21,7 @@ from gitrefocus.store.workspace import REFOCUS_DIR, Workspace, is_inside
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
 MAX_FILE_BYTES = 2 << 20
 SNIPPET = 200
@@ -32,8 +33,8 @@ class _Search:
         self.needle = text.casefold()
         self.kinds = set(kinds) or {"brief", "result", "context"}
         self.limit = limit
-        self.results: list[dict] = []
-        self.refused: list[dict] = []
+        self.results: list[dict[str, Any]] = []
+        self.refused: list[dict[str, Any]] = []
         self.truncated = False
 
     @property
@@ -232,7 +233,7 @@ def projects_under(parent: str, *, here: str, refuse: Callable[[str, str], None]
 
 
 def search(*, text: str, cross_project: bool = False, kinds: list[str] | None = None, limit: int = 200,
-           cwd: str = ".", global_: bool = False, prune: bool = False) -> dict:
+           cwd: str = ".", global_: bool = False, prune: bool = False) -> dict[str, Any]:
     from gitrefocus.health.staleness import context_dir
 
     if not text.strip():
@@ -242,7 +243,7 @@ def search(*, text: str, cross_project: bool = False, kinds: list[str] | None = 
     projects = [{"name": ws.name, "dir": ws.workdir}]
     s.project(ws.workdir, ws.name, context_dir(ws))
     s.logged_briefs(ws)
-    notices = []
+    notices: list[str | None] = []
     if cross_project:
         parents, why = search_parents(ws)
         if parents is None:
@@ -263,7 +264,8 @@ def search(*, text: str, cross_project: bool = False, kinds: list[str] | None = 
             "truncated": s.truncated, "refused": s.refused, "notices": notices}
 
 
-def _search_registered(s: _Search, projects: list[dict], notices: list, prune: bool) -> None:
+def _search_registered(s: _Search, projects: list[dict[str, Any]], notices: list[str | None],
+                       prune: bool) -> None:
     """Add every repository of the user-level registry (``--global``) not searched yet."""
     from gitrefocus.ops import across
 

@@ -75,6 +75,7 @@ if TYPE_CHECKING:
         refocus: list[RefocusWork]
         unlaunched: list[Unlaunched]
         healthy: bool
+    from typing import Any
 
 CACHE = ("cache", "health.json")
 CACHE_VERSION = 1
@@ -146,7 +147,7 @@ def worktree_files(ws: Workspace, directory: str) -> list[str]:
 
 
 # -- counting -------------------------------------------------------------
-def _load_cache(ws: Workspace) -> dict:
+def _load_cache(ws: Workspace) -> dict[str, Any]:
     try:
         data = json.loads(localstate.read(ws.git_dir, *CACHE) or "null")
     except (ValueError, RefocusError):
@@ -154,7 +155,7 @@ def _load_cache(ws: Workspace) -> dict:
     return data if isinstance(data, dict) and data.get("version") == CACHE_VERSION else {}
 
 
-def _save_cache(ws: Workspace, head: str, directory: str, counts: dict) -> None:
+def _save_cache(ws: Workspace, head: str, directory: str, counts: dict[str, Any]) -> None:
     doc = {"version": CACHE_VERSION, "head": head, "dir": directory,
            "files": {p: [c, n] for p, (c, n) in counts.items()}}
     try:
@@ -164,7 +165,7 @@ def _save_cache(ws: Workspace, head: str, directory: str, counts: dict) -> None:
 
 
 def last_changes(ws: Workspace, *, head: str, directory: str, paths: list[str],
-                 walk_limit: int | None = None) -> tuple[dict, str]:
+                 walk_limit: int | None = None) -> tuple[dict[str, Any], str]:
     """{path: (commit, count, exact)} and how it was obtained (hit, incremental, walk).
 
     ``walk_limit`` makes it quick and bounded (status, hooks): a file not
@@ -176,7 +177,7 @@ def last_changes(ws: Workspace, *, head: str, directory: str, paths: list[str],
     cached = cache.get("files") if cache.get("dir") == directory else None
     if cached is not None and cache.get("head") == head and all(p in cached for p in paths):
         return {p: (cached[p][0], cached[p][1], True) for p in paths}, "hit"
-    out: dict[str, tuple] = {}
+    out: dict[str, tuple[str | None, int | None, bool]] = {}
     how = "walk"
     if cached is not None and cache.get("head"):
         out = _incremental(ws, head, directory, paths, cache["head"], cached)
@@ -196,7 +197,7 @@ def last_changes(ws: Workspace, *, head: str, directory: str, paths: list[str],
     return out, how
 
 
-def _bounded_past_merges(ws: Workspace, head: str, paths: list[str], steps: int) -> dict:
+def _bounded_past_merges(ws: Workspace, head: str, paths: list[str], steps: int) -> dict[str, Any]:
     """Per-file answers that never look further back than ``head~steps``."""
     bound, within = history.first_parent_bound(ws, head=head, steps=steps)
     out = {}
@@ -205,7 +206,7 @@ def _bounded_past_merges(ws: Workspace, head: str, paths: list[str], steps: int)
     return out
 
 
-def _incremental(ws: Workspace, head: str, directory: str, paths: list[str], old: str, cached: dict) -> dict:
+def _incremental(ws: Workspace, head: str, directory: str, paths: list[str], old: str, cached: dict[str, Any]) -> dict[str, Any]:
     """Counts for ``head`` from those for ``old`` when head = old + a chain of new commits."""
     try:
         walk = history.walk_last_changes(ws, head=head, paths=set(paths), directory=directory, exclude=old,

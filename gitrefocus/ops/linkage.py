@@ -31,6 +31,8 @@ from gitrefocus.store import eventlog, git, localstate, notes
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
+    from typing import Any
+
     from gitrefocus.store.workspace import Workspace
 
 TRAILER = "Refocus-Id"
@@ -74,7 +76,7 @@ class Commit:
     def final_statuses(self, refocus_id: str) -> set[str | None]:
         return {r.fields.get("status") for r in self.records if r.refocus_id == refocus_id and r.event == LINKED}
 
-    def as_dict(self, refocus_id: str) -> dict:
+    def as_dict(self, refocus_id: str) -> dict[str, Any]:
         return {
             "oid": self.oid, "abbrev": self.abbrev, "author": self.author,
             "author_date": self.author_date, "committer_date": self.committer_date,

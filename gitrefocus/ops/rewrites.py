@@ -30,6 +30,8 @@ from gitrefocus.store import localstate, notes, refs
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
+    from typing import Any
+
     from gitrefocus.store.workspace import Workspace
 
 MAX_GONE = 5000  # gone commits considered (newest first)
@@ -151,7 +153,7 @@ class Match:
     replaces: tuple[str, ...]  # the gone commits whose change it is, oldest first
     how: str  # "rebased" (one commit's patch) | "squashed" (a run's combined patch)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"commit": self.commit, "subject": self.subject, "ids": list(self.ids),
                 "replaces": list(self.replaces), "how": self.how}
 
@@ -279,7 +281,7 @@ class Carry:
     ids: tuple[str, ...]  # refocus ids the old commit carried that the new one's message does not name
 
 
-def to_carry(ws: Workspace, pairs: list[tuple[str, str]]) -> tuple[list[Carry], list[dict]]:
+def to_carry(ws: Workspace, pairs: list[tuple[str, str]]) -> tuple[list[Carry], list[dict[str, Any]]]:
     """What a rewrite must carry, and the record of every pair that carried refocus work."""
     info = describe(ws, [o for pair in pairs for o in pair])
     carry, kept = [], []
@@ -294,7 +296,7 @@ def to_carry(ws: Workspace, pairs: list[tuple[str, str]]) -> tuple[list[Carry], 
     return carry, kept
 
 
-def remember(ws: Workspace, kind: str, at: str, kept: list[dict]) -> None:
+def remember(ws: Workspace, kind: str, at: str, kept: list[dict[str, Any]]) -> None:
     """Append the pairs to ``$GIT_DIR/refocus/rewritten.jsonl`` (a local record: doctor
     reads it to tell a rewritten commit from a lost one)."""
     for pair in kept:

@@ -20,6 +20,10 @@ from gitrefocus.store import atomic
 from gitrefocus.store.transcripts import find_transcript
 from gitrefocus.store.workspace import Workspace
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import Any
+
 LFS_LINE = f"{TRANSCRIPTS_DIR}/*.jsonl filter=lfs diff=lfs merge=lfs -text"
 MAX_BYTES = 512 * 1024 * 1024
 
@@ -28,10 +32,10 @@ MAX_BYTES = 512 * 1024 * 1024
 class PreparedTranscript:
     source: str
     text: str
-    redactions: list[dict] = field(default_factory=list)
+    redactions: list[dict[str, Any]] = field(default_factory=list)
 
 
-Scrubber = Callable[[str], tuple[str, list[dict]]]
+Scrubber = Callable[[str], tuple[str, list[dict[str, object]]]]
 
 
 def find_source(ws: Workspace, state: RefocusState) -> str | None:

@@ -15,7 +15,7 @@ from gitrefocus.model.brief import Brief, BriefContent, render_body, validate_me
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.ids import RefocusId, derive_slug, new_session_id, validate_slug
 from gitrefocus.model.place import DEST, SOURCE, Place, relative_dir
-from gitrefocus.model.records import dataclass, field
+from gitrefocus.model.records import asdict, dataclass, field
 from gitrefocus.model.session import relaunch_command
 from gitrefocus.ops import guards, index_md, places, record, setup
 from gitrefocus.store import (
@@ -54,13 +54,7 @@ class SpawnOutcome:
     dry_run: bool = False  # nothing was written: files_written is what would be, the id an example
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id, "child_session_id": self.child_session_id, "status": self.status,
-            "brief_path": self.brief_path, "dest_dir": self.dest_dir, "source_dir": self.source_dir,
-            "parent_refocus_id": self.parent_refocus_id, "relaunch_command": self.relaunch_command,
-            "marker": self.marker, "files_written": self.files_written, "commits": self.commits,
-            "warnings": self.warnings, "source_files": self.source_files, "dry_run": self.dry_run,
-        }
+        return asdict(self)
 
 
 def _source_dir(ws: Workspace, env: Mapping[str, str]) -> str:

@@ -13,7 +13,7 @@ from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
 from gitrefocus.model.place import DEST
-from gitrefocus.model.records import dataclass
+from gitrefocus.model.records import asdict, dataclass
 from gitrefocus.ops import guards, index_md, places, record
 from gitrefocus.store import catalog, eventlog, localstate, refs
 from gitrefocus.store.eventlog import Tip
@@ -33,10 +33,7 @@ class StartOutcome:
     took_over_from: str | None = None  # --take-over: the session the refocus belonged to
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "launched_at": self.launched_at,
-                "session_id": self.session_id, "brief_path": self.brief_path,
-                "files_written": self.files_written, "warnings": self.warnings, "tagging": self.tagging,
-                "took_over_from": self.took_over_from}
+        return asdict(self)
 
 
 def pending_for_session(ws: Workspace, session_id: str | None) -> str | None:

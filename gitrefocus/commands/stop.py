@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
 from gitrefocus.model.place import DEST
-from gitrefocus.model.records import dataclass
+from gitrefocus.model.records import asdict, dataclass
 from gitrefocus.ops import guards, places
 from gitrefocus.store import catalog, eventlog, localstate
 from gitrefocus.store.catalog import Catalog
@@ -35,8 +35,7 @@ class StopOutcome:
     env_still_set: bool  # $SESSION_REFOCUS_ID names it: only the shell that set it can unset it
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "cleared_active": self.cleared_active,
-                "sessions_unmapped": self.sessions_unmapped, "env_still_set": self.env_still_set}
+        return asdict(self)
 
 
 def marker_problem(cat: Catalog, rid: str | None) -> str | None:

@@ -24,7 +24,7 @@ from gitrefocus.errors import ConflictError, RefocusError
 from gitrefocus.model import lifecycle
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
-from gitrefocus.model.records import dataclass, field
+from gitrefocus.model.records import asdict, dataclass, field
 from gitrefocus.ops import index_md, record
 from gitrefocus.store import catalog, eventlog, eventmerge, identity, locks, notes, refs
 from gitrefocus.store import remote as remote_
@@ -85,14 +85,7 @@ class SyncOutcome:
     identity: dict[str, Any] = field(default_factory=dict)  # this repository's, the remote's, what sync did
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "remote": self.remote, "rounds": self.rounds, "created": self.created,
-            "fast_forwarded": self.fast_forwarded, "merged": self.merged, "notes": self.notes,
-            "pushed": self.pushed, "notes_pushed": self.notes_pushed,
-            "files_written": self.files_written, "warnings": self.warnings, "conflicts": self.conflicts,
-            "url": self.url, "agreed": self.agreed, "withheld": self.withheld,
-            "identity": self.identity,
-        }
+        return asdict(self)
 
 
 @dataclass

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 
-from gitrefocus.model.records import dataclass, field
+from gitrefocus.model.records import asdict, dataclass, field
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ class Pointer:
         return f"{self.type}:{self.ref}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "ref": self.ref, "note": self.note}
+        return asdict(self)
 
 
 @dataclass

@@ -45,10 +45,12 @@ APPROVAL_RE = re.compile(
 _ANNOUNCE_RE = re.compile(r"^\W*(?:(?:now|first|next|ok(?:ay)?|great|good|perfect|done)\W+)*(?:let me|let's|I'll|I will|"
                           r"I'm going to|I need to|going to)\b", re.I)
 # a user's report that something failed, and an outcome the assistant claimed that it can reverse
-FAILURE_RE = re.compile(r"\b(?:fail(?:s|ed|ing|ures?)?|broken|(?:does|do|did)(?:n'?t| not) work|not working|"
-                        r"still (?:see|get|getting|seeing|happens|there)|same (?:error|problem|issue))\b", re.I)
+# (a word of prose: "fails" inside a branch or file name, "fix-ci-fails", reports nothing)
+FAILURE_RE = re.compile(r"(?<![\w/.-])(?:fail(?:s|ed|ing|ures?)?|broken|(?:does|do|did)(?:n'?t| not) work|not working|"
+                        r"still (?:see|get|getting|seeing|happens|there)|same (?:error|problem|issue))(?![\w/-])", re.I)
 # ... said of the work, not named as a topic ("the failure isn't propagated" reports no failure of it)
-_FAILED_RE = re.compile(r"\b(?:fail(?:s|ed|ing)?|broken|(?:does|do|did)(?:n'?t| not) work|not working)\b", re.I)
+_FAILED_RE = re.compile(r"(?<![\w/.-])(?:fail(?:s|ed|ing)?|broken|(?:does|do|did)(?:n'?t| not) work|not working)"
+                        r"(?![\w/-])", re.I)
 OUTCOME_RE = re.compile(r"\b(?:pass(?:es|ed|ing)?|works?|working|fixed|succeed(?:s|ed)?|clean|green|resolved)\b",
                         re.I)
 # what the client writes as the feedback of a refused question menu: no words of the user's
@@ -103,6 +105,9 @@ class Analysis:
         self.user_turns: list[int] = []
         # (index of the user turn conceded to, the assistant's concession)
         self.concessions: list[tuple[int, Quote]] = []
+        # the user turns taken as corrections only because the reply praised them ("great point!"):
+        # a redirect or an extension, which reverses no conclusion of the assistant's
+        self.praised: set[int] = set()
         self._opened: set[int] = set()  # the user messages whose first sentence has been read
         self._awaiting_reply = False
         self._scan()
@@ -250,7 +255,7 @@ class Analysis:
         or no cue: its first sentence joins the corrections (in order)."""
         have = {c.index for c in self.corrections}
         added = False
-        for turn, _ in self.concessions:
+        for turn, concession in self.concessions:
             if turn in have or self.last_assistant_text(turn) is None:
                 continue
             message = self.plan.messages[turn]
@@ -261,6 +266,8 @@ class Analysis:
                 if first:
                     a, b, _, _, _, label = first
                     self.corrections.append(self._quote(block.text, a, b, None, label, turn, "user"))
+                    if not classify.ERROR_CONCEDED_RE.search(concession.text):
+                        self.praised.add(turn)
                     have.add(turn)
                     added = True
                 break
@@ -380,7 +387,7 @@ class Analysis:
         nxt = self.next_user_turn(decision.index)
         words = decision.words
         for c in self.corrections:
-            if c.index <= decision.index:
+            if c.index <= decision.index or c.index in self.praised:
                 continue
             shared = len(words & c.words)
             targeted = shared >= 2

@@ -29,6 +29,7 @@ MAX_HYPOTHESES = 10
 MAX_CONSTRAINTS = 10
 MAX_DECISIONS = 6
 PER_TURN = 1   # conclusions listed per user turn: the turn's latest that stands (an answer always)
+LAST_TURN = 2  # ... and the session's last turn, which often ends on two (a review's outcome, the commit after it)
 MAX_REQUESTS = 10
 MAX_TODOS = 8
 MAX_FLAGS = 8
@@ -171,7 +172,8 @@ def convergence(an: Analysis) -> Section:
         verdict, c, why = _standing(an, decisions, n, failures)
         judged[n] = verdict
         turn = an.user_turns_before(decisions[n].index + (decisions[n].role == "user"))
-        if verdict == _STANDS and len(tail) < MAX_DECISIONS - 1 and (turns[turn] < PER_TURN
+        limit = LAST_TURN if an.user_turns and turn == an.user_turns[-1] else PER_TURN
+        if verdict == _STANDS and len(tail) < MAX_DECISIONS - 1 and (turns[turn] < limit
                                                                         or decisions[n].question is not None):
             tail.insert(0, decisions[n])
             turns[turn] += 1

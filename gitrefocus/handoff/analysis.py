@@ -192,8 +192,8 @@ class Analysis:
             m = cues.CONSTRAINT.search(sentence, low, present)
             if m:
                 self.constraints.append(self._quote(block.text, a, b, m, label, index, "user"))
-            if corrects:
-                continue  # a correction overrules a decision, it is none of the user's own
+            if corrects or classify.asks(sentence):
+                continue  # a correction overrules a decision, it is none of the user's own; a question settles nothing
             m = cues.DECISION.search(sentence, low, present)
             if m:
                 self.decisions.append(self._quote(block.text, a, b, m, label, index, "user"))
@@ -236,7 +236,7 @@ class Analysis:
             if thinking:
                 continue
             for cue, found in ((cues.DECISION, self.decisions), (cues.OPEN, self.open_items)):
-                if cue is cues.OPEN and index < self.tail_start:
+                if (cue is cues.OPEN and index < self.tail_start) or (cue is cues.DECISION and classify.asks(sentence)):
                     continue
                 m = cue.search(sentence, low, present)
                 if m:

@@ -16,7 +16,8 @@ The rules, measured on the corpus's tuning sessions (``docs/handoff.md``):
   answer to a question menu, and either the assistant's reply begins by conceding ("you're
   right", "good catch", "good idea") or the sentence opens by pushing back ("but …", "hmm, …",
   "again, …", "no, …", "stop …") without asking a question;
-- a user sentence taken as a correction is no **decision** of the user's (it overrules one);
+- a user sentence taken as a correction is no **decision** of the user's (it overrules one), and
+  a question is no decision of anyone's;
 - every other family is its cue regex alone. Position and neighbours were tried for them too
   (the session's last text for open threads, a concession for dead ends, a trailing colon or a
   heading for decisions) and a small logistic model over such features was cross-validated
@@ -90,6 +91,11 @@ def correction(sentence: str, ctx: Context, lowered: str | None = None,
     return PUSHBACK_RE.match(sentence) is not None and not question
 
 
+def asks(sentence: str) -> bool:
+    """A question settles nothing: no decision ("Are all tests passing?", "…, right?")."""
+    return sentence.rstrip().rstrip("*_`").rstrip().endswith("?")
+
+
 def families(sentence: str, ctx: Context, lowered: str | None = None,
              present: frozenset[str] | None = None) -> set[str]:
     """The cue families ``sentence`` belongs to, where it stands (``ctx``)."""
@@ -103,7 +109,7 @@ def families(sentence: str, ctx: Context, lowered: str | None = None,
     for family, cue in CUES.items():
         if family == "correction" or ctx.role not in ROLES[family]:
             continue
-        if family == "decision" and corrects:
+        if family == "decision" and (corrects or asks(sentence)):
             continue
         if cue.search(sentence, low, present) is not None:
             found.add(family)

@@ -55,6 +55,8 @@ OUTCOME_RE = re.compile(r"\b(?:pass(?:es|ed|ing)?|works?|working|fixed|succeed(?
                         re.I)
 # what the client writes as the feedback of a refused question menu: no words of the user's
 _PLACEHOLDER_RE = re.compile(r"^\W*\(no answer provided\)\W*$", re.I)
+# a user's turn that adds to the work rather than reverses it ("it should also check …")
+EXTEND_RE = re.compile(r"\b(?:also|as well|additionally|too)\b", re.I)
 FENCE_RE = re.compile(r"```.*?(?:```|$)", re.S)
 
 
@@ -105,8 +107,9 @@ class Analysis:
         self.user_turns: list[int] = []
         # (index of the user turn conceded to, the assistant's concession)
         self.concessions: list[tuple[int, Quote]] = []
-        # the user turns taken as corrections only because the reply praised them ("great point!"):
-        # a redirect or an extension, which reverses no conclusion of the assistant's
+        # the user turns taken as corrections only because the reply praised them ("great point!")
+        # and that ask or add ("can we also …?"): an extension, which reverses no conclusion of the
+        # assistant's and overrules none of its claims
         self.praised: set[int] = set()
         self._opened: set[int] = set()  # the user messages whose first sentence has been read
         self._awaiting_reply = False
@@ -264,10 +267,11 @@ class Analysis:
                     continue
                 first = next(self._sentences(turn, message, block), None)
                 if first:
-                    a, b, _, _, _, label = first
+                    a, b, sentence, _, _, label = first
                     self.corrections.append(self._quote(block.text, a, b, None, label, turn, "user"))
-                    if not classify.ERROR_CONCEDED_RE.search(concession.text):
-                        self.praised.add(turn)
+                    if not classify.ERROR_CONCEDED_RE.search(concession.text) and (
+                            classify.asks(sentence) or EXTEND_RE.search(sentence)):
+                        self.praised.add(turn)  # praise for a follow-up question or an addition
                     have.add(turn)
                     added = True
                 break

@@ -252,7 +252,8 @@ def dead_ends(an: Analysis) -> Section:
     seen_hyp: set[str] = set()
     corrections = _spread(an.corrections, MAX_CORRECTIONS)
     for q in corrections:
-        h = an.hypothesis_before(q.index, q)
+        # a follow-up the assistant praised ("great point!") builds on its claim: it overrules none
+        h = None if q.index in an.praised else an.hypothesis_before(q.index, q)
         if h and h.label not in seen_hyp and len(seen_hyp) < MAX_HYPOTHESES:
             seen_hyp.add(h.label)
             hyp.add(f"- {h.md()} {{ptr0}} — overruled by the user {{ptr1}}", h.pointer("assistant position"),

@@ -337,6 +337,7 @@ def test_praise_for_an_extension_does_not_reverse_what_was_concluded(tmp_path):
     assert f'Concluded: "All tests pass and the resume command finds checkpoints after a merge." ' \
            f'(`transcript:L{line_of(s, done)}`)' in convergence
     assert f"`transcript:L{line_of(s, follow)}`) — overruled the assistant" in out["dead_ends"].content
+    assert "overruled by the user" not in out["dead_ends"].content, "the claim it builds on is no dead end"
     assert "### Conflicts" not in out["open_threads"].content
 
     s = Session()

@@ -79,7 +79,11 @@ def _same_sentence(one: Quote, other: Quote) -> bool:
     if one.label != other.label:
         return False
     a, b = one.text.strip(), other.text.strip()
-    return a in b or b in a or a[:40] == b[:40]
+    if a in b or b in a or a[:40] == b[:40]:
+        return True
+    # two windows of one long sentence, cut around different cues: they overlap
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 60 and any(short[i:i + 30] in long_ for i in range(0, len(short) - 29, 15))
 
 
 def _spread(items: list, cap: int) -> list:

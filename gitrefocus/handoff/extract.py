@@ -122,6 +122,8 @@ def _reversed(an: Analysis, q: Quote, decisions: list[Quote], failures: list[int
     if at == len(failures):
         return None
     i = failures[at]
+    if any(q.index < d.index < i and d.role == "assistant" and _OUTCOME_RE.search(d.text) for d in decisions):
+        return None  # a later outcome stands between: the report speaks to that one
     if any(d.index > i and d.words & q.words and _OUTCOME_RE.search(d.text) for d in decisions):
         return True
     return _first_sentence(an, i)

@@ -376,3 +376,21 @@ def test_the_last_turn_lands_two_conclusions(tmp_path):
     _, out = sections(tmp_path, s)
     convergence = out["convergence"].content
     assert f"`transcript:L{line_of(s, verdict)}`" in convergence and f"`transcript:L{line_of(s, fixed)}`" in convergence
+
+
+def test_a_failure_report_speaks_to_the_latest_outcome_before_it(tmp_path):
+    """"the CI task fails" reverses the outcome claimed just before it, not an earlier one a later
+    claim already stood over."""
+    s = Session()
+    s.user("Hide the start command.")
+    early = s.assistant(text("Build passes. The start command is hidden from help."))[0]
+    s.user("thinking again: remove the start command completely")
+    late = s.assistant(text("Removed it. Build, tests, and lint all pass."))[0]
+    report = s.user('"mise run test:ci" fails')
+    s.assistant(text("Let me look at the failing test."))
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert f"Superseded, not concluded: \"Build, tests, and lint all pass.\" (`transcript:L{line_of(s, late)}`)" \
+        in convergence and f"(`transcript:L{line_of(s, report)}`)" in convergence
+    assert f"Superseded, not concluded: \"Build passes." not in convergence
+    assert f"`transcript:L{line_of(s, early)}`" in convergence  # it stands: nothing reversed it

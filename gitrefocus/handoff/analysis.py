@@ -385,7 +385,8 @@ class Analysis:
         """The user correction that overruled ``decision``: one that follows it and targets it —
         in the user's very next turn, aimed at the claim (the sentence of the assistant's last
         text the correction is about, :meth:`hypothesis_before`) or sharing a word with it; or a
-        later one about the same things — with no later conclusion restating it."""
+        later one about the same things (three words in common: two, turns later, are mostly the
+        session's topic) — with no later conclusion restating it."""
         if decision.role == "user":
             return None
         nxt = self.next_user_turn(decision.index)
@@ -394,7 +395,7 @@ class Analysis:
             if c.index <= decision.index or c.index in self.praised:
                 continue
             shared = len(words & c.words)
-            targeted = shared >= 2
+            targeted = shared >= (2 if c.index == nxt else 3)
             if not targeted and c.index == nxt:
                 targeted = shared >= 1
                 last = self.last_assistant_text(c.index)

@@ -394,3 +394,18 @@ def test_a_failure_report_speaks_to_the_latest_outcome_before_it(tmp_path):
         in convergence and f"(`transcript:L{line_of(s, report)}`)" in convergence
     assert f"Superseded, not concluded: \"Build passes." not in convergence
     assert f"`transcript:L{line_of(s, early)}`" in convergence  # it stands: nothing reversed it
+
+
+def test_a_correction_turns_later_needs_more_than_the_sessions_topic_in_common(tmp_path):
+    """A correction several turns after a claim reverses it only when it is about the same things
+    (three words in common); "git" and "working" are what the whole session is about."""
+    s = Session()
+    s.user("Check why the settings file is not ignored.")
+    claim = s.assistant(text("The git status shows the working tree is clean."))[0]
+    s.user("Add a test for the ignore rule.")
+    s.assistant(text("Added the test for the ignore rule."))
+    s.user("but the issue was with the global git ignore, the local one was already working")
+    s.assistant(text("Let me look at the global ignore file."))
+    _, out = sections(tmp_path, s)
+    assert "Superseded" not in out["convergence"].content
+    assert f"`transcript:L{line_of(s, claim)}`) was contradicted" not in out["open_threads"].content

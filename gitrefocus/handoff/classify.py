@@ -63,9 +63,9 @@ CONCEDE_RE = re.compile(r"\b(?:you'?re (?:absolutely |completely |totally )?(?:r
                         r"my (?:mistake|bad)|I apologi[sz]e|I was wrong|I stand corrected|fair point)\b", re.I)
 # ... of it, a concession of error (the rest praise a suggestion: "good idea", "great point" —
 # said as often of an extension as of a correction)
-ERROR_CONCEDED_RE = re.compile(r"\b(?:you'?re (?:absolutely |completely |totally )?(?:right|correct)|you are (?:absolutely )?"
-                               r"(?:right|correct)|good catch|great catch|my (?:mistake|bad)|I apologi[sz]e|I was wrong|"
-                               r"I stand corrected)\b", re.I)
+ERROR_CONCEDED_RE = re.compile(
+    r"\b(?:you'?re (?:absolutely |completely |totally )?(?:right|correct)|you are (?:absolutely )?(?:right|correct)|"
+    r"good catch|great catch|my (?:mistake|bad)|I apologi[sz]e|I was wrong|I stand corrected)\b", re.I)
 # a user's message that opens by pushing back on what came before
 PUSHBACK_RE = re.compile(r"^\W*(?:but|hmm+|umm+|uh+|no|nope|again|stop|wait|actually|instead|well|hm+)\b", re.I)
 # what a client writes when the user declined a question menu without typing anything

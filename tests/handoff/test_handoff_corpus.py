@@ -96,7 +96,8 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
         "the first two fresh sets (now tuned on) and the third, held out"
     checkpoints = {"/".join(p.split("/")[:2]) for p in old}
     assert all(corpus.split_of(p) == "retired" and "/".join(p.split("/")[:2]) not in checkpoints
-               for p in first + second + fresh), "drawn from the side nobody tuned on, outside the old corpus's checkpoints"
+               for p in first + second + fresh), \
+        "drawn from the side nobody tuned on, outside the old corpus's checkpoints"
     sets = [{"/".join(p.split("/")[:2]) for p in group} for group in (first, second, fresh)]
     assert not (sets[0] & sets[1] or sets[0] & sets[2] or sets[1] & sets[2]), "the fresh sets share no checkpoint"
     rows = corpus._tsv("sentences.tsv", corpus.DATA)

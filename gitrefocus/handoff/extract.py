@@ -112,18 +112,23 @@ def _request(an: Analysis, index: int) -> tuple[str, list[Pointer]] | None:
     return f"{q.md()} {{ptr0}}", [q.pointer("the user's request")]
 
 
-def _reversed(an: Analysis, q: Quote, decisions: list[Quote], failures: list[int]) -> Quote | bool | None:
+def _reversed(an: Analysis, decisions: list[Quote], n: int, failures: list[int]) -> Quote | bool | None:
     """The user's next failure report (``failures``: the user turns reporting one) that reverses
-    an outcome ``q`` claimed ("tests pass", "works now"); True when a later conclusion of the same
-    kind follows the report (that one says where it landed); None when no report follows."""
+    the outcome decision ``n`` claimed ("tests pass", "works now"); True when a later conclusion of
+    the same kind follows the report (that one says where it landed); None when no report follows,
+    or when a later outcome stands between (the report speaks to that one)."""
+    q = decisions[n]
     if q.role != "assistant" or not _OUTCOME_RE.search(q.text):
         return None
     at = bisect.bisect_right(failures, q.index)
     if at == len(failures):
         return None
     i = failures[at]
-    if any(q.index < d.index < i and d.role == "assistant" and _OUTCOME_RE.search(d.text) for d in decisions):
-        return None  # a later outcome stands between: the report speaks to that one
+    for d in decisions[n + 1:]:  # in order of the session
+        if d.index >= i:
+            break
+        if d.index > q.index and d.role == "assistant" and _OUTCOME_RE.search(d.text):
+            return None
     if any(d.index > i and d.words & q.words and _OUTCOME_RE.search(d.text) for d in decisions):
         return True
     return _first_sentence(an, i)
@@ -144,7 +149,7 @@ def _standing(an: Analysis, decisions: list[Quote], n: int,
     if q.words and any(later.words and q.words <= later.words and later.role == q.role
                        for later in decisions[n + 1:]):
         return _RESTATED, None, ""  # judged where it was said last ("Build passes." … "Build and tests pass.")
-    report = _reversed(an, q, decisions, failures)
+    report = _reversed(an, decisions, n, failures)
     if report is True:
         return _RESTATED, None, ""  # reversed, then reached again: the later claim is the one that stands
     if isinstance(report, Quote):

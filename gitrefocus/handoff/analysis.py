@@ -52,14 +52,18 @@ APPROVAL_RE = re.compile(
 _ANNOUNCE_RE = re.compile(r"^\W*(?:(?:now|first|next|ok(?:ay)?|great|good|perfect|done)\W+)*(?:let me|let's|I'll|I will|"
                           r"I'm going to|I need to|going to)\b", re.I)
 # a user's report that something failed, and an outcome the assistant claimed that it can reverse
-FAILURE_RE = re.compile(r"\b(?:fail(?:s|ed|ing|ures?)?|broken|(?:does|do|did)(?:n'?t| not) work|not working|"
-                        r"still (?:see|get|getting|seeing|happens|there)|same (?:error|problem|issue))\b", re.I)
+# (a word of prose: "fails" inside a branch or file name, "fix-ci-fails", reports nothing)
+FAILURE_RE = re.compile(r"(?<![\w/.-])(?:fail(?:s|ed|ing|ures?)?|broken|(?:does|do|did)(?:n'?t| not) work|not working|"
+                        r"still (?:see|get|getting|seeing|happens|there)|same (?:error|problem|issue))(?![\w/-])", re.I)
 # ... said of the work, not named as a topic ("the failure isn't propagated" reports no failure of it)
-_FAILED_RE = re.compile(r"\b(?:fail(?:s|ed|ing)?|broken|(?:does|do|did)(?:n'?t| not) work|not working)\b", re.I)
+_FAILED_RE = re.compile(r"(?<![\w/.-])(?:fail(?:s|ed|ing)?|broken|(?:does|do|did)(?:n'?t| not) work|not working)"
+                        r"(?![\w/-])", re.I)
 OUTCOME_RE = re.compile(r"\b(?:pass(?:es|ed|ing)?|works?|working|fixed|succeed(?:s|ed)?|clean|green|resolved)\b",
                         re.I)
 # what the client writes as the feedback of a refused question menu: no words of the user's
 _PLACEHOLDER_RE = re.compile(r"^\W*\(no answer provided\)\W*$", re.I)
+# a user's turn that adds to the work rather than reverses it ("it should also check …")
+EXTEND_RE = re.compile(r"\b(?:also|as well|additionally|too)\b", re.I)
 FENCE_RE = re.compile(r"```.*?(?:```|$)", re.S)
 
 
@@ -110,6 +114,10 @@ class Analysis:
         self.user_turns: list[int] = []
         # (index of the user turn conceded to, the assistant's concession)
         self.concessions: list[tuple[int, Quote]] = []
+        # the user turns taken as corrections only because the reply praised them ("great point!")
+        # and that ask or add ("can we also …?"): an extension, which reverses no conclusion of the
+        # assistant's and overrules none of its claims
+        self.praised: set[int] = set()
         self._opened: set[int] = set()  # the user messages whose first sentence has been read
         self._awaiting_reply = False
         self._scan()
@@ -197,8 +205,8 @@ class Analysis:
             m = cues.CONSTRAINT.search(sentence, low, present)
             if m:
                 self.constraints.append(self._quote(block.text, a, b, m, label, index, "user"))
-            if corrects:
-                continue  # a correction overrules a decision, it is none of the user's own
+            if corrects or classify.asks(sentence):
+                continue  # a correction overrules a decision, it is none of the user's own; a question settles nothing
             m = cues.DECISION.search(sentence, low, present)
             if m:
                 self.decisions.append(self._quote(block.text, a, b, m, label, index, "user"))
@@ -241,7 +249,7 @@ class Analysis:
             if thinking:
                 continue
             for cue, found in ((cues.DECISION, self.decisions), (cues.OPEN, self.open_items)):
-                if cue is cues.OPEN and index < self.tail_start:
+                if (cue is cues.OPEN and index < self.tail_start) or (cue is cues.DECISION and classify.asks(sentence)):
                     continue
                 m = cue.search(sentence, low, present)
                 if m:
@@ -260,7 +268,7 @@ class Analysis:
         or no cue: its first sentence joins the corrections (in order)."""
         have = {c.index for c in self.corrections}
         added = False
-        for turn, _ in self.concessions:
+        for turn, concession in self.concessions:
             if turn in have or self.last_assistant_text(turn) is None:
                 continue
             message = self.plan.messages[turn]
@@ -269,8 +277,11 @@ class Analysis:
                     continue
                 first = next(self._sentences(turn, message, block), None)
                 if first:
-                    a, b, _, _, _, label = first
+                    a, b, sentence, _, _, label = first
                     self.corrections.append(self._quote(block.text, a, b, None, label, turn, "user"))
+                    if not classify.ERROR_CONCEDED_RE.search(concession.text) and (
+                            classify.asks(sentence) or EXTEND_RE.search(sentence)):
+                        self.praised.add(turn)  # praise for a follow-up question or an addition
                     have.add(turn)
                     added = True
                 break
@@ -384,16 +395,17 @@ class Analysis:
         """The user correction that overruled ``decision``: one that follows it and targets it —
         in the user's very next turn, aimed at the claim (the sentence of the assistant's last
         text the correction is about, :meth:`hypothesis_before`) or sharing a word with it; or a
-        later one about the same things — with no later conclusion restating it."""
+        later one about the same things (three words in common: two, turns later, are mostly the
+        session's topic) — with no later conclusion restating it."""
         if decision.role == "user":
             return None
         nxt = self.next_user_turn(decision.index)
         words = decision.words
         for c in self.corrections:
-            if c.index <= decision.index:
+            if c.index <= decision.index or c.index in self.praised:
                 continue
             shared = len(words & c.words)
-            targeted = shared >= 2
+            targeted = shared >= (2 if c.index == nxt else 3)
             if not targeted and c.index == nxt:
                 targeted = shared >= 1
                 last = self.last_assistant_text(c.index)

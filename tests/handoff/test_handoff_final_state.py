@@ -392,7 +392,7 @@ def test_a_failure_report_speaks_to_the_latest_outcome_before_it(tmp_path):
     convergence = out["convergence"].content
     assert f"Superseded, not concluded: \"Build, tests, and lint all pass.\" (`transcript:L{line_of(s, late)}`)" \
         in convergence and f"(`transcript:L{line_of(s, report)}`)" in convergence
-    assert f"Superseded, not concluded: \"Build passes." not in convergence
+    assert "Superseded, not concluded: \"Build passes." not in convergence
     assert f"`transcript:L{line_of(s, early)}`" in convergence  # it stands: nothing reversed it
 
 

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 HOOK_EVENTS = ("session-start", "session-end", "post-tool-use", "stop")
 # variables whose value git refocus records or compares as text (paths it only opens may be any bytes)
 TEXT_VARIABLES = ("CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID", "GIT_REFOCUS_SESSION", "GIT_REFOCUS_CHILD", "SESSION_REFOCUS_ID", "SESSION_REFOCUS_ROLE", "CLAUDE_PROJECT_DIR",
                   "GIT_REFOCUS_NOW")
 
 
-def not_utf8(args: list[str], environ=None) -> str | None:
+def not_utf8(args: list[str], environ: Mapping[str, str] | None = None) -> str | None:
     """What in the command line or the environment is not UTF-8 text (Python
     carries such bytes as lone surrogates), as one sentence, or None."""
     import os

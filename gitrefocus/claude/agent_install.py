@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.ops import setup, teardown
@@ -53,7 +54,7 @@ def command(agent: str, handler: str) -> str:
     return COMMAND.format(handler, agent)
 
 
-def entries(agent: str) -> dict[str, dict]:
+def entries(agent: str) -> dict[str, dict[str, Any]]:
     """Our hook entry for each event, in the client's shape."""
     out = {}
     for event, (handler, matcher, timeout) in HOOKS[agent].items():
@@ -70,7 +71,7 @@ def _ours(entry: object, agent: str) -> bool:
                                            for h in entry.get("hooks") or [])
 
 
-def _read(path: str, shown: str) -> dict:
+def _read(path: str, shown: str) -> dict[str, Any]:
     atomic.refuse_symlinks(path, "read")
     try:
         with open(path, encoding="utf-8") as fh:
@@ -86,7 +87,7 @@ def _read(path: str, shown: str) -> dict:
     return data
 
 
-def merged(current: dict, agent: str) -> dict:
+def merged(current: dict[str, Any], agent: str) -> dict[str, Any]:
     """``current`` with our entries in (an older entry of ours replaced, others kept)."""
     hooks = dict(current.get("hooks") or {})
     for event, entry in entries(agent).items():
@@ -100,7 +101,7 @@ def merged(current: dict, agent: str) -> dict:
     return {**current, "hooks": hooks}
 
 
-def without(current: dict, agent: str) -> dict:
+def without(current: dict[str, Any], agent: str) -> dict[str, Any]:
     """``current`` with our entries out (an event left with none is dropped)."""
     hooks = current.get("hooks")
     if not isinstance(hooks, dict):
@@ -153,7 +154,7 @@ class AppServer:
             raise RefocusError(f"could not start `codex app-server`: {exc.strerror}.") from None
         self.next_id = 0
 
-    def call(self, method: str, params: dict) -> dict:
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.next_id += 1
         self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method,
@@ -188,8 +189,8 @@ class AppServer:
                 self.proc.kill()
 
 
-def _with_app_server(codex: str, cwd: str, env: Mapping[str, str], work: Callable[[AppServer], list[dict]]
-                     ) -> list[dict]:
+def _with_app_server(codex: str, cwd: str, env: Mapping[str, str], work: Callable[[AppServer], list[dict[str, Any]]]
+                     ) -> list[dict[str, Any]]:
     import threading
 
     server = AppServer(codex, cwd, env)
@@ -204,11 +205,11 @@ def _with_app_server(codex: str, cwd: str, env: Mapping[str, str], work: Callabl
         server.close()
 
 
-def codex_hooks(codex: str, cwd: str, env: Mapping[str, str] = os.environ) -> list[dict]:
+def codex_hooks(codex: str, cwd: str, env: Mapping[str, str] = os.environ) -> list[dict[str, Any]]:
     """Our hooks as Codex sees them (``key``, ``currentHash``, ``trustStatus``)."""
     mine = {command("codex", handler) for handler, _, _ in HOOKS["codex"].values()}
 
-    def listed(server: AppServer) -> list[dict]:
+    def listed(server: AppServer) -> list[dict[str, Any]]:
         data = server.call("hooks/list", {"cwds": [cwd]}).get("data") or [{}]
         return [h for h in (data[0].get("hooks") or []) if isinstance(h, dict) and h.get("command") in mine]
 
@@ -221,7 +222,7 @@ def trust_codex_hooks(codex: str, cwd: str, env: Mapping[str, str] = os.environ)
     status of each afterwards."""
     mine = {command("codex", handler) for handler, _, _ in HOOKS["codex"].values()}
 
-    def trust(server: AppServer) -> list[dict]:
+    def trust(server: AppServer) -> list[dict[str, Any]]:
         hooks = [h for h in ((server.call("hooks/list", {"cwds": [cwd]}).get("data") or [{}])[0].get("hooks") or [])
                  if isinstance(h, dict) and h.get("command") in mine]
         state = {h["key"]: {"trusted_hash": h["currentHash"]} for h in hooks

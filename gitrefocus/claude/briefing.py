@@ -12,8 +12,8 @@ Plain statements, not commands (the hook speaks to the model, not for the user).
 from __future__ import annotations
 
 from gitrefocus.errors import RefocusError
-from gitrefocus.model.brief import CONTEXT, DELIVERABLES, WHY
 from gitrefocus.model import place
+from gitrefocus.model.brief import CONTEXT, DELIVERABLES, WHY
 from gitrefocus.ops import places, record
 from gitrefocus.store.workspace import Workspace
 

@@ -33,7 +33,7 @@ class Client:
 
     __slots__ = ("pid", "started", "argv")
 
-    def __init__(self, pid: int, started: str, argv: list[str]):
+    def __init__(self, pid: int, started: str, argv: list[str]) -> None:
         self.pid, self.started, self.argv = pid, started, argv
 
     @property

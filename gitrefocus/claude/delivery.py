@@ -84,7 +84,7 @@ def render_result(ws: Workspace, entry: catalog.Entry) -> str:
 class Delivery:
     """The results one SessionStart tells, and how to mark them once told."""
 
-    def __init__(self, ws: Workspace, session_id: str | None, shown: list[str], text: str):
+    def __init__(self, ws: Workspace, session_id: str | None, shown: list[str], text: str) -> None:
         self.ws, self.session_id, self.shown, self.text = ws, session_id, shown, text
 
     def mark(self, told: str) -> list[str]:

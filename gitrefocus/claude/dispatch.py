@@ -12,6 +12,10 @@ import importlib
 import os
 import sys
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import Any
+
 HANDLERS = {
     "session-start": "gitrefocus.claude.session_start",
     "session-end": "gitrefocus.claude.session_end",
@@ -29,7 +33,7 @@ def run(event: str, plugin: bool = False, agent: str = "claude") -> int:
     file registers the same hook (the client would otherwise run both). ``agent``: the client
     that runs the hook (Claude Code, Codex CLI or Gemini CLI: docs/agents.md). Exits 0
     whatever arrives on stdin and whatever fails."""
-    payload: dict = {}
+    payload: dict[str, Any] = {}
     try:
         return _run(event, plugin, payload, agent)
     except BaseException as exc:  # noqa: BLE001 - stdin, the environment, an interrupt: never fail the session
@@ -45,7 +49,7 @@ def _printable(exc: BaseException) -> str:
     return str(exc).encode("utf-8", "backslashreplace").decode("utf-8")[:300]
 
 
-def _run(event: str, plugin: bool, payload: dict, agent: str = "claude") -> int:
+def _run(event: str, plugin: bool, payload: dict[str, Any], agent: str = "claude") -> int:
     from gitrefocus.claude import hookio
 
     payload.update(hookio.read_input())
@@ -71,7 +75,7 @@ def _run(event: str, plugin: bool, payload: dict, agent: str = "claude") -> int:
     return 0
 
 
-def _log(payload: dict, event: str, exc: BaseException) -> None:
+def _log(payload: dict[str, Any], event: str, exc: BaseException) -> None:
     """Into errors.jsonl of a repository that takes part (one that never ran `init` gets nothing)."""
     try:
         from gitrefocus.store import localstate
@@ -80,5 +84,5 @@ def _log(payload: dict, event: str, exc: BaseException) -> None:
         ws = Workspace.try_open(payload.get("cwd") or os.getcwd())
         if ws is not None and ws.takes_part:
             localstate.log_error(ws.git_dir, f"hook {event}", exc)
-    except Exception:
+    except Exception:  # noqa: BLE001 - the error log must never fail the hook
         pass

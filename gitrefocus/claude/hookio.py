@@ -8,12 +8,17 @@ import select
 import sys
 import time
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TextIO
+
 MAX_INPUT = 8 * 1024 * 1024
 CONTEXT_LIMIT = 10_000
 STARTED = time.monotonic()  # about when the hook began: dispatch imports this module first
 
 
-def read_input(timeout: float = 1.0, stream=None) -> dict:
+def read_input(timeout: float = 1.0, stream: TextIO | None = None) -> dict[str, Any]:
     """The hook's stdin JSON; {} when there is none or it is not a JSON object
     within :data:`MAX_INPUT` bytes and the decoder's nesting limit. Stdin
     may never close, so read with a deadline and stop as soon as a complete JSON
@@ -44,7 +49,7 @@ def read_input(timeout: float = 1.0, stream=None) -> dict:
     return _parse(b"".join(chunks)[:MAX_INPUT]) or {}
 
 
-def _parse(raw: bytes) -> dict | None:
+def _parse(raw: bytes) -> dict[str, Any] | None:
     # json's C decoder bounds nesting itself (RecursionError past the interpreter's limit),
     # at no cost to the large payloads PostToolUse carries
     try:
@@ -63,12 +68,12 @@ class Reply:
 
     __slots__ = ("text", "delivered")
 
-    def __init__(self, text: str, delivered=None):
+    def __init__(self, text: str, delivered: Callable[[], list[str]] | None = None) -> None:
         self.text = text
         self.delivered = delivered  # a callable, or None
 
 
-def write_stdout(text: str, stream=None) -> None:
+def write_stdout(text: str, stream: TextIO | None = None) -> None:
     """Write ``text`` to stdout and flush it; raise when it could not be written."""
     stream = stream or sys.stdout
     stream.write(text)

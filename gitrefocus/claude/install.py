@@ -20,6 +20,10 @@ from gitrefocus.claude import settings
 from gitrefocus.errors import RefocusError
 from gitrefocus.ops import setup, teardown
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import Any
+
 PLUGIN = "refocus"
 MARKETPLACE = "git-refocus"  # the name in plugin/.claude-plugin/marketplace.json
 PLUGIN_ID = f"{PLUGIN}@{MARKETPLACE}"
@@ -94,7 +98,7 @@ def _run(claude: str, args: list[str]) -> str:
     return done.stdout
 
 
-def _listed(claude: str, *args: str) -> list[dict]:
+def _listed(claude: str, *args: str) -> list[dict[str, Any]]:
     out = _run(claude, list(args))
     try:
         items = json.loads(out[out.index("["):] if "[" in out else out)

@@ -16,7 +16,6 @@ import subprocess
 from collections.abc import Mapping, Sequence
 
 from gitrefocus.errors import RefocusError
-
 from gitrefocus.model import agents
 
 CHILD_TOOLS = "Bash(git refocus:*)"

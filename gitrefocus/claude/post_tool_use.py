@@ -7,16 +7,21 @@ import os
 import shlex
 
 from gitrefocus.model import clock
+from gitrefocus.model.agents import session_from_env
 from gitrefocus.model.ids import RefocusId
 from gitrefocus.store import localstate
 from gitrefocus.store.workspace import find_git_dir, is_inside
-from gitrefocus.model.agents import session_from_env
+
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
 GIT_PATH_VERBS = {"add", "mv", "rm"}
 
 
-def written_paths(tool: str, tool_input: dict) -> list[str]:
+def written_paths(tool: str, tool_input: dict[str, Any]) -> list[str]:
     if tool in WRITE_TOOLS:
         path = tool_input.get(WRITE_TOOLS[tool])
         return [path] if isinstance(path, str) and path else []
@@ -43,7 +48,7 @@ def git_paths(command: str) -> list[str]:
     return out
 
 
-def handle(payload: dict, env=os.environ) -> None:
+def handle(payload: dict[str, Any], env: Mapping[str, str] = os.environ) -> None:
     cwd = payload.get("cwd") or os.getcwd()
     git_dir = find_git_dir(cwd)
     if git_dir is None:

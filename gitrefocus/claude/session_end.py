@@ -10,15 +10,22 @@ import sys
 
 from gitrefocus.model import events as ev
 from gitrefocus.model import lifecycle
+from gitrefocus.model.agents import session_from_env
 from gitrefocus.ops import record
 from gitrefocus.store import eventlog, localstate
 from gitrefocus.store.workspace import Workspace
-from gitrefocus.model.agents import session_from_env
+
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from gitrefocus.model.events import Event
 
 WARNING = "Refocus child exiting without `git refocus complete`: material work may not be surfaced"
 
 
-def handle(payload: dict, env=os.environ) -> None:
+def handle(payload: dict[str, Any], env: Mapping[str, str] = os.environ) -> None:
     if payload.get("reason") == "clear":  # the client goes on, under a new session id: not an exit
         return
     ws = Workspace.try_open(payload.get("cwd") or os.getcwd())
@@ -32,7 +39,7 @@ def handle(payload: dict, env=os.environ) -> None:
     if tip is None or tip.state.status != lifecycle.IN_PROGRESS:
         return
 
-    def make(t):
+    def make(t: eventlog.Tip | None) -> Event:
         return record.new_event(ws, rid, ev.SESSION_ENDED, "child", session_id=session_id, reason=payload.get("reason"))
 
     record.write_event(ws, rid, make, reconcile=False)

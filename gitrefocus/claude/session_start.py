@@ -14,13 +14,18 @@ import os
 
 from gitrefocus.claude import hookio
 from gitrefocus.model import lifecycle
+from gitrefocus.model.agents import session_from_env
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.place import DEST, SOURCE
-from gitrefocus.ops import places, record, unfinished
+from gitrefocus.ops import places, unfinished
 from gitrefocus.store import atomic, catalog, localstate
 from gitrefocus.store.config import BUDGETS
 from gitrefocus.store.workspace import Workspace
-from gitrefocus.model.agents import session_from_env
+
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 # A first start on a repository whose catalog cache is cold builds it this long at
 # most (Claude Code kills the hook at 10 s); the rest is built at the next start.
@@ -71,13 +76,13 @@ def extra_advisories(ws: Workspace, budget: str, commit_lines: int) -> list[str]
 
     try:
         return resume.session_start_lines(ws, budget=budget, max_commits=commit_lines)
-    except Exception as exc:  # advisory only: never let it cost the session its brief
+    except Exception as exc:  # noqa: BLE001 - advisory only: never let it cost the session its brief
         localstate.log_error(ws.git_dir, "session-start:health", exc)
         return []
 
 
 def recognise(ws: Workspace, cat: catalog.Catalog, session_id: str | None, source: object,
-              agent: str = "claude", env=os.environ) -> tuple[catalog.Entry | None, str | None]:
+              agent: str = "claude", env: Mapping[str, str] = os.environ) -> tuple[catalog.Entry | None, str | None]:
     """The refocus this session is the child of, and what shows it: ``session`` (launched
     with the child's session id), ``launch`` (a Codex or Gemini CLI child's first start: its
     launch command names the refocus, docs/agents.md), ``mapped`` (a session recognised
@@ -112,7 +117,7 @@ def recognise(ws: Workspace, cat: catalog.Catalog, session_id: str | None, sourc
     return None, None
 
 
-def launched_child(cat: catalog.Catalog, env, agent: str) -> catalog.Entry | None:
+def launched_child(cat: catalog.Catalog, env: Mapping[str, str], agent: str) -> catalog.Entry | None:
     """The refocus a Codex or Gemini CLI session was launched for (the launch command's
     variable), when it waits here for its first start and its brief names this agent."""
     from gitrefocus.model.agents import CHILD_VARIABLE, of_state
@@ -138,7 +143,7 @@ def not_the_child(cat: catalog.Catalog, source: str) -> str | None:
             "nothing links it to the client process that ran that child.")
 
 
-def become_child(ws: Workspace, entry: catalog.Entry, session_id: str | None, how: str, env,
+def become_child(ws: Workspace, entry: catalog.Entry, session_id: str | None, how: str, env: Mapping[str, str],
                  agent: str = "claude") -> None:
     """Make this session the child's: its first start records ``started``; a resume, a
     /clear or a fork only maps the new session id (and this client process) to it."""
@@ -165,7 +170,7 @@ def hook_catalog(ws: Workspace, session_id: str | None) -> catalog.Catalog:
                           unreceived=lifecycle.RETURNED, session_id=session_id, budget=COLD_BUILD_SECONDS)
 
 
-def handle(payload: dict, env=os.environ, agent: str = "claude") -> hookio.Reply | None:
+def handle(payload: dict[str, Any], env: Mapping[str, str] = os.environ, agent: str = "claude") -> hookio.Reply | None:
     """The hook's stdout (JSON) and what to record once it is written; None for silence."""
     cwd = payload.get("cwd") or os.getcwd()
     ws = Workspace.try_open(cwd)

@@ -20,6 +20,11 @@ import stat
 from gitrefocus.errors import RefocusError
 from gitrefocus.store import atomic
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
 COMMAND = "git refocus hook {}"
 PLUGIN_FLAG = "--plugin"
 # event -> (handler, matcher or None for every occurrence, timeout in seconds)
@@ -35,7 +40,7 @@ def command(name: str, plugin: bool = False) -> str:
     return COMMAND.format(name) + (f" {PLUGIN_FLAG}" if plugin else "")
 
 
-def snippet(plugin: bool = False) -> dict:
+def snippet(plugin: bool = False) -> dict[str, Any]:
     """The ``{"hooks": …}`` object: for a settings file, or (``plugin``) for the plugin."""
     hooks = {}
     for event, (name, matcher, timeout) in HOOKS.items():
@@ -46,7 +51,7 @@ def snippet(plugin: bool = False) -> dict:
     return {"hooks": hooks}
 
 
-def merged(settings: dict) -> dict:
+def merged(settings: dict[str, Any]) -> dict[str, Any]:
     out = dict(settings)
     hooks = dict(out.get("hooks") or {})
     if not isinstance(out.get("hooks", {}), dict):
@@ -130,12 +135,12 @@ def uninstall_from(claude_dir: str, dry_run: bool = False, up_to: str | None = N
     return [path]
 
 
-def user_claude_dir(env=os.environ) -> str:
+def user_claude_dir(env: Mapping[str, str] = os.environ) -> str:
     """~/.claude, or $CLAUDE_CONFIG_DIR where the client is told to keep its settings."""
     return env.get("CLAUDE_CONFIG_DIR") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".claude")
 
 
-def registered_in_settings(name: str, env=os.environ) -> bool:
+def registered_in_settings(name: str, env: Mapping[str, str] = os.environ) -> bool:
     """True when a settings file the client reads (user, project, project-local) already runs
     ``git refocus hook NAME``: then the plugin's copy of that hook must not run as well."""
     project = env.get("CLAUDE_PROJECT_DIR") or os.getcwd()

@@ -14,12 +14,19 @@ import json
 import os
 
 from gitrefocus.model import clock
+from gitrefocus.model.agents import session_from_env
 from gitrefocus.store import localstate, loops
 from gitrefocus.store.workspace import find_git_dir
-from gitrefocus.model.agents import session_from_env
+
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from gitrefocus.store.workspace import Workspace
 
 
-def handle(payload: dict, env=os.environ, agent: str = "claude") -> str | None:
+def handle(payload: dict[str, Any], env: Mapping[str, str] = os.environ, agent: str = "claude") -> str | None:
     """The reply that continues the loop (Gemini CLI's AfterAgent takes ``deny`` where Claude
     Code's and Codex's Stop take ``block``), or None to let the session stop."""
     session_id = payload.get("session_id") or session_from_env(env)
@@ -74,7 +81,7 @@ def handle(payload: dict, env=os.environ, agent: str = "claude") -> str | None:
     return json.dumps(continue_reply(agent, decision.reason))
 
 
-def _refocus_finished(ws, refocus_id: str) -> str | None:
+def _refocus_finished(ws: Workspace | None, refocus_id: str) -> str | None:
     """The refocus's status when it is no longer in progress (the loop ends with it)."""
     if ws is None:
         return None

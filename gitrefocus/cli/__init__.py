@@ -10,6 +10,12 @@ TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import
 if TYPE_CHECKING:
     from typing import Any
 
+    # what __getattr__ hands out, as the type checker should see it
+    from gitrefocus.cli.app import COMMANDS as COMMANDS
+    from gitrefocus.cli.app import LazyGroup as LazyGroup
+    from gitrefocus.cli.app import cli as cli
+    from gitrefocus.cli.app import main as main
+
 
 _APP = ("cli", "main", "COMMANDS", "LazyGroup")
 

@@ -11,7 +11,7 @@ from gitrefocus.cli import render
 @click.command("help")
 @click.argument("command", required=False, metavar="[COMMAND [SUBCOMMAND]]", nargs=-1)
 @click.pass_context
-def help_(ctx, command):
+def help_(ctx: click.Context, command: tuple[str, ...]) -> None:
     """Show the help of git refocus, or of COMMAND (the same as COMMAND --help).
 
     \b
@@ -32,7 +32,7 @@ def help_(ctx, command):
 
 
 @click.command()
-def version():
+def version() -> None:
     """Print the version of git refocus (the same as --version).
 
     \b

@@ -5,11 +5,15 @@ from __future__ import annotations
 from gitrefocus.cli import render
 from gitrefocus.ops import places
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from gitrefocus.ops.index_md import Row
+
 GLOBAL_HELP = "Read every repository in the registry ($XDG_STATE_HOME/git-refocus/repositories; init and spawn add them)."
 PRUNE_HELP = "With --global: drop registered paths that vanished from the registry."
 
 
-def _where(row) -> str:
+def _where(row: Row) -> str:
     return places.route(row.direction, row.counterpart)
 
 

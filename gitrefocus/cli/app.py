@@ -15,6 +15,10 @@ import click
 
 from gitrefocus import __version__
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from click import Command, Context, HelpFormatter
+
 # command name -> (module, attribute); adding a command means adding its module
 # and one line here. A module that fails to import is a bug and says so.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -53,19 +57,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 class LazyGroup(click.Group):
-    def list_commands(self, ctx):
+    def list_commands(self, ctx: Context) -> list[str]:
         return list(COMMANDS)
 
-    def get_command(self, ctx, name):
+    def get_command(self, ctx: Context, name: str) -> Command | None:
         if name not in COMMANDS:
             return None
         module, attr = COMMANDS[name]
-        command = getattr(importlib.import_module(module), attr)
+        command: click.Command = getattr(importlib.import_module(module), attr)
         if command.name != name:
             command.name = name
         return command
 
-    def resolve_command(self, ctx, args):
+    def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
         name = args[0] if args else ""
         if args and not name.startswith("-") and self.get_command(ctx, name) is None:
             import difflib
@@ -77,7 +81,7 @@ class LazyGroup(click.Group):
             ctx.fail(f"{name!r} is not a git refocus command.{hint} See `git refocus --help`.")
         return super().resolve_command(ctx, args)
 
-    def format_commands(self, ctx, formatter):
+    def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
         rows = []
         for name in self.list_commands(ctx):
             cmd = self.get_command(ctx, name)
@@ -98,7 +102,8 @@ class LazyGroup(click.Group):
 @click.option("-q", "--quiet", is_flag=True, help="No notes or progress on stderr: results, warnings and errors only.")
 @click.option("-v", "--verbose", is_flag=True, help="Show each git command run, on stderr (GIT_REFOCUS_VERBOSE=1).")
 @click.pass_context
-def cli(ctx, debug, directory, no_pager, no_color, quiet, verbose):
+def cli(ctx: click.Context, debug: bool, directory: str | None, no_pager: bool, no_color: bool, quiet: bool,
+        verbose: bool) -> None:
     """Concept-bound session forking for coding agents, recorded in git.
 
     A session in repo A that drifts into work belonging to repo B spawns a

@@ -6,11 +6,15 @@ import click
 
 from gitrefocus.cli import render
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from gitrefocus.commands.link import DetectOutcome
+
 
 @click.command()
 @click.argument("refocus_id", metavar="ID")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def log(refocus_id, as_json):
+def log(refocus_id: str, as_json: bool) -> None:
     """List the commits that belong to a refocus, oldest first.
 
     A commit belongs to it when it carries the `Refocus-Id: ID` trailer (added
@@ -60,7 +64,8 @@ def _inside_cwd(repo: str) -> bool:
                    "the gone ones); for a clone without that branch's reflog, such as CI.")
 @click.option("--dry-run", "-n", is_flag=True, help="Say which commits would be linked; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def link(refocus_id, revs, detect, from_rev, dry_run, as_json):
+def link(refocus_id: str | None, revs: tuple[str, ...], detect: bool, from_rev: str | None, dry_run: bool,
+         as_json: bool) -> None:
     """Link commits to a refocus: by hand, or found after a squash or rebase.
 
     \b
@@ -121,7 +126,7 @@ def link(refocus_id, revs, detect, from_rev, dry_run, as_json):
             render.echo(f"  {oid}")
 
 
-def _show_detect(found) -> None:
+def _show_detect(found: DetectOutcome) -> None:
     verb = "would link" if found.dry_run else "linked"
     for m in found.matches:
         olds = m.replaces
@@ -138,7 +143,7 @@ def _show_detect(found) -> None:
 
 @click.command("post-rewrite", hidden=True)
 @click.argument("kind", type=click.Choice(["amend", "rebase"]))
-def post_rewrite(kind):
+def post_rewrite(kind: str) -> None:
     """The post-rewrite hook (githooks/post-rewrite): keeps refocus linkage on the
     commits a rewrite made; reads git's ``OLD NEW`` lines on stdin; always exits 0."""
     import sys
@@ -160,7 +165,7 @@ def post_rewrite(kind):
 @click.option("--dry-run", is_flag=True, help="Compare ref tips with the remote's and say what would be "
               "taken and pushed; fetch and change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def sync(remote, progress, yes, dry_run, as_json):
+def sync(remote: str | None, progress: bool, yes: bool, dry_run: bool, as_json: bool) -> None:
     """Exchange refocus refs and notes with REMOTE (default: refocus.remote,
     the current branch's remote, origin, or the only remote).
 
@@ -242,7 +247,7 @@ def _ask_consent(remote: str, url: str) -> bool:
 @click.option("--repair", is_flag=True, help="Repair what can be repaired without losing anything.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
 @click.pass_context
-def doctor(ctx, repair, as_json):
+def doctor(ctx: click.Context, repair: bool, as_json: bool) -> None:
     """Check that brief files, refs, notes, the hook and local state agree.
 
     Reports every divergence; with --repair fixes those whose fix loses

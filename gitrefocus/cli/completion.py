@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import click
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
+
 # Parameters that take a refocus id (any command, any module: matched by name).
 ID_PARAMS = ("refocus_id", "parent", "related_ids")
 
@@ -77,7 +81,7 @@ complete -c git-refocus -f -a '(__git_refocus_complete)'
 SCRIPTS = {"bash": BASH, "zsh": ZSH, "fish": FISH}
 
 
-def complete_ids(ctx, param, incomplete: str) -> list:
+def complete_ids(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """Ids, and slugs that name exactly one refocus, that start with ``incomplete``."""
     from click.shell_completion import CompletionItem
 
@@ -116,7 +120,7 @@ def candidates(words: list[str]) -> list[tuple[str, str]]:
 
 @click.command()
 @click.argument("shell", type=click.Choice(sorted(SCRIPTS)))
-def completion(shell):
+def completion(shell: str) -> None:
     """Print the shell completion script for bash, zsh or fish.
 
     \b
@@ -136,7 +140,7 @@ def completion(shell):
 @click.command("__complete", hidden=True)
 @click.option("--zsh", "zsh_format", is_flag=True, help="value:description lines, for zsh's _describe.")
 @click.argument("words", nargs=-1)
-def complete_words(zsh_format, words):
+def complete_words(zsh_format: bool, words: tuple[str, ...]) -> None:
     """Candidates for the last word, one per line (value TAB description): the completion scripts' backend."""
     for value, help_ in candidates(list(words)):
         if zsh_format:

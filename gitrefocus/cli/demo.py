@@ -11,7 +11,7 @@ from gitrefocus.cli import render
 @click.option("--dir", "directory", type=click.Path(file_okay=False), help="Create the two repositories here (kept).")
 @click.option("--keep", is_flag=True, help="Keep the throwaway repositories to look around.")
 @click.option("--json", "as_json", is_flag=True, help="Print a versioned JSON object at the end.")
-def demo(directory, keep, as_json):
+def demo(directory: str | None, keep: bool, as_json: bool) -> None:
     """Run a real spawn → start → complete → receive round trip over two
     throwaway repositories, and say what happened at each step.
 

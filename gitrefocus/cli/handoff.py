@@ -9,6 +9,14 @@ import click
 from gitrefocus.cli import render
 from gitrefocus.errors import RefocusError
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import Any
+
+    from click import Context, HelpFormatter
+
+    from gitrefocus.handoff.pipeline import Handoff
+
 DEFAULT = "brief"
 
 
@@ -16,16 +24,16 @@ class _Handoff(click.Group):
     """``git refocus handoff TRANSCRIPT`` is ``handoff brief TRANSCRIPT``; the agent pipeline's
     steps (prepare, reduce, finalize) are subcommands."""
 
-    def parse_args(self, ctx, args):
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
         if not args or (args[0] not in self.commands and args[0] not in ctx.help_option_names):
             args = [DEFAULT, *args]
         return super().parse_args(ctx, args)
 
-    def format_usage(self, ctx, formatter):
+    def format_usage(self, ctx: Context, formatter: HelpFormatter) -> None:
         formatter.write_usage(ctx.command_path, "[brief] [OPTIONS] [TRANSCRIPT|SESSION-ID]")
         formatter.write_usage(ctx.command_path, "prepare|reduce|finalize [OPTIONS] ...", "   or: ")
 
-    def format_options(self, ctx, formatter):
+    def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
         brief = self.commands[DEFAULT]
         rows = [r for r in (p.get_help_record(ctx) for p in brief.get_params(ctx) if isinstance(p, click.Option)) if r]
         with formatter.section("Options (brief)"):
@@ -34,7 +42,7 @@ class _Handoff(click.Group):
 
 
 @click.group("handoff", cls=_Handoff, invoke_without_command=False)
-def handoff():
+def handoff() -> None:
     """Distill a Claude Code transcript into a five-section brief.
 
     TRANSCRIPT is a session's .jsonl file, or a session id looked up under
@@ -89,7 +97,8 @@ def handoff():
 @click.option("--spine", "show_spine", is_flag=True,
               help="Print the prepared spine (numbered L<n> lines) instead of the brief, to read a "
                    "transcript:L<n> pointer in context.")
-def brief(transcript, out, as_json, extractor, extractor_cmd, extractor_timeout, no_cache, show_spine):
+def brief(transcript: str | None, out: str | None, as_json: bool, extractor: str, extractor_cmd: str | None,
+          extractor_timeout: float, no_cache: bool, show_spine: bool) -> int:
     """The brief of one transcript (the default: `handoff TRANSCRIPT`).
 
     Nothing from the transcript is executed. Tool output never reaches the
@@ -106,7 +115,6 @@ def brief(transcript, out, as_json, extractor, extractor_cmd, extractor_timeout,
       git refocus handoff <session-id> --extractor claude
     """
     from gitrefocus.handoff import pipeline
-
     from gitrefocus.model.agents import session_from_env
 
     transcript = transcript or session_from_env(os.environ)
@@ -126,7 +134,7 @@ def brief(transcript, out, as_json, extractor, extractor_cmd, extractor_timeout,
     return 0
 
 
-def _show(result, as_json: bool, out: str | None, extra: dict | None = None) -> None:
+def _show(result: Handoff, as_json: bool, out: str | None, extra: dict[str, Any] | None = None) -> None:
     for message in result.warnings:
         render.warn(message)
     if as_json:
@@ -150,7 +158,7 @@ def _show(result, as_json: bool, out: str | None, extra: dict | None = None) -> 
 @click.option("--dir", "directory", metavar="DIR",
               help="Write the plan into DIR (new or empty) instead of ~/.cache/git-refocus/handoff/<session>-*/.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def prepare(transcript, warm, directory, as_json):
+def prepare(transcript: str | None, warm: bool, directory: str | None, as_json: bool) -> int:
     """Write the plan for the agent's extractor subagents.
 
     The plan directory holds plan.json, the scrubbed spine (or, for an
@@ -201,7 +209,7 @@ def prepare(transcript, warm, directory, as_json):
 @handoff.command("reduce")
 @click.argument("plan_dir", metavar="PLAN-DIR")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def reduce(plan_dir, as_json):
+def reduce(plan_dir: str, as_json: bool) -> int:
     """Assemble a chunked plan's reduced spine from the chunk summaries.
 
     Each summary is read from chunks/chunk-NNN.json, in order; a chunk whose
@@ -232,7 +240,7 @@ def reduce(plan_dir, as_json):
 @click.option("--json", "as_json", is_flag=True,
               help="Print the checked section objects, what the checks found and `for_spawn` (the bullets "
                    "/refocus passes to spawn) as JSON.")
-def finalize(sections_dir, out, as_json):
+def finalize(sections_dir: str, out: str | None, as_json: bool) -> int:
     """Check the extractors' answers and render the brief.
 
     Each <section>.json is validated (schema, pointers that resolve in the

@@ -6,12 +6,16 @@ import click
 
 from gitrefocus.cli import render
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from gitrefocus.health.staleness import HealthReport
+
 
 @click.command()
 @click.option("--all", "all_", is_flag=True, help="Also list what is healthy.")
 @click.option("--exit-code", is_flag=True, help="Exit 1 when anything is flagged (for CI), like git diff --exit-code.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def health(all_, exit_code, as_json):
+def health(all_: bool, exit_code: bool, as_json: bool) -> None:
     """Staleness of docs/context and of refocus work, counted from git history.
 
     For each context file: commits on HEAD since the last commit that changed
@@ -35,7 +39,7 @@ def health(all_, exit_code, as_json):
         raise click.exceptions.Exit(1)
 
 
-def _health_text(model, all_, as_json):
+def _health_text(model: HealthReport, all_: bool, as_json: bool) -> None:
     from gitrefocus.health.staleness import describe
 
     if as_json:
@@ -55,7 +59,7 @@ def _health_text(model, all_, as_json):
             if n is None:
                 render.echo(f"  {w['id']}  (no launch time recorded)")
                 continue
-            linked = w["with_trailer"] + w["linked_by_note"]
+            linked = (w["with_trailer"] or 0) + (w["linked_by_note"] or 0)  # counted together with n
             line = (f"  {w['id']}  {n}{'+' if w['truncated'] else ''} commit(s) since launch, "
                     f"{w['with_trailer']} with its Refocus-Id trailer")
             if w["linked_by_note"]:
@@ -74,7 +78,7 @@ def _health_text(model, all_, as_json):
 @click.command()
 @click.argument("refocus_id", metavar="ID")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def check(refocus_id, as_json):
+def check(refocus_id: str, as_json: bool) -> None:
     """Stated intent against git for one refocus, as flags to verify.
 
     Looks at each done_when criterion, each artifact the result lists (does
@@ -113,7 +117,7 @@ def check(refocus_id, as_json):
 @click.command()
 @click.option("--dry-run", "-n", is_flag=True, help="Print the index instead of writing it.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def decisions(dry_run, as_json):
+def decisions(dry_run: bool, as_json: bool) -> None:
     """Generate docs/context/decisions/INDEX.md from the ADR files.
 
     Each ADR gives its title (`# ADR-NNN: Title`), status, date and tags (the
@@ -152,7 +156,8 @@ def decisions(dry_run, as_json):
               help="Also search every repository in the user-level registry (git refocus init/spawn add them).")
 @click.option("--prune", is_flag=True, help="With --global: drop registered paths that vanished from the registry.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def search(text, cross_project, kind, limit, global_, prune, as_json):
+def search(text: str, cross_project: bool, kind: tuple[str, ...], limit: int, global_: bool, prune: bool,
+           as_json: bool) -> None:
     """Search briefs, results and context files (case-insensitive).
 
     With --cross-project, also every git work tree directly under each

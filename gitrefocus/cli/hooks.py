@@ -14,7 +14,7 @@ from gitrefocus.claude.dispatch import HANDLERS, run
               help="Run as the plugin's copy: do nothing when a settings file wires the same hook.")
 @click.option("--agent", type=click.Choice(["claude", "codex", "gemini"]), default="claude", show_default=True,
               help="The client running the hook: its session's markers and its hook replies differ.")
-def hook(event, plugin, agent):
+def hook(event: str, plugin: bool, agent: str) -> None:
     """Entry point for Claude Code hooks; reads the hook JSON on stdin.
 
     \b

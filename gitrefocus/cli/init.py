@@ -29,7 +29,8 @@ from gitrefocus.cli import render
                    "refs, notes and briefs are kept.")
 @click.option("--dry-run", is_flag=True, help="Show what would change; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def init(remote, claude, user, plugin, codex, gemini, undo, dry_run, as_json):
+def init(remote: str | None, claude: bool, user: bool, plugin: bool, codex: bool, gemini: bool, undo: bool,
+         dry_run: bool, as_json: bool) -> None:
     """Make this repository take part in refocus.
 
     \b

@@ -6,11 +6,17 @@ import click
 
 from gitrefocus.cli import render
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from click import Command
+
+    from gitrefocus.commands.loop import LoopOutcome
+
 SESSION_HELP = "The Claude Code session (default: $CLAUDE_CODE_SESSION_ID)."
 
 
 @click.group()
-def loop():
+def loop() -> None:
     """Keep one Claude Code session working until a promise is kept.
 
     While a session's loop is active, the Stop hook (git refocus init
@@ -33,7 +39,7 @@ def loop():
     """
 
 
-def _report(model, as_json: bool) -> None:
+def _report(model: LoopOutcome, as_json: bool) -> None:
     render.warnings(model.warnings)
     if as_json:
         render.emit_json("loop", model.to_json())
@@ -52,7 +58,8 @@ def _report(model, as_json: bool) -> None:
 @click.option("--prompt-file", metavar="FILE", help="Read the prompt from FILE (UTF-8).")
 @click.option("--session", metavar="SID", help=SESSION_HELP)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def start(promise, max_iterations, prompt, prompt_file, session, as_json):
+def start(promise: str, max_iterations: int, prompt: str | None, prompt_file: str | None, session: str | None,
+          as_json: bool) -> None:
     """Start a loop in this session; it becomes the foreground loop.
 
     \b
@@ -68,7 +75,7 @@ def start(promise, max_iterations, prompt, prompt_file, session, as_json):
 
 @loop.command("list")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def list_(as_json):
+def list_(as_json: bool) -> None:
     """List the loops of every session in this repository.
 
     \b
@@ -91,11 +98,11 @@ def list_(as_json):
         render.note("no loops here.")
 
 
-def _changer(action: str, doc: str):
+def _changer(action: str, doc: str) -> Command:
     @click.argument("loop_id", metavar="[LOOP]", required=False)
     @click.option("--session", metavar="SID", help=SESSION_HELP)
     @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-    def command(loop_id, session, as_json):
+    def command(loop_id: str | None, session: str | None, as_json: bool) -> None:
         from gitrefocus.commands.loop import change
 
         _report(change(action, loop_id=loop_id, session=session), as_json)

@@ -176,6 +176,7 @@ def render() -> str:
     body = [".SH COMMANDS"]
     for name in cli.list_commands(ctx):
         cmd = cli.get_command(ctx, name)
+        assert cmd is not None, name  # list_commands names only commands it can load
         if not cmd.hidden:
             body += _command_section(name, cmd, ctx)
     table = "\n".join(

@@ -16,9 +16,15 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from gitrefocus.model.text import neutralise as neutralise  # re-exported: the renderers use it by this name
+
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from rich.console import Console
 
 JSON_VERSION = 1
 JSON_HELP = "Print a versioned JSON object instead of text."  # the --json option of every command
@@ -49,7 +55,7 @@ def _git_config(key: str) -> str | None:
     return proc.stdout.strip().lower() if proc.returncode == 0 else None
 
 
-def _use_rich(stream) -> bool:
+def _use_rich(stream: TextIO) -> bool:
     if not _settings["color"] or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
         return False
     ui = _git_config("color.ui")  # once per process
@@ -58,7 +64,7 @@ def _use_rich(stream) -> bool:
     return stream.isatty() or ui == "always"
 
 
-def _console(stderr: bool = False):
+def _console(stderr: bool = False) -> Console:
     from rich.console import Console
 
     return Console(stderr=stderr, markup=False, highlight=False, force_terminal=True)
@@ -154,8 +160,8 @@ def _escaped(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
-def emit_json(kind: str, payload: dict) -> None:
-    doc = {"version": JSON_VERSION, "kind": kind}
+def emit_json(kind: str, payload: Mapping[str, object]) -> None:
+    doc: dict[str, object] = {"version": JSON_VERSION, "kind": kind}
     doc.update(payload)
     # written as it is encoded (what json.dumps would return, never held whole: `list --all --json`
     # of 100k refocuses is ~100 MB of text)
@@ -245,6 +251,6 @@ def table(title: str | None, columns: list[str], rows: list[list[str]]) -> None:
     if title:
         echo(title)
     widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
-    echo("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip())
+    echo("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip())
     for row in rows:
-        echo("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip())
+        echo("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=False)).rstrip())

@@ -9,16 +9,20 @@ import click
 from gitrefocus.cli import render
 from gitrefocus.cli.across import GLOBAL_HELP, PRUNE_HELP
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from gitrefocus.ops.spawn_tree import Forest, Node
 
-def _line(node, focus: str | None) -> str:
+
+def _line(node: Node, focus: str | None) -> str:
     mark = "  ◀" if node.id == focus else ""
     return f"{node.id}  {node.status}  {node.age}  {node.route}{mark}"
 
 
-def _plain(forest) -> list[str]:
+def _plain(forest: Forest) -> list[str]:
     out: list[str] = []
 
-    def walk(node, prefix: str, last: bool, top: bool) -> None:
+    def walk(node: Node, prefix: str, last: bool, top: bool) -> None:
         out.append((prefix + ("└── " if last else "├── ") if not top else "") + _line(node, forest.focus))
         inner = prefix + ("    " if last else "│   ") if not top else ""
         for rel in node.related:
@@ -32,12 +36,12 @@ def _plain(forest) -> list[str]:
     return out
 
 
-def _rich(forest) -> None:
+def _rich(forest: Forest) -> None:
     from rich.console import Console
     from rich.text import Text
     from rich.tree import Tree
 
-    def add(parent, node) -> None:
+    def add(parent: Tree, node: Node) -> None:
         label = Text(node.id, style="bold" if node.id == forest.focus else "")
         label.append(f"  {node.status}", style="cyan")
         label.append(f"  {node.age}  {node.route}", style="dim")
@@ -60,7 +64,7 @@ def _rich(forest) -> None:
 @click.option("--prune", is_flag=True, help=PRUNE_HELP)
 @click.option("--mermaid", "as_mermaid", is_flag=True, help="Print a mermaid flowchart (renders on GitHub and GitLab).")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def tree(refocus_id, global_, prune, as_mermaid, as_json):
+def tree(refocus_id: str | None, global_: bool, prune: bool, as_mermaid: bool, as_json: bool) -> None:
     """Show the spawn tree: parent -> children chains across repositories.
 
     Each refocus with its status, age and route (source -> dest); siblings

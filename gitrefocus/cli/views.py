@@ -13,7 +13,7 @@ from gitrefocus.model.ids import ref_name
 @click.option("--global", "global_", is_flag=True, help=across.GLOBAL_HELP)
 @click.option("--prune", is_flag=True, help=across.PRUNE_HELP)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def list_(all_, global_, prune, as_json):
+def list_(all_: bool, global_: bool, prune: bool, as_json: bool) -> None:
     """List refocuses here: active ones and those finished recently.
 
     \b
@@ -30,7 +30,7 @@ def list_(all_, global_, prune, as_json):
 @click.command()
 @click.argument("refocus_id", metavar="[ID]", required=False)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def show(refocus_id, as_json):
+def show(refocus_id: str | None, as_json: bool) -> None:
     """Show one refocus in full: the brief document and its event log.
 
     Without ID, the refocus this session works on (in a child session, its
@@ -69,7 +69,7 @@ def show(refocus_id, as_json):
 @click.option("--global", "global_", is_flag=True, help=across.GLOBAL_HELP)
 @click.option("--prune", is_flag=True, help=across.PRUNE_HELP)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def status(global_, prune, as_json):
+def status(global_: bool, prune: bool, as_json: bool) -> None:
     """What needs attention here: incoming briefs, outgoing results, divergences.
 
     \b
@@ -89,7 +89,7 @@ def status(global_, prune, as_json):
               help="With --global: write here (default refocus.globalIndex, else ~/REFOCUS-INDEX.md).")
 @click.option("--prune", is_flag=True, help=across.PRUNE_HELP)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def index(global_, output, prune, as_json):
+def index(global_: bool, output: str | None, prune: bool, as_json: bool) -> None:
     """Regenerate docs/refocus/INDEX.md (every writing command also does).
 
     \b
@@ -112,7 +112,7 @@ def index(global_, output, prune, as_json):
                    "(`Bash(git commit:*)`, `run_shell_command(git commit)`); repeat. A Codex child runs "
                    "what its sandbox allows.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def pickup(refocus_id, run_child, allowed_tools, as_json):
+def pickup(refocus_id: str, run_child: bool, allowed_tools: tuple[str, ...], as_json: bool) -> None:
     """Print the prompt a child session starts with (never changes anything).
 
     \b
@@ -149,7 +149,7 @@ def pickup(refocus_id, run_child, allowed_tools, as_json):
 @click.option("--dry-run", "-n", is_flag=True, help="Show what would move.")
 @click.option("--days", type=click.IntRange(min=0), help="Archive results older than this (default refocus.archiveDays, 90).")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def gc(dry_run, days, as_json):
+def gc(dry_run: bool, days: int | None, as_json: bool) -> None:
     """Move results finished long ago to docs/refocus/archive/YYYY-QN/.
 
     \b

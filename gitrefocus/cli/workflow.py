@@ -34,8 +34,11 @@ from gitrefocus.cli import render
 @click.option("--commit", is_flag=True, help="Commit the files this command wrote (scoped commit).")
 @click.option("--dry-run", is_flag=True, help="Make every check and say what would be written; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, alternatives, pushback, related,
-          related_ids, files, parent, assign, from_transcript, oneshot, agent, commit, dry_run, as_json):
+def spawn(dest: str, slug: str | None, reason: str | None, done_when: tuple[str, ...], out_of_scope: tuple[str, ...],
+          context: tuple[str, ...], deliverable: tuple[str, ...], alternatives: tuple[str, ...],
+          pushback: tuple[str, ...], related: tuple[str, ...], related_ids: tuple[str, ...], files: tuple[str, ...],
+          parent: str | None, assign: str | None, from_transcript: str | None, oneshot: bool, agent: str | None,
+          commit: bool, dry_run: bool, as_json: bool) -> None:
     """Source side: write a brief for a child session in DEST.
 
     DEST must be an existing directory inside a git work tree. The brief goes
@@ -87,7 +90,7 @@ def spawn(dest, slug, reason, done_when, out_of_scope, context, deliverable, alt
 @click.option("--take-over", is_flag=True,
               help="Take on a refocus that belongs to another session (refused without this flag).")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def start(refocus_id, session_id, take_over, as_json):
+def start(refocus_id: str | None, session_id: str | None, take_over: bool, as_json: bool) -> None:
     """Child side: mark a brief in-progress and make it active for commit tagging.
 
     Usually run by the SessionStart hook. Without ID, picks the brief whose
@@ -120,7 +123,7 @@ def start(refocus_id, session_id, take_over, as_json):
 @click.command()
 @click.argument("refocus_id", metavar="[ID]", required=False)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def stop(refocus_id, as_json):
+def stop(refocus_id: str | None, as_json: bool) -> None:
     """Stop tagging this worktree's commits with a refocus (clears the active marker).
 
     Without ID, clears whatever `start` made active here. The refocus keeps
@@ -169,8 +172,10 @@ def stop(refocus_id, as_json):
 @click.option("--commit", is_flag=True, help="Commit the files this command wrote (scoped commit).")
 @click.option("--dry-run", is_flag=True, help="Make every check and print the result it would record; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def complete(refocus_id, status, summary, dod, dod_unmet, artifact, follow_up, material_change,
-             no_material_changes, from_json, save_transcript, commit, dry_run, as_json):
+def complete(refocus_id: str | None, status: str, summary: str | None, dod: tuple[str, ...], dod_unmet: tuple[str, ...],
+             artifact: tuple[str, ...], follow_up: tuple[str, ...], material_change: tuple[str, ...],
+             no_material_changes: str | None, from_json: str | None, save_transcript: bool, commit: bool, dry_run: bool,
+             as_json: bool) -> None:
     """Child side: append the Result and return it to the source.
 
     Material changes are mandatory: name each decision with
@@ -234,7 +239,7 @@ def complete(refocus_id, status, summary, dod, dod_unmet, artifact, follow_up, m
 @click.option("--commit", is_flag=True, help="Commit the brief file change (scoped commit).")
 @click.option("--dry-run", is_flag=True, help="Check and say what would change; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def abandon(refocus_id, reason, commit, dry_run, as_json):
+def abandon(refocus_id: str, reason: str, commit: bool, dry_run: bool, as_json: bool) -> None:
     """Stop a refocus that is not finished; its brief stays as a record.
 
     Editing the brief's frontmatter to `status: abandoned` (with `reason:`)
@@ -262,7 +267,7 @@ def abandon(refocus_id, reason, commit, dry_run, as_json):
 @click.command()
 @click.argument("refocus_id", metavar="[ID]", required=False)
 @click.option("--json", "as_json", is_flag=True, help=render.JSON_HELP)
-def receive(refocus_id, as_json):
+def receive(refocus_id: str | None, as_json: bool) -> None:
     """Source side: acknowledge a returned result (records `received`).
 
     Without ID, receives every result waiting here. The SessionStart hook

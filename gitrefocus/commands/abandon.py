@@ -8,6 +8,7 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model import events as ev
 from gitrefocus.model import lifecycle
 from gitrefocus.model.events import Event
+from gitrefocus.model.place import DEST, SOURCE
 from gitrefocus.model.records import dataclass
 from gitrefocus.ops import index_md, linkage, record
 from gitrefocus.store import catalog, eventlog, localstate, refs
@@ -70,12 +71,12 @@ def abandon(*, refocus_id: str, reason: str, commit: bool = False, dry_run: bool
     state = out.tip.state
     localstate.clear_active(ws.git_dir, rid)
     localstate.unmap_sessions(ws.git_dir, rid)
-    record.note_event(ws, out.tip, record.DEST if catalog.brief_file(ws, rid) else record.SOURCE)
+    record.note_event(ws, out.tip, DEST if catalog.brief_file(ws, rid) else SOURCE)
     warnings = out.warnings + linkage.on_finish(ws, rid, "abandoned")
     other = record.counterpart(ws, state)
     other_written = record.propagate(ws, other, rid)
     if other is not None:  # the other side's audit line, and it stops tagging commits with the refocus
-        record.note_event(other, out.tip, record.DEST if catalog.brief_file(other, rid) else record.SOURCE)
+        record.note_event(other, out.tip, DEST if catalog.brief_file(other, rid) else SOURCE)
         localstate.clear_active(other.git_dir, rid)
         localstate.unmap_sessions(other.git_dir, rid)
     index_md.refresh(ws, other)

@@ -12,6 +12,7 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model import result as res
+from gitrefocus.model.agents import session_from_env
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.ids import TRANSCRIPTS_DIR
 from gitrefocus.model.place import DEST, SOURCE
@@ -20,11 +21,10 @@ from gitrefocus.model.result import DodItem, Result
 from gitrefocus.model.session import transcript_pointer
 from gitrefocus.ops import guards, index_md, linkage, places, promote, record
 from gitrefocus.store import atomic, catalog, eventlog, interrupts, localstate, refs
-from gitrefocus.store.eventlog import Tip
 from gitrefocus.store import scoped_commit as promised
+from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace
-from gitrefocus.model.agents import session_from_env
 
 
 @dataclass(frozen=True)
@@ -335,7 +335,7 @@ def _finish(ws: Workspace, rid: str, out: record.Outcome, made: tuple[Result, li
     localstate.unmap_sessions(ws.git_dir, rid)
     end_loops(ws.git_dir, rid, out.tip.state.status)  # a loop tied to the child ends with it
     state = out.tip.state
-    record.note_event(ws, out.tip, record.DEST)
+    record.note_event(ws, out.tip, DEST)
     warnings += linkage.on_finish(ws, rid, state.status)
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)

@@ -18,7 +18,7 @@ from gitrefocus.commands.status import status
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
 from gitrefocus.model.ids import ref_name
-from gitrefocus.model.records import dataclass
+from gitrefocus.model.records import asdict, dataclass
 from gitrefocus.model.result import Result
 from gitrefocus.store import git, registry
 
@@ -44,7 +44,7 @@ class DemoOutcome:
     kept: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "root": self.root, "events": self.events, "kept": self.kept}
+        return asdict(self)
 
 
 def demo(*, directory: str | None = None, keep: bool = False, say: Callable[[str], object] = print) -> DemoOutcome:

@@ -43,14 +43,13 @@ from typing import TYPE_CHECKING, Any
 from gitrefocus.commands import leftovers
 from gitrefocus.commands.findings import INFO, PROBLEM, Finding
 from gitrefocus.errors import RefocusError
-from gitrefocus.model import clock, lifecycle
+from gitrefocus.model import clock, lifecycle, place
 from gitrefocus.model import events as ev
 from gitrefocus.model.brief import Brief
 from gitrefocus.model.events import Event
 from gitrefocus.model.ids import brief_relpath, ref_name
 from gitrefocus.model.records import dataclass
 from gitrefocus.model.result import MaterialChange
-from gitrefocus.model import place
 from gitrefocus.ops import index_md, linkage, places, promote, reconcile, record, rewrites, setup
 from gitrefocus.store import (
     atomic,
@@ -589,7 +588,7 @@ def collect(ws: Workspace) -> list[Finding]:
     return findings
 
 
-def _key(f: Finding) -> tuple:
+def _key(f: Finding) -> tuple[str, str | None, str]:
     return (f.kind, f.id, f.message)
 
 

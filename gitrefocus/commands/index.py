@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gitrefocus.model.records import dataclass
+from gitrefocus.model.records import asdict, dataclass
 from gitrefocus.ops import index_md
 from gitrefocus.ops.reconcile import settle
 from gitrefocus.store.workspace import Workspace
@@ -21,8 +21,7 @@ class IndexOutcome:
     notices: list[str]
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "active": self.active, "recent": self.recent, "archived": self.archived,
-                "notices": self.notices}
+        return asdict(self)
 
 
 def index(*, cwd: str = ".") -> IndexOutcome:

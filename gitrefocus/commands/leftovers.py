@@ -19,6 +19,7 @@ from gitrefocus.model.brief import Brief
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import ref_name
 from gitrefocus.model.note_line import NoteRecord
+from gitrefocus.model.place import DEST, SOURCE
 from gitrefocus.ops import linkage, record
 from gitrefocus.store import atomic, eventlog, eventmerge, identity, locks, notes, refs
 from gitrefocus.store.catalog import INCOMING, LOCAL, Catalog, Entry
@@ -61,12 +62,12 @@ def check_logs(ws: Workspace, cat: Catalog) -> list[Finding]:
 
 
 # -- audit lines ---------------------------------------------------------------------------------------
-def _held_lines(ws: Workspace) -> tuple[set[tuple], set[tuple[str, str]]]:
+def _held_lines(ws: Workspace) -> tuple[set[tuple[str, str, frozenset[tuple[str, str]]]], set[tuple[str, str]]]:
     """What refs/notes/refocus holds: (id, event, fields) of every line, whatever
     its time, and (id, commit) of every ``linked`` line of link, a rewrite or --detect."""
     from gitrefocus.model import note_line
 
-    lines: set[tuple] = set()
+    lines: set[tuple[str, str, frozenset[tuple[str, str]]]] = set()
     linked: set[tuple[str, str]] = set()
     tip = refs.resolve(ws.repo, notes.NOTES_REF)
     if tip is None or notes.unreadable(ws.repo):
@@ -89,7 +90,7 @@ def _roles(ws: Workspace, entry: Entry) -> list[str]:
     repos = state.extra.get("repos")
     me = identity.read(ws)
     roles = []
-    for role in (record.SOURCE, record.DEST):
+    for role in (SOURCE, DEST):
         place = state.where(role)
         if place is not None and place.portable:  # by identity: every copy of the repository plays its side
             if place.repo_id == me:
@@ -99,7 +100,7 @@ def _roles(ws: Workspace, entry: Entry) -> list[str]:
         if (isinstance(oid, str) and ws.holds(oid)) or (place is not None and _inside(place.dir, ws.workdir)):
             roles.append(role)
     if len(roles) == 2 and entry.direction != LOCAL:  # two clones on one commit: the catalog's call
-        roles = [record.DEST if entry.direction == INCOMING else record.SOURCE]
+        roles = [DEST if entry.direction == INCOMING else SOURCE]
     return roles
 
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.ids import RefocusId
-from gitrefocus.model.records import dataclass
 from gitrefocus.model.place import DEST
+from gitrefocus.model.records import dataclass
 from gitrefocus.ops import linkage, places, record
 from gitrefocus.store import catalog
 from gitrefocus.store.workspace import Workspace

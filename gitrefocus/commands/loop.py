@@ -17,11 +17,11 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model import loop as lp
+from gitrefocus.model.agents import session_from_env
 from gitrefocus.model.loop import Loop, SessionLoops
 from gitrefocus.model.records import dataclass, field, replace
 from gitrefocus.store import eventlog, localstate, loops
 from gitrefocus.store.workspace import Workspace
-from gitrefocus.model.agents import session_from_env
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from typing import Any
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
 from gitrefocus.model.brief import HANDOFF_SECTIONS, Brief
-from gitrefocus.model.records import dataclass
 from gitrefocus.model.place import DEST
+from gitrefocus.model.records import asdict, dataclass
 from gitrefocus.ops import places, record
 from gitrefocus.store import catalog, eventlog
 from gitrefocus.store.transcripts import find_transcript
@@ -53,7 +53,7 @@ class PickupOutcome:
     prompt: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "prompt": self.prompt}
+        return asdict(self)
 
 
 def pickup(*, refocus_id: str, cwd: str = ".") -> PickupOutcome:

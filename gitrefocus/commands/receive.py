@@ -6,8 +6,8 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model import JSONObject, lifecycle
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event
-from gitrefocus.model.records import dataclass
-from gitrefocus.model.place import DEST
+from gitrefocus.model.place import DEST, SOURCE
+from gitrefocus.model.records import asdict, dataclass
 from gitrefocus.ops import places, record
 from gitrefocus.store import catalog
 from gitrefocus.store.catalog import waiting
@@ -39,8 +39,7 @@ class ReceivedResult:
         return Result.from_dict(self.result) if self.result is not None else None
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "received_at": self.received_at,
-                "result": self.result, "dest_dir": self.dest_dir}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -63,7 +62,7 @@ def receive_one(ws: Workspace, rid: str, session_id: str | None = None) -> Recei
 
     out = record.write_event(ws, rid, make)
     state = out.tip.state
-    record.note_event(ws, out.tip, record.SOURCE)
+    record.note_event(ws, out.tip, SOURCE)
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
     return ReceivedResult(id=rid, status=state.status, received_at=state.received_at, result=state.result,

@@ -8,9 +8,9 @@ from typing import Any
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.events import Event, RefocusState
-from gitrefocus.model.records import dataclass
 from gitrefocus.model.place import DEST, SOURCE
-from gitrefocus.ops import places, record
+from gitrefocus.model.records import dataclass
+from gitrefocus.ops import places
 from gitrefocus.store import atomic, catalog, eventlog, localstate, refs
 from gitrefocus.store.workspace import Workspace
 

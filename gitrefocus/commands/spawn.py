@@ -9,13 +9,14 @@ from typing import Any
 
 from gitrefocus.claude import settings
 from gitrefocus.errors import RefocusError
-from gitrefocus.model import clock, lifecycle
+from gitrefocus.model import agents, clock, lifecycle
 from gitrefocus.model import events as ev
+from gitrefocus.model.agents import session_from_env
 from gitrefocus.model.brief import Brief, BriefContent, render_body, validate_meta
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.ids import RefocusId, derive_slug, new_session_id, validate_slug
-from gitrefocus.model.place import Place, relative_dir
-from gitrefocus.model.records import dataclass, field
+from gitrefocus.model.place import DEST, SOURCE, Place, relative_dir
+from gitrefocus.model.records import asdict, dataclass, field
 from gitrefocus.ops import guards, index_md, places, record, setup
 from gitrefocus.store import (
     atomic,
@@ -26,12 +27,10 @@ from gitrefocus.store import (
     refs,
     registry,
 )
-from gitrefocus.store.eventlog import Tip
 from gitrefocus.store import scoped_commit as promised
+from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.scoped_commit import scoped_commit
 from gitrefocus.store.workspace import Workspace, is_inside
-from gitrefocus.model import agents
-from gitrefocus.model.agents import session_from_env
 
 INHERITED_WORD_CAP = 300
 REASON_WORD_CAP = 150
@@ -55,13 +54,7 @@ class SpawnOutcome:
     dry_run: bool = False  # nothing was written: files_written is what would be, the id an example
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id, "child_session_id": self.child_session_id, "status": self.status,
-            "brief_path": self.brief_path, "dest_dir": self.dest_dir, "source_dir": self.source_dir,
-            "parent_refocus_id": self.parent_refocus_id, "relaunch_command": self.relaunch_command,
-            "marker": self.marker, "files_written": self.files_written, "commits": self.commits,
-            "warnings": self.warnings, "source_files": self.source_files, "dry_run": self.dry_run,
-        }
+        return asdict(self)
 
 
 def _source_dir(ws: Workspace, env: Mapping[str, str]) -> str:
@@ -125,7 +118,7 @@ class _States(Mapping[str, RefocusState]):
     """The states of the source's and the destination's refocuses, read one id
     at a time (the parent chain is a few lookups, not two whole catalogs)."""
 
-    def __init__(self, source: Workspace, dest: Workspace):
+    def __init__(self, source: Workspace, dest: Workspace) -> None:
         self.repos = [source] if dest.same_repo(source) else [source, dest]
         self._seen: dict[str, RefocusState | None] = {}
 
@@ -223,8 +216,8 @@ def _finish(source: Workspace, dest_ws: Workspace, tip: Tip, brief_path: str, do
     with catalog.briefs_changing(dest_ws, brief_path):
         atomic.write_text(brief_path, doc.render())
     record.propagate(dest_ws, source, rid)
-    record.note_event(source, tip, record.SOURCE)
-    record.note_event(dest_ws, tip, record.DEST)
+    record.note_event(source, tip, SOURCE)
+    record.note_event(dest_ws, tip, DEST)
     dest_written = [brief_path] + setup.ensure(dest_ws.workdir) + settings.wire_subtree(dest_ws.workdir, dest_dir)
     source_written = setup.ensure(source.workdir) if not dest_ws.same_repo(source) else []
     source_written += settings.wire_subtree(source.workdir, source_dir)
@@ -233,7 +226,7 @@ def _finish(source: Workspace, dest_ws: Workspace, tip: Tip, brief_path: str, do
 
 
 def spawn(
-    *, dest: str, reason: str, done_when: Sequence[str], slug: str | None = None,
+    *, dest: str, reason: str | None, done_when: Sequence[str], slug: str | None = None,
     out_of_scope: Sequence[str] = (), context: Sequence[str] = (), deliverables: Sequence[str] = (),
     alternatives: Sequence[str] = (), pushback: Sequence[str] = (), related: Sequence[str] = (), related_ids: Sequence[str] = (), files: Sequence[str] = (),
     parent: str | None = None, assign: str | None = None, from_transcript: str | None = None,

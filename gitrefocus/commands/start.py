@@ -10,15 +10,15 @@ from typing import Any
 from gitrefocus.errors import GuardRefused, RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model import events as ev
+from gitrefocus.model.agents import session_from_env
 from gitrefocus.model.events import Event
 from gitrefocus.model.ids import ref_name
-from gitrefocus.model.records import dataclass
 from gitrefocus.model.place import DEST
+from gitrefocus.model.records import asdict, dataclass
 from gitrefocus.ops import guards, index_md, places, record
 from gitrefocus.store import catalog, eventlog, localstate, refs
 from gitrefocus.store.eventlog import Tip
 from gitrefocus.store.workspace import Workspace
-from gitrefocus.model.agents import session_from_env
 
 
 @dataclass(frozen=True)
@@ -34,10 +34,7 @@ class StartOutcome:
     took_over_from: str | None = None  # --take-over: the session the refocus belonged to
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "launched_at": self.launched_at,
-                "session_id": self.session_id, "brief_path": self.brief_path,
-                "files_written": self.files_written, "warnings": self.warnings, "tagging": self.tagging,
-                "took_over_from": self.took_over_from}
+        return asdict(self)
 
 
 def pending_for_session(ws: Workspace, session_id: str | None) -> str | None:
@@ -110,7 +107,7 @@ class _Markers:
     refocus never started, which doctor clears; a start refused at its event puts back what
     was there."""
 
-    def __init__(self, ws: Workspace, rid: str, session_id: str | None):
+    def __init__(self, ws: Workspace, rid: str, session_id: str | None) -> None:
         self.ws, self.rid, self.session_id = ws, rid, session_id
         self.place: tuple[str, ...] = ("sessions", session_id) if session_id else ("active",)
         self.before = localstate.read(ws.git_dir, *self.place)
@@ -178,7 +175,7 @@ def start(*, refocus_id: str | None = None, session_id: str | None = None, cwd: 
             markers.undo()  # refused before its event; after it, the markers stand
         raise
     state = out.tip.state
-    record.note_event(ws, out.tip, record.DEST)
+    record.note_event(ws, out.tip, DEST)
     other = record.counterpart(ws, state)
     record.propagate(ws, other, rid)
     index_md.refresh(ws, other)

@@ -6,9 +6,9 @@ import os
 from collections.abc import Mapping
 
 from gitrefocus.model import JSONObject, clock, lifecycle
-from gitrefocus.model.records import dataclass, field, replace
-from gitrefocus.model.result import Result
 from gitrefocus.model.place import DEST
+from gitrefocus.model.records import asdict, dataclass, field, replace
+from gitrefocus.model.result import Result
 from gitrefocus.ops import places, unfinished
 from gitrefocus.ops.index_md import Row, row
 from gitrefocus.ops.reconcile import fresh_catalog
@@ -64,7 +64,7 @@ class Divergence:
     problem: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "problem": self.problem}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ class Active:
     tagging: bool = True  # our commit-msg hook runs here: commits get the Refocus-Id trailer
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "problem": self.problem, "tagging": self.tagging}
+        return asdict(self)
 
 
 @dataclass(frozen=True)

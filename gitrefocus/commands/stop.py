@@ -15,13 +15,13 @@ from collections.abc import Mapping
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import lifecycle
-from gitrefocus.model.records import dataclass
+from gitrefocus.model.agents import session_from_env
 from gitrefocus.model.place import DEST
+from gitrefocus.model.records import asdict, dataclass
 from gitrefocus.ops import guards, places
 from gitrefocus.store import catalog, eventlog, localstate
 from gitrefocus.store.catalog import Catalog
 from gitrefocus.store.workspace import Workspace
-from gitrefocus.model.agents import session_from_env
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
@@ -36,8 +36,7 @@ class StopOutcome:
     env_still_set: bool  # $SESSION_REFOCUS_ID names it: only the shell that set it can unset it
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "cleared_active": self.cleared_active,
-                "sessions_unmapped": self.sessions_unmapped, "env_still_set": self.env_still_set}
+        return asdict(self)
 
 
 def marker_problem(cat: Catalog, rid: str | None) -> str | None:

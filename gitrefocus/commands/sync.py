@@ -24,7 +24,7 @@ from gitrefocus.errors import ConflictError, RefocusError
 from gitrefocus.model import lifecycle
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
-from gitrefocus.model.records import dataclass, field
+from gitrefocus.model.records import asdict, dataclass, field
 from gitrefocus.ops import index_md, record
 from gitrefocus.store import catalog, eventlog, eventmerge, identity, locks, notes, refs
 from gitrefocus.store import remote as remote_
@@ -85,14 +85,7 @@ class SyncOutcome:
     identity: dict[str, Any] = field(default_factory=dict)  # this repository's, the remote's, what sync did
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "remote": self.remote, "rounds": self.rounds, "created": self.created,
-            "fast_forwarded": self.fast_forwarded, "merged": self.merged, "notes": self.notes,
-            "pushed": self.pushed, "notes_pushed": self.notes_pushed,
-            "files_written": self.files_written, "warnings": self.warnings, "conflicts": self.conflicts,
-            "url": self.url, "agreed": self.agreed, "withheld": self.withheld,
-            "identity": self.identity,
-        }
+        return asdict(self)
 
 
 @dataclass
@@ -132,7 +125,7 @@ class Report:
 
 
 class Sync:
-    def __init__(self, ws: Workspace, remote: str, progress: Callable[[str], None] | None):
+    def __init__(self, ws: Workspace, remote: str, progress: Callable[[str], None] | None) -> None:
         self.ws = ws
         self.remote = remote
         self.progress = progress
@@ -436,7 +429,7 @@ class SyncPlan:
 def plan(ws: Workspace, remote: str) -> SyncPlan:
     theirs = remote_.advertised(ws, remote)
     ours = {ref_name(rid): str(oid) for rid, oid in refs.tips(ws.git_dir).items()}
-    rid = lambda name: name[len(refs.REF_PREFIX):]  # noqa: E731
+    rid: Callable[[str], str] = lambda name: name[len(refs.REF_PREFIX):]  # noqa: E731
     differ = sorted(rid(n) for n in set(theirs) & set(ours) if theirs[n] != ours[n])
     take = sorted({rid(n) for n in theirs if n.startswith(refs.REF_PREFIX) and n not in ours} | set(differ))
     push = sorted({rid(n) for n in ours if n not in theirs} | set(differ))

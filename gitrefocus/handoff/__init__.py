@@ -15,8 +15,14 @@ from __future__ import annotations
 
 __all__ = ["handoff", "inherited_context", "scrub_transcript", "InheritedContext", "Handoff"]
 
+TYPE_CHECKING = False  # no `typing` at run time; the type checker sees what __getattr__ hands out
+if TYPE_CHECKING:
+    from gitrefocus.handoff.inherited import InheritedContext, inherited_context
+    from gitrefocus.handoff.pipeline import Handoff, handoff
+    from gitrefocus.handoff.scrub import scrub_transcript
 
-def __getattr__(name):
+
+def __getattr__(name: str) -> object:
     # lazy: `import gitrefocus.handoff` stays cheap for hooks that only need one helper
     if name in ("handoff", "Handoff"):
         from gitrefocus.handoff import pipeline

@@ -21,10 +21,15 @@ from gitrefocus.handoff.pipeline import Handoff, _result, checked_brief
 from gitrefocus.handoff.prepare import prepare
 from gitrefocus.handoff.sections import SECTION_NAMES
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 
 
-def _source(source: str | None, env) -> str:
+def _source(source: str | None, env: Mapping[str, str]) -> str:
     from gitrefocus.model.agents import session_from_env
 
     given = source or session_from_env(env)
@@ -36,7 +41,7 @@ def _source(source: str | None, env) -> str:
 
 
 def prepare_plan(source: str | None, *, cwd: str, warm: bool = False, directory: str | None = None,
-                 env=os.environ) -> dict:
+                 env: Mapping[str, str] = os.environ) -> dict[str, Any]:
     """Write the plan for the agent; returns plan.json's object."""
     cwd = os.path.realpath(cwd)
     src = transcript_paths.resolve(_source(source, env), cwd)
@@ -58,7 +63,7 @@ def reduce_plan(given: str) -> tuple[str, list[int]]:
     return plandir.reduce(plandir.load(given))
 
 
-def finalize_plan(given: str, *, cwd: str) -> tuple[Handoff, dict]:
+def finalize_plan(given: str, *, cwd: str) -> tuple[Handoff, dict[str, Any]]:
     """Check the answers in a plan's sections dir and render the brief; (handoff, plan.json)."""
     doc = plandir.load(given)
     path = os.path.abspath(os.path.expanduser(given))
@@ -81,7 +86,7 @@ def finalize_plan(given: str, *, cwd: str) -> tuple[Handoff, dict]:
     return _result(plan, git, brief, warnings), doc
 
 
-def for_spawn(handoff: Handoff) -> dict:
+def for_spawn(handoff: Handoff) -> dict[str, Any]:
     """What ``/refocus`` hands to ``spawn`` from a checked brief: the rejected hypotheses as
     alternatives considered, the user's corrections as reviewer pushback (each a bullet of the
     brief, pointers kept as plain text), and the landing point as context."""
@@ -109,6 +114,7 @@ def for_spawn(handoff: Handoff) -> dict:
             context.append(stripped.lstrip("-* ").strip())
     # plain text: they become shell arguments, where a backtick or a `$` would be a substitution
     # (refused under the command's Bash rule)
-    plain = lambda items: [item.replace("`", "").replace("$", "") for item in items]  # noqa: E731
+    plain: Callable[[list[str]], list[str]] = (  # noqa: E731
+        lambda items: [item.replace("`", "").replace("$", "") for item in items])
     return {"alternatives_considered": plain(alternatives[:10]), "reviewer_pushback": plain(pushback[:10]),
             "context": plain(context[:5])}

@@ -35,7 +35,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, BinaryIO
 
 from gitrefocus.handoff import jsonl
 
@@ -81,13 +81,13 @@ def detect(path: str) -> str:
     return CLAUDE
 
 
-def records(agent: str, fh, tally: Counter) -> Iterator[tuple[int, dict]]:
+def records(agent: str, fh: BinaryIO, tally: Counter[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, Claude-shaped record)`` for each record of a Codex or Gemini file."""
     lines = _scrubbed_lines(fh, tally)
     yield from (_codex(lines) if agent == CODEX else _gemini(lines))
 
 
-def _scrubbed_lines(fh, tally: Counter) -> Iterator[tuple[int, Any]]:
+def _scrubbed_lines(fh: BinaryIO, tally: Counter[str]) -> Iterator[tuple[int, Any]]:
     """Each line's record, scrubbed of secrets as it is decoded; an old Gemini chat (one JSON
     object over many lines) as one record."""
     data = fh.read(PROBE)
@@ -117,7 +117,7 @@ class _Chain:
         self.version: str | None = None
         self.branch: str | None = None
 
-    def make(self, kind: str, content: list[dict], timestamp: object, **extra: Any) -> dict:
+    def make(self, kind: str, content: list[dict[str, Any]], timestamp: object, **extra: Any) -> dict[str, Any]:
         self.n += 1
         uuid = f"{self.prefix}-{self.n}"
         record: dict[str, Any] = {"type": kind, "uuid": uuid, "parentUuid": self.last,
@@ -143,7 +143,7 @@ def _text_items(content: object, *kinds: str) -> str:
 
 
 # -- Codex --------------------------------------------------------------------------------
-def _codex(lines: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, dict]]:
+def _codex(lines: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, dict[str, Any]]]:
     chain = _Chain("codex")
     for number, record in lines:
         if not isinstance(record, dict) or not isinstance(record.get("payload"), dict):
@@ -167,7 +167,7 @@ def _codex(lines: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, dict]]:
                 yield number, out
 
 
-def _codex_item(chain: _Chain, item: dict, at: object) -> dict | None:
+def _codex_item(chain: _Chain, item: dict[str, Any], at: object) -> dict[str, Any] | None:
     kind = item.get("type")
     if kind == "message":
         role = item.get("role")
@@ -198,7 +198,7 @@ def _codex_item(chain: _Chain, item: dict, at: object) -> dict | None:
     return None
 
 
-def _codex_tool_uses(item: dict) -> list[dict]:
+def _codex_tool_uses(item: dict[str, Any]) -> list[dict[str, Any]]:
     name = _str(item.get("name")) or item.get("type", "?")
     call = _str(item.get("call_id")) or _str(item.get("id"))
     raw = item.get("arguments") if "arguments" in item else item.get("input")
@@ -224,11 +224,11 @@ def _codex_tool_uses(item: dict) -> list[dict]:
 
 
 # -- Gemini -------------------------------------------------------------------------------
-def _gemini(lines: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, dict]]:
+def _gemini(lines: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, dict[str, Any]]]:
     """A chat's records, each at its latest version (a record is written again as it grows),
     in the order they first appeared."""
     chain = _Chain("gemini")
-    latest: dict[str, tuple[int, dict]] = {}
+    latest: dict[str, tuple[int, dict[str, Any]]] = {}
     order: list[str] = []
     anonymous = 0
     for number, record in lines:
@@ -256,12 +256,12 @@ def _gemini(lines: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, dict]]:
         yield from ((number, out) for out in _gemini_record(chain, rec))
 
 
-def _gemini_record(chain: _Chain, rec: dict) -> list[dict]:
+def _gemini_record(chain: _Chain, rec: dict[str, Any]) -> list[dict[str, Any]]:
     kind, at, content = rec.get("type"), rec.get("timestamp"), rec.get("content")
     if kind == "user":
         parts: list[Any] = content if isinstance(content, list) else [{"text": content}] \
             if isinstance(content, str) else []
-        results: list[dict] = [p["functionResponse"] for p in parts
+        results: list[dict[str, Any]] = [p["functionResponse"] for p in parts
                                if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)]
         if results:
             answers = [{"type": "tool_result", "tool_use_id": _str(r.get("id")) or "?",
@@ -276,7 +276,7 @@ def _gemini_record(chain: _Chain, rec: dict) -> list[dict]:
                            **({"isMeta": True} if client else {"promptSource": "typed"}))]
     if kind != "gemini":
         return []  # info, error, warning: the client's own lines
-    blocks: list[dict] = []
+    blocks: list[dict[str, Any]] = []
     for thought in _items(rec.get("thoughts")):
         if isinstance(thought, dict):
             said = " ".join(str(thought.get(k, "")) for k in ("subject", "description")).strip()
@@ -291,10 +291,10 @@ def _gemini_record(chain: _Chain, rec: dict) -> list[dict]:
     return [chain.make("assistant", blocks, at)] if blocks else []
 
 
-def _gemini_tool_use(call: dict) -> dict:
+def _gemini_tool_use(call: dict[str, Any]) -> dict[str, Any]:
     name = _str(call.get("name")) or "?"
     given = call.get("args")
-    args: dict = given if isinstance(given, dict) else {}
+    args: dict[str, Any] = given if isinstance(given, dict) else {}
     if name in SHELL_TOOLS:
         return {"type": "tool_use", "id": _str(call.get("id")), "name": "Bash",
                 "input": {"command": str(args.get("command") or "")}}
@@ -305,7 +305,7 @@ def _gemini_tool_use(call: dict) -> dict:
     return {"type": "tool_use", "id": _str(call.get("id")), "name": name, "input": args}
 
 
-def _items(value: object) -> list:
+def _items(value: object) -> list[Any]:
     """``value`` when it is a list (a file may hold anything where a list belongs), else none."""
     return value if isinstance(value, list) else []
 

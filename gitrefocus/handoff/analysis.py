@@ -18,6 +18,13 @@ from gitrefocus.handoff.prepare import Plan
 from gitrefocus.handoff.sections import Pointer
 from gitrefocus.model.records import dataclass
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from re import Match
+
+    from gitrefocus.handoff.spine import Block, Message
+
 QUESTION_TOOLS = frozenset({"AskUserQuestion"})
 _HYPOTHESIS_RE = re.compile(r"\b(?:I think|probably|likely|I suspect|suspect|might be|may be|seems|appears|"
                             r"the (?:issue|problem|cause|bug) (?:is|was)|must be|should be|looks like)\b", re.I)
@@ -45,14 +52,18 @@ APPROVAL_RE = re.compile(
 _ANNOUNCE_RE = re.compile(r"^\W*(?:(?:now|first|next|ok(?:ay)?|great|good|perfect|done)\W+)*(?:let me|let's|I'll|I will|"
                           r"I'm going to|I need to|going to)\b", re.I)
 # a user's report that something failed, and an outcome the assistant claimed that it can reverse
-FAILURE_RE = re.compile(r"\b(?:fail(?:s|ed|ing|ures?)?|broken|(?:does|do|did)(?:n'?t| not) work|not working|"
-                        r"still (?:see|get|getting|seeing|happens|there)|same (?:error|problem|issue))\b", re.I)
+# (a word of prose: "fails" inside a branch or file name, "fix-ci-fails", reports nothing)
+FAILURE_RE = re.compile(r"(?<![\w/.-])(?:fail(?:s|ed|ing|ures?)?|broken|(?:does|do|did)(?:n'?t| not) work|not working|"
+                        r"still (?:see|get|getting|seeing|happens|there)|same (?:error|problem|issue))(?![\w/-])", re.I)
 # ... said of the work, not named as a topic ("the failure isn't propagated" reports no failure of it)
-_FAILED_RE = re.compile(r"\b(?:fail(?:s|ed|ing)?|broken|(?:does|do|did)(?:n'?t| not) work|not working)\b", re.I)
+_FAILED_RE = re.compile(r"(?<![\w/.-])(?:fail(?:s|ed|ing)?|broken|(?:does|do|did)(?:n'?t| not) work|not working)"
+                        r"(?![\w/-])", re.I)
 OUTCOME_RE = re.compile(r"\b(?:pass(?:es|ed|ing)?|works?|working|fixed|succeed(?:s|ed)?|clean|green|resolved)\b",
                         re.I)
 # what the client writes as the feedback of a refused question menu: no words of the user's
 _PLACEHOLDER_RE = re.compile(r"^\W*\(no answer provided\)\W*$", re.I)
+# a user's turn that adds to the work rather than reverses it ("it should also check …")
+EXTEND_RE = re.compile(r"\b(?:also|as well|additionally|too)\b", re.I)
 FENCE_RE = re.compile(r"```.*?(?:```|$)", re.S)
 
 
@@ -86,7 +97,7 @@ class Quote:
 class Analysis:
     """One pass over the spine, finding every cue the five extractors use."""
 
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan) -> None:
         self.plan = plan
         self.corrections: list[Quote] = []
         # the user turns that report a failure ("`make test` fails", "it's still broken"), each with
@@ -103,6 +114,10 @@ class Analysis:
         self.user_turns: list[int] = []
         # (index of the user turn conceded to, the assistant's concession)
         self.concessions: list[tuple[int, Quote]] = []
+        # the user turns taken as corrections only because the reply praised them ("great point!")
+        # and that ask or add ("can we also …?"): an extension, which reverses no conclusion of the
+        # assistant's and overrules none of its claims
+        self.praised: set[int] = set()
         self._opened: set[int] = set()  # the user messages whose first sentence has been read
         self._awaiting_reply = False
         self._scan()
@@ -141,7 +156,8 @@ class Analysis:
                 elif block.kind == sp.THINKING:
                     self._assistant_sentences(index, message, block, thinking=True)
 
-    def _sentences(self, index, message, block, thinking=False):
+    def _sentences(self, index: int, message: Message, block: Block,
+                   thinking: bool = False) -> Iterator[tuple[int, int, str, str, frozenset[str], str]]:
         text = block.text
         fenced = [(m.start(), m.end()) for m in FENCE_RE.finditer(text)] if "```" in text else []
         label = message.label(block.line)
@@ -157,12 +173,14 @@ class Analysis:
                 continue
             yield a, b, sentence, low, present, label
 
-    def _quote(self, text, a, b, match, label, index, role, thinking=False) -> Quote:
+    def _quote(self, text: str, a: int, b: int, match: Match[str] | None, label: str, index: int, role: str,
+               thinking: bool = False) -> Quote:
         cue = (a + match.start(), a + match.end()) if match else None
         q, before, after = cues.window(text, a, b, cue)
         return Quote(q, before, after, label, index, role, thinking)
 
-    def _user_sentences(self, index, message, block, refusal=False, kind=classify.TYPED) -> None:
+    def _user_sentences(self, index: int, message: Message, block: Block, refusal: bool = False,
+                        kind: str = classify.TYPED) -> None:
         per_message = 0
         first = index not in self._opened
         prior = self.last_assistant_text(index)
@@ -187,13 +205,13 @@ class Analysis:
             m = cues.CONSTRAINT.search(sentence, low, present)
             if m:
                 self.constraints.append(self._quote(block.text, a, b, m, label, index, "user"))
-            if corrects:
-                continue  # a correction overrules a decision, it is none of the user's own
+            if corrects or classify.asks(sentence):
+                continue  # a correction overrules a decision, it is none of the user's own; a question settles nothing
             m = cues.DECISION.search(sentence, low, present)
             if m:
                 self.decisions.append(self._quote(block.text, a, b, m, label, index, "user"))
 
-    def _answer(self, index, message, block) -> None:
+    def _answer(self, index: int, message: Message, block: Block) -> None:
         """The user's answer to the assistant's question is a decision of theirs; its words can
         also correct or constrain, like anything else the user typed."""
         if not block.text.strip() or cues.looks_like_injection(block.text) or \
@@ -205,7 +223,7 @@ class Analysis:
         if len(block.text) > 40:  # a typed answer, not a chosen label: read it as the user's words
             self._user_sentences(index, message, block, kind=classify.ANSWER)
 
-    def _assistant_sentences(self, index, message, block, thinking=False) -> None:
+    def _assistant_sentences(self, index: int, message: Message, block: Block, thinking: bool = False) -> None:
         turn = self.user_turns[-1] if self.user_turns else -1
         first_reply = self._awaiting_reply
         if not thinking:
@@ -231,7 +249,7 @@ class Analysis:
             if thinking:
                 continue
             for cue, found in ((cues.DECISION, self.decisions), (cues.OPEN, self.open_items)):
-                if cue is cues.OPEN and index < self.tail_start:
+                if (cue is cues.OPEN and index < self.tail_start) or (cue is cues.DECISION and classify.asks(sentence)):
                     continue
                 m = cue.search(sentence, low, present)
                 if m:
@@ -250,7 +268,7 @@ class Analysis:
         or no cue: its first sentence joins the corrections (in order)."""
         have = {c.index for c in self.corrections}
         added = False
-        for turn, _ in self.concessions:
+        for turn, concession in self.concessions:
             if turn in have or self.last_assistant_text(turn) is None:
                 continue
             message = self.plan.messages[turn]
@@ -259,8 +277,11 @@ class Analysis:
                     continue
                 first = next(self._sentences(turn, message, block), None)
                 if first:
-                    a, b, _, _, _, label = first
+                    a, b, sentence, _, _, label = first
                     self.corrections.append(self._quote(block.text, a, b, None, label, turn, "user"))
+                    if not classify.ERROR_CONCEDED_RE.search(concession.text) and (
+                            classify.asks(sentence) or EXTEND_RE.search(sentence)):
+                        self.praised.add(turn)  # praise for a follow-up question or an addition
                     have.add(turn)
                     added = True
                 break
@@ -374,16 +395,17 @@ class Analysis:
         """The user correction that overruled ``decision``: one that follows it and targets it —
         in the user's very next turn, aimed at the claim (the sentence of the assistant's last
         text the correction is about, :meth:`hypothesis_before`) or sharing a word with it; or a
-        later one about the same things — with no later conclusion restating it."""
+        later one about the same things (three words in common: two, turns later, are mostly the
+        session's topic) — with no later conclusion restating it."""
         if decision.role == "user":
             return None
         nxt = self.next_user_turn(decision.index)
         words = decision.words
         for c in self.corrections:
-            if c.index <= decision.index:
+            if c.index <= decision.index or c.index in self.praised:
                 continue
             shared = len(words & c.words)
-            targeted = shared >= 2
+            targeted = shared >= (2 if c.index == nxt else 3)
             if not targeted and c.index == nxt:
                 targeted = shared >= 1
                 last = self.last_assistant_text(c.index)

@@ -18,6 +18,10 @@ from gitrefocus.handoff.gitstate import GitState
 from gitrefocus.handoff.transcript_paths import TranscriptSource
 from gitrefocus.store import localstate
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import Any
+
 FORMAT = 1
 TAIL_BYTES = 256 * 1024
 _NAME_RE = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
@@ -29,8 +33,8 @@ def entry_name(leaf_uuid: str) -> str:
     return "h-" + hashlib.sha256(leaf_uuid.encode("utf-8", "replace")).hexdigest()[:32] + ".json"
 
 
-def sources_key(source: TranscriptSource) -> list:
-    out = []
+def sources_key(source: TranscriptSource) -> list[list[object]]:
+    out: list[list[object]] = []
     for path in source.files:
         try:
             st = os.stat(path)
@@ -40,13 +44,13 @@ def sources_key(source: TranscriptSource) -> list:
     return out
 
 
-def git_key(git: GitState) -> list:
+def git_key(git: GitState) -> list[object]:
     changes = hashlib.sha256(json.dumps(
         [[c.path, c.state, c.staged, c.added, c.removed] for c in git.changes]).encode()).hexdigest()
     return [git.root, git.head, changes, git.changes_total, git.problem]
 
 
-def key(source: TranscriptSource, git: GitState, extractor_cmd: str | None) -> dict:
+def key(source: TranscriptSource, git: GitState, extractor_cmd: str | None) -> dict[str, Any]:
     from gitrefocus import __version__
 
     return {"format": FORMAT, "tool": __version__, "sources": sources_key(source), "git": git_key(git),
@@ -82,7 +86,7 @@ def peek_leaf(path: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def load(git_dir: str, leaf_uuid: str, expected: dict) -> dict | None:
+def load(git_dir: str, leaf_uuid: str, expected: dict[str, Any]) -> dict[str, Any] | None:
     try:
         text = localstate.read(git_dir, "cache", "handoff", entry_name(leaf_uuid))
     except RefocusError:
@@ -98,7 +102,7 @@ def load(git_dir: str, leaf_uuid: str, expected: dict) -> dict | None:
     return entry
 
 
-def store(git_dir: str, leaf_uuid: str, expected: dict, payload: dict) -> str | None:
+def store(git_dir: str, leaf_uuid: str, expected: dict[str, Any], payload: dict[str, Any]) -> str | None:
     entry = {"key": expected, "leaf_uuid": leaf_uuid, **payload}
     try:
         return localstate.write(git_dir, "cache", "handoff", entry_name(leaf_uuid),

@@ -29,6 +29,10 @@ from gitrefocus.handoff.sections import (
 )
 from gitrefocus.model.records import dataclass, field
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 QUOTE_MIN = 12
 QUOTE_NOT_FOUND = "[quote not found in the transcript]"
 _QUOTE_RE = re.compile(r'"([^"\n]{%d,2000})"|“([^”\n]{%d,2000})”' % (QUOTE_MIN, QUOTE_MIN))
@@ -50,7 +54,7 @@ _norm = normalized
 class TranscriptIndex:
     """The spine's lines and words, for resolving pointers and finding quotes."""
 
-    def __init__(self, messages: list[sp.Message]):
+    def __init__(self, messages: list[sp.Message]) -> None:
         self.lines: dict[str, list[int]] = {}     # source ("" = main file) -> sorted lines the spine holds
         self._messages = messages
         self._starts: list[int] = []
@@ -123,8 +127,8 @@ class Verdict:
     notes: list[str] = field(default_factory=list)
 
 
-def judge(name: str, answers: list[str], index: TranscriptIndex, resolve, git_words: str = "",
-          origin: str = "extractor") -> Verdict:
+def judge(name: str, answers: list[str], index: TranscriptIndex, resolve: Callable[[Pointer], bool],
+          git_words: str = "", origin: str = "extractor") -> Verdict:
     """Accept the first answer that meets the contract, then check it against transcript and git."""
     problem = "empty answer"
     section = None
@@ -164,8 +168,8 @@ def judge(name: str, answers: list[str], index: TranscriptIndex, resolve, git_wo
     return verdict
 
 
-def _check_quotes(line: str, inline: list[Pointer], index: TranscriptIndex, resolve, git_words: str,
-                  verdict: Verdict, section: Section) -> str:
+def _check_quotes(line: str, inline: list[Pointer], index: TranscriptIndex, resolve: Callable[[Pointer], bool],
+                  git_words: str, verdict: Verdict, section: Section) -> str:
     added: list[Pointer] = []
     missing = False
     for m in _QUOTE_RE.finditer(line):

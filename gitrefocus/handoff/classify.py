@@ -16,7 +16,8 @@ The rules, measured on the corpus's tuning sessions (``docs/handoff.md``):
   answer to a question menu, and either the assistant's reply begins by conceding ("you're
   right", "good catch", "good idea") or the sentence opens by pushing back ("but …", "hmm, …",
   "again, …", "no, …", "stop …") without asking a question;
-- a user sentence taken as a correction is no **decision** of the user's (it overrules one);
+- a user sentence taken as a correction is no **decision** of the user's (it overrules one), and
+  a question is no decision of anyone's;
 - every other family is its cue regex alone. Position and neighbours were tried for them too
   (the session's last text for open threads, a concession for dead ends, a trailing colon or a
   heading for decisions) and a small logistic model over such features was cross-validated
@@ -60,6 +61,11 @@ class Context:
 CONCEDE_RE = re.compile(r"\b(?:you'?re (?:absolutely |completely |totally )?(?:right|correct)|you are (?:absolutely )?"
                         r"(?:right|correct)|good (?:point|catch|call|idea)|great (?:point|catch|idea|call)|"
                         r"my (?:mistake|bad)|I apologi[sz]e|I was wrong|I stand corrected|fair point)\b", re.I)
+# ... of it, a concession of error (the rest praise a suggestion: "good idea", "great point" —
+# said as often of an extension as of a correction)
+ERROR_CONCEDED_RE = re.compile(
+    r"\b(?:you'?re (?:absolutely |completely |totally )?(?:right|correct)|you are (?:absolutely )?(?:right|correct)|"
+    r"good catch|great catch|my (?:mistake|bad)|I apologi[sz]e|I was wrong|I stand corrected)\b", re.I)
 # a user's message that opens by pushing back on what came before
 PUSHBACK_RE = re.compile(r"^\W*(?:but|hmm+|umm+|uh+|no|nope|again|stop|wait|actually|instead|well|hm+)\b", re.I)
 # what a client writes when the user declined a question menu without typing anything
@@ -85,6 +91,11 @@ def correction(sentence: str, ctx: Context, lowered: str | None = None,
     return PUSHBACK_RE.match(sentence) is not None and not question
 
 
+def asks(sentence: str) -> bool:
+    """A question settles nothing: no decision ("Are all tests passing?", "…, right?")."""
+    return sentence.rstrip().rstrip("*_`").rstrip().endswith("?")
+
+
 def families(sentence: str, ctx: Context, lowered: str | None = None,
              present: frozenset[str] | None = None) -> set[str]:
     """The cue families ``sentence`` belongs to, where it stands (``ctx``)."""
@@ -98,7 +109,7 @@ def families(sentence: str, ctx: Context, lowered: str | None = None,
     for family, cue in CUES.items():
         if family == "correction" or ctx.role not in ROLES[family]:
             continue
-        if family == "decision" and corrects:
+        if family == "decision" and (corrects or asks(sentence)):
             continue
         if cue.search(sentence, low, present) is not None:
             found.add(family)

@@ -10,6 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from re import Match
+
+    from ahocorasick_rs import AhoCorasick
+
 QUOTE_CAP = 200
 
 # a sentence ends at whitespace after . ! or ?, or at any line boundary; found by a charset scan
@@ -169,11 +175,11 @@ class Needles:
     over it (Aho-Corasick, from ahocorasick_rs) instead of one substring scan per string:
     the same answer as ``{n for n in strings if n in text}`` (held to it in the tests)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.strings: list[str] = []
-        self._automaton = None
+        self._automaton: AhoCorasick | bool | None = None  # False: no automaton, scan instead
 
-    def add(self, strings) -> None:
+    def add(self, strings: tuple[str, ...]) -> None:
         new = [s for s in dict.fromkeys(strings) if s not in self.strings]
         if "" in new:
             raise ValueError("an empty string occurs in every text: not a cue key")
@@ -185,7 +191,7 @@ class Needles:
         automaton = self._automaton
         if automaton is None:
             automaton = self._automaton = _automaton(self.strings)
-        if automaton is not False:
+        if not isinstance(automaton, bool):
             try:
                 return frozenset(automaton.find_matches_as_strings(text, overlapping=True))
             except UnicodeEncodeError:  # a lone surrogate cannot cross into Rust: scan here
@@ -193,7 +199,7 @@ class Needles:
         return frozenset(s for s in self.strings if s in text)
 
 
-def _automaton(strings: list[str]):
+def _automaton(strings: list[str]) -> AhoCorasick | bool:
     try:
         import ahocorasick_rs
     except ImportError:  # pragma: no cover - a dependency; the substring scans give the same
@@ -214,18 +220,19 @@ class Cue:
     on a tie, is the match the whole regex finds, since at each position an alternation
     takes its first alternative that matches there."""
 
-    def __init__(self, regex: re.Pattern, keys: tuple[str, ...], veto: re.Pattern | None = None):
+    def __init__(self, regex: re.Pattern[str], keys: tuple[str, ...], veto: re.Pattern[str] | None = None) -> None:
         self.regex = regex
         self.keys = keys
         self.veto = veto  # a sentence this matches (at its start) is not the family's, whatever else it says
         self.alternatives = [(alt, _required_literals(alt)) for alt in _alternatives(regex.pattern)]
         self._always = frozenset(i for i, (_, lits) in enumerate(self.alternatives) if lits is None)
         self._literals = [(lit, i) for i, (_, lits) in enumerate(self.alternatives) for lit in lits or ()]
-        self._compiled: list[re.Pattern | None] = [None] * len(self.alternatives)
+        self._compiled: list[re.Pattern[str] | None] = [None] * len(self.alternatives)
         self._keyset = frozenset(keys)
         NEEDLES.add(self.keys + tuple(lit for lit, _ in self._literals))
 
-    def search(self, sentence: str, lowered: str | None = None, found: frozenset[str] | None = None):
+    def search(self, sentence: str, lowered: str | None = None,
+               found: frozenset[str] | None = None) -> Match[str] | None:
         """The regex's leftmost match in ``sentence``. ``lowered`` is ``sentence.casefold()`` and
         ``found`` is ``NEEDLES.found(lowered)``, when the caller has them already."""
         low = sentence.casefold() if lowered is None else lowered

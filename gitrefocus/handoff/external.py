@@ -29,6 +29,10 @@ from gitrefocus.handoff.prepare import Plan
 from gitrefocus.handoff.sections import SECTION_NAMES, SectionRejected
 from gitrefocus.model.records import dataclass, field
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import Any
+
 ANSWER_CAP = 4 << 20        # bytes of an answer read at most
 DEFAULT_TIMEOUT = 600.0     # seconds per call
 MAX_PARALLEL_CHUNKS = 8
@@ -49,7 +53,7 @@ class _Call:
     timed_out: bool = False
 
 
-def _run(cmd: str, prompt: str, *, cwd: str, env: dict, timeout: float) -> _Call:
+def _run(cmd: str, prompt: str, *, cwd: str, env: dict[str, Any], timeout: float) -> _Call:
     """Run ``cmd`` with ``prompt`` on stdin; output is read through files, capped."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             tempfile.TemporaryFile() as stdin:
@@ -98,7 +102,7 @@ def run(plan: Plan, git: GitState, cmd: str, *, repo_root: str, timeout: float =
             _, result.chunk_failures = plandir.reduce(doc)
         base_env = _env(work)
 
-        def one(section: str):
+        def one(section: str) -> tuple[str, _Call]:
             with open(doc["prompts"][section], encoding="utf-8") as fh:
                 prompt = fh.read()
             env = dict(base_env, REFOCUS_HANDOFF_KIND="extractor", REFOCUS_HANDOFF_SECTION=section,
@@ -149,7 +153,8 @@ def unwrap(stdout: str) -> str:
     if isinstance(obj, dict) and obj.get("type") == "result" and isinstance(obj.get("result"), str):
         if obj.get("is_error") is True:
             raise SectionRejected(f"the model reported an error: {obj['result'][:200]}")
-        return obj["result"]
+        result: str = obj["result"]
+        return result
     return stdout
 
 
@@ -170,11 +175,11 @@ def _answers(section: str, call: _Call, sections_dir: str) -> tuple[list[str], s
     return answers, None
 
 
-def _map_chunks(doc: dict, cmd: str, work: str, timeout: float) -> None:
+def _map_chunks(doc: dict[str, Any], cmd: str, work: str, timeout: float) -> None:
     """The seed's map step: every chunk summarized at once; each answer lands in its summary file."""
     base_env = _env(work)
 
-    def one(chunk: dict):
+    def one(chunk: dict[str, Any]) -> None:
         with open(chunk["prompt"], encoding="utf-8") as fh:
             prompt = fh.read()
         env = dict(base_env, REFOCUS_HANDOFF_KIND="chunk", REFOCUS_HANDOFF_CHUNK=chunk["file"],
@@ -193,7 +198,7 @@ def _map_chunks(doc: dict, cmd: str, work: str, timeout: float) -> None:
         list(pool.map(one, doc["chunks"]))
 
 
-def _env(work: str) -> dict:
+def _env(work: str) -> dict[str, Any]:
     env = dict(os.environ)
     env["REFOCUS_HANDOFF_WORKDIR"] = work
     return env

@@ -15,7 +15,7 @@ import bisect
 import os
 import re
 from collections import Counter
-from typing import cast
+from typing import TypeVar, cast
 
 from gitrefocus.handoff import cues
 from gitrefocus.handoff import spine as sp
@@ -29,6 +29,7 @@ MAX_HYPOTHESES = 10
 MAX_CONSTRAINTS = 10
 MAX_DECISIONS = 6
 PER_TURN = 1   # conclusions listed per user turn: the turn's latest that stands (an answer always)
+LAST_TURN = 2  # ... and the session's last turn, which often ends on two (a review's outcome, the commit after it)
 MAX_REQUESTS = 10
 MAX_TODOS = 8
 MAX_FLAGS = 8
@@ -40,7 +41,7 @@ _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\x85]")
 class _Draft:
     """Markdown lines plus the pointers they cite."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lines: list[str] = []
         self.pointers: list[Pointer] = []
 
@@ -78,10 +79,17 @@ def _same_sentence(one: Quote, other: Quote) -> bool:
     if one.label != other.label:
         return False
     a, b = one.text.strip(), other.text.strip()
-    return a in b or b in a or a[:40] == b[:40]
+    if a in b or b in a or a[:40] == b[:40]:
+        return True
+    # two windows of one long sentence, cut around different cues: they overlap
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 60 and any(short[i:i + 30] in long_ for i in range(0, len(short) - 29, 15))
 
 
-def _spread(items: list, cap: int) -> list:
+T = TypeVar("T")
+
+
+def _spread(items: list[T], cap: int) -> list[T]:
     """Keep ``cap`` items: a few of the earliest and the rest from the end."""
     if len(items) <= cap:
         return items
@@ -107,16 +115,23 @@ def _request(an: Analysis, index: int) -> tuple[str, list[Pointer]] | None:
     return f"{q.md()} {{ptr0}}", [q.pointer("the user's request")]
 
 
-def _reversed(an: Analysis, q: Quote, decisions: list[Quote], failures: list[int]) -> Quote | bool | None:
+def _reversed(an: Analysis, decisions: list[Quote], n: int, failures: list[int]) -> Quote | bool | None:
     """The user's next failure report (``failures``: the user turns reporting one) that reverses
-    an outcome ``q`` claimed ("tests pass", "works now"); True when a later conclusion of the same
-    kind follows the report (that one says where it landed); None when no report follows."""
+    the outcome decision ``n`` claimed ("tests pass", "works now"); True when a later conclusion of
+    the same kind follows the report (that one says where it landed); None when no report follows,
+    or when a later outcome stands between (the report speaks to that one)."""
+    q = decisions[n]
     if q.role != "assistant" or not _OUTCOME_RE.search(q.text):
         return None
     at = bisect.bisect_right(failures, q.index)
     if at == len(failures):
         return None
     i = failures[at]
+    for d in decisions[n + 1:]:  # in order of the session
+        if d.index >= i:
+            break
+        if d.index > q.index and d.role == "assistant" and _OUTCOME_RE.search(d.text):
+            return None
     if any(d.index > i and d.words & q.words and _OUTCOME_RE.search(d.text) for d in decisions):
         return True
     return _first_sentence(an, i)
@@ -137,7 +152,7 @@ def _standing(an: Analysis, decisions: list[Quote], n: int,
     if q.words and any(later.words and q.words <= later.words and later.role == q.role
                        for later in decisions[n + 1:]):
         return _RESTATED, None, ""  # judged where it was said last ("Build passes." … "Build and tests pass.")
-    report = _reversed(an, q, decisions, failures)
+    report = _reversed(an, decisions, n, failures)
     if report is True:
         return _RESTATED, None, ""  # reversed, then reached again: the later claim is the one that stands
     if isinstance(report, Quote):
@@ -171,7 +186,8 @@ def convergence(an: Analysis) -> Section:
         verdict, c, why = _standing(an, decisions, n, failures)
         judged[n] = verdict
         turn = an.user_turns_before(decisions[n].index + (decisions[n].role == "user"))
-        if verdict == _STANDS and len(tail) < MAX_DECISIONS - 1 and (turns[turn] < PER_TURN
+        limit = LAST_TURN if an.user_turns and turn == an.user_turns[-1] else PER_TURN
+        if verdict == _STANDS and len(tail) < MAX_DECISIONS - 1 and (turns[turn] < limit
                                                                         or decisions[n].question is not None):
             tail.insert(0, decisions[n])
             turns[turn] += 1
@@ -233,7 +249,7 @@ def _first_sentence(an: Analysis, index: int) -> Quote | None:
     for block in message.blocks:
         if block.kind not in sp.WORDS or not block.text.strip():
             continue
-        for a, b, sentence, _, _, label in an._sentences(index, message, block):
+        for a, b, _, _, _, label in an._sentences(index, message, block):
             end = b
             # take up to two short sentences
             more = [s for s in cues.sentence_spans(block.text) if s[0] >= b][:1]
@@ -250,7 +266,8 @@ def dead_ends(an: Analysis) -> Section:
     seen_hyp: set[str] = set()
     corrections = _spread(an.corrections, MAX_CORRECTIONS)
     for q in corrections:
-        h = an.hypothesis_before(q.index, q)
+        # a follow-up the assistant praised ("great point!") builds on its claim: it overrules none
+        h = None if q.index in an.praised else an.hypothesis_before(q.index, q)
         if h and h.label not in seen_hyp and len(seen_hyp) < MAX_HYPOTHESES:
             seen_hyp.add(h.label)
             hyp.add(f"- {h.md()} {{ptr0}} — overruled by the user {{ptr1}}", h.pointer("assistant position"),

@@ -29,6 +29,13 @@ from gitrefocus.handoff.sections import (
 )
 from gitrefocus.model.records import dataclass, field
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from gitrefocus.handoff.checks import TranscriptIndex
+
 MAX_LINES = 400
 UNSOURCED = "[unsourced]"
 ALL_UNSOURCED = "_(every claim in this section is unsourced — verify before relying on it)_"
@@ -52,7 +59,7 @@ class Brief:
     untrusted: dict[str, str] = field(default_factory=dict)  # section -> why the model's was not trusted
     checks: dict[str, list[str]] = field(default_factory=dict)  # section -> what the checks found
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "sections": [self.sections[n].to_json() | {"origin": self.sections[n].origin}
                          for n in SECTION_NAMES if n in self.sections],
@@ -61,7 +68,7 @@ class Brief:
         }
 
 
-def resolver(plan: Plan, git: GitState, index=None):
+def resolver(plan: Plan, git: GitState, index: TranscriptIndex | None = None) -> Callable[[Pointer], bool]:
     """``resolve(pointer) -> bool``: does the pointer lead somewhere real? A transcript line
     must be one the spine holds (a line the extractors were shown), not just any line."""
     if index is None:
@@ -125,7 +132,7 @@ def _lines(content: str) -> list[str]:
     return out
 
 
-def enforce_pointers(section: Section, resolve) -> tuple[str, int, int]:
+def enforce_pointers(section: Section, resolve: Callable[[Pointer], bool]) -> tuple[str, int, int]:
     """(content with unsourced claims marked, claims, unsourced claims)."""
     out, claims, unsourced = [], 0, 0
     for line in _lines(section.content):
@@ -184,7 +191,7 @@ def _marker(name: str, fallbacks: dict[str, str], untrusted: dict[str, str]) -> 
 def finalize(sections: dict[str, Section], plan: Plan, git: GitState, *,
              failed: dict[str, str] | None = None, fallbacks: dict[str, str] | None = None,
              untrusted: dict[str, str] | None = None, checks: dict[str, list[str]] | None = None,
-             resolve=None, mode: str | None = None) -> Brief:
+             resolve: Callable[[Pointer], bool] | None = None, mode: str | None = None) -> Brief:
     """Render the brief. ``sections`` holds what is shown for each section: a model's checked
     section, or the built-in one where ``fallbacks`` (rejected) or ``untrusted`` name it."""
     resolve = resolve or resolver(plan, git)
@@ -220,7 +227,7 @@ def finalize(sections: dict[str, Section], plan: Plan, git: GitState, *,
     # the transcript's text was scrubbed as it was read; this pass is for what git adds (commit
     # subjects, file names) and a second line of defence
     text, redactions = scrub.scrub_transcript("\n".join(out) + "\n")
-    for name, section in kept.items():
+    for section in kept.values():
         section.content, _ = scrub.scrub_transcript(section.content)
     total = plan.redactions + Counter(r["kind"] for r in redactions)
     return Brief(text, kept, failed, fallbacks, scrub.counts(total), lines_cut, untrusted, dict(checks or {}))

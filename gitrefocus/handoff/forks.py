@@ -10,6 +10,11 @@ from array import array
 
 from gitrefocus.model.records import dataclass
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections import Counter
+    from collections.abc import Callable, Iterator
+
 
 @dataclass
 class Rewind:
@@ -19,7 +24,7 @@ class Rewind:
     replacement: int
 
 
-def key(uuid: str):
+def key(uuid: str) -> bytes | str:
     """A compact dict key: 16 bytes for a canonical UUID, the string otherwise."""
     if len(uuid) == 36 and uuid[8] == "-":
         try:
@@ -38,15 +43,15 @@ class Graph:
     NONE = -1
     NO_TIME = -1
 
-    def __init__(self):
-        self.index: dict = {}
+    def __init__(self) -> None:
+        self.index: dict[bytes | str | None, int] = {}  # key(uuid) -> node
         self.parent = array("q")              # node id, or NONE; unresolved ones wait in `pending`
-        self.pending: dict[int, object] = {}  # node -> parent key not seen yet
+        self.pending: dict[int, bytes | str | None] = {}  # node -> parent key not seen yet
         # only compared for equality (siblings written at the same instant): a hash per node
         # keeps the graph flat in memory; NO_TIME for records without one
         self.times = array("q")
         self.message = array("q")             # index into messages, or NONE
-        self._last: tuple = (None, None)      # (uuid, key) of the last node: most parents
+        self._last: tuple[str | None, bytes | str | None] = (None, None)      # (uuid, key) of the last node: most parents
 
     def __len__(self) -> int:
         return len(self.parent)
@@ -54,7 +59,7 @@ class Graph:
     def contains(self, uuid: str) -> bool:
         return key(uuid) in self.index
 
-    def add(self, uuid: str, parent: str | None, timestamp: str | None, ukey=None) -> int:
+    def add(self, uuid: str, parent: str | None, timestamp: str | None, ukey: bytes | str | None = None) -> int:
         """Add a node; ``ukey`` is ``key(uuid)`` when the caller has it already."""
         node = len(self.parent)
         if ukey is None:
@@ -87,7 +92,7 @@ class Graph:
         t = self.times[node]
         return None if t == self.NO_TIME else t
 
-    def ancestors(self, node: int | None):
+    def ancestors(self, node: int | None) -> Iterator[int]:
         seen = set()
         while node is not None and node not in seen:
             seen.add(node)
@@ -95,7 +100,8 @@ class Graph:
             node = self.parent_of(node)
 
 
-def linearize(g: Graph, leaf: int | None, message_count: int, is_user_turn, stats) -> tuple[list[bool], list[Rewind]]:
+def linearize(g: Graph, leaf: int | None, message_count: int, is_user_turn: Callable[[int], bool],
+              stats: Counter[str]) -> tuple[list[bool], list[Rewind]]:
     """Which messages stay in the spine, and the real rewinds found.
 
     Off the leaf's path, a branch is a recording artifact (siblings written at the
@@ -121,8 +127,8 @@ def linearize(g: Graph, leaf: int | None, message_count: int, is_user_turn, stat
             path_child[parent] = node
         if g.message[node] >= 0:
             msg_on_path[g.message[node]] = 1
-    fork: dict[int, tuple | None] = {}
-    groups: dict[tuple, list[int]] = {}
+    fork: dict[int, tuple[int, int | None] | None] = {}
+    groups: dict[tuple[int, int | None], list[int]] = {}
     for node, msg in enumerate(g.message):
         if msg < 0 or node in on_path:
             continue
@@ -150,36 +156,36 @@ def linearize(g: Graph, leaf: int | None, message_count: int, is_user_turn, stat
 class _OnPath:
     """A set of node ids as one byte per node."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int) -> None:
         self.flags = bytearray(size)
 
     def add(self, node: int) -> None:
         self.flags[node] = 1
 
-    def __contains__(self, node) -> bool:
+    def __contains__(self, node: int) -> bool:
         return 0 <= node < len(self.flags) and self.flags[node] == 1
 
-    def nodes(self):
+    def nodes(self) -> Iterator[int]:
         return (i for i, f in enumerate(self.flags) if f)
 
 
 class _PathChild:
     """node -> its child on the leaf's path, as one array slot per node."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int) -> None:
         self.child = array("q", [Graph.NONE]) * size
 
     def __setitem__(self, node: int, child: int) -> None:
         self.child[node] = child
 
-    def get(self, node, default=None):
+    def get(self, node: int | None, default: int | None = None) -> int | None:
         if node is None or not 0 <= node < len(self.child):
             return default
         c = self.child[node]
         return default if c == Graph.NONE else c
 
 
-def _fork_of(g: Graph, node: int, on_path, memo: dict):
+def _fork_of(g: Graph, node: int, on_path: _OnPath, memo: dict[int, tuple[int, int | None] | None]) -> tuple[int, int | None] | None:
     """(fork node on the path, the child below it on this branch), or None."""
     trail = []
     current: int | None = node
@@ -204,7 +210,7 @@ def _fork_of(g: Graph, node: int, on_path, memo: dict):
     return result
 
 
-def _first_message_from(g: Graph, node, path_child) -> int | None:
+def _first_message_from(g: Graph, node: int | None, path_child: _PathChild) -> int | None:
     """The first message at or below ``node`` along the leaf's path."""
     steps = 0
     while node is not None and steps <= len(g):
@@ -215,8 +221,9 @@ def _first_message_from(g: Graph, node, path_child) -> int | None:
     return None
 
 
-def _is_rewind(g: Graph, branch, child, branch_starts_with_prompt: bool, replacement, is_user_turn) -> bool:
-    if child is None or replacement is None:
+def _is_rewind(g: Graph, branch: int | None, child: int | None, branch_starts_with_prompt: bool, replacement: int | None,
+               is_user_turn: Callable[[int], bool]) -> bool:
+    if branch is None or child is None or replacement is None:  # branch: never None (see _fork_of)
         return False
     if g.timestamp_of(branch) is not None and g.timestamp_of(branch) == g.timestamp_of(child):
         return False  # recording artifact: siblings written at the same instant

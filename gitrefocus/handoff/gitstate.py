@@ -13,6 +13,11 @@ import os
 
 from gitrefocus.model.records import dataclass, field
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    import pygit2
+    from pygit2 import Diff, Repository
+
 RECENT = 30            # commits listed at most (seed: git log -n 30)
 CHANGES_CAP = 200      # working-tree entries kept at most
 STAT_CAP = 200         # line counts are computed only for up to this many changed files
@@ -87,7 +92,7 @@ class GitState:
 
             repo = pygit2.Repository(self.root)
             return repo.revparse_single(oid) is not None
-        except Exception:
+        except Exception:  # noqa: BLE001 - any libgit2 refusal means: not in this repository
             return False
 
     def has_path(self, path: str) -> bool:
@@ -146,7 +151,7 @@ def _snapshot(path: str, since: float | None) -> GitState:
         if found is None:
             return GitState(problem="not a git work tree")
         repo = pygit2.Repository(found)
-    except Exception as exc:  # libgit2 refuses (ownership, corruption, ...)
+    except Exception as exc:  # noqa: BLE001 - libgit2 refuses (ownership, corruption, ...)
         return GitState(problem=f"cannot open the repository at {path}: {exc}")
     if repo.is_bare or repo.workdir is None:
         return GitState(problem="not a git work tree")
@@ -154,12 +159,12 @@ def _snapshot(path: str, since: float | None) -> GitState:
     try:
         _read_head(repo, state, since)
         _read_changes(repo, state)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - reported in the state, never raised
         state.problem = f"reading {state.root} failed: {type(exc).__name__}: {exc}"
     return state
 
 
-def _read_head(repo, state: GitState, since: float | None) -> None:
+def _read_head(repo: Repository, state: GitState, since: float | None) -> None:
     import pygit2
 
     if repo.head_is_unborn:
@@ -178,18 +183,18 @@ def _read_head(repo, state: GitState, since: float | None) -> None:
         state.commits.append(item)
 
 
-def _unborn_branch(repo) -> str | None:
+def _unborn_branch(repo: Repository) -> str | None:
     try:
         target = repo.references["HEAD"].target
         return target.rsplit("/", 1)[-1] if isinstance(target, str) else None
-    except Exception:
+    except Exception:  # noqa: BLE001 - no readable HEAD: no branch name
         return None
 
 
 PICKAXE_CAP = 4 << 20   # characters of added (and of removed) lines kept for intent checks
 
 
-def _commit_files(repo, commit) -> list[str]:
+def _commit_files(repo: Repository, commit: pygit2.Commit) -> list[str]:
     if commit.parents:
         diff = repo.diff(commit.parents[0], commit)
     else:
@@ -219,12 +224,12 @@ def _read_pickaxe(state: GitState) -> tuple[str, str, set[str]]:
         room = [PICKAXE_CAP, PICKAXE_CAP]
         for diff in diffs:
             _collect_lines(diff, added, removed, deleted, room)
-    except Exception:
+    except Exception:  # noqa: BLE001 - a repository that cannot be diffed
         pass  # a repository that cannot be diffed: the checks fall back to paths and subjects
     return "".join(added).lower(), "".join(removed).lower(), deleted
 
 
-def _collect_lines(diff, added: list[str], removed: list[str], deleted: set[str], room: list[int]) -> None:
+def _collect_lines(diff: Diff, added: list[str], removed: list[str], deleted: set[str], room: list[int]) -> None:
     """Keep the added (with context) and removed lines of ``diff``, and its deleted paths."""
     import pygit2
 
@@ -257,7 +262,7 @@ _STATES = (
 )
 
 
-def _read_changes(repo, state: GitState) -> None:
+def _read_changes(repo: Repository, state: GitState) -> None:
     import pygit2
 
     flags = pygit2.enums.FileStatus

@@ -11,6 +11,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from gitrefocus.handoff.pipeline import Handoff
+
 MIN_BULLETS = 5
 MAX_BULLETS = 15
 MAX_WORDS = 300
@@ -26,7 +32,7 @@ _PREFIX = {
 }
 
 
-class InheritedContext(tuple):
+class InheritedContext(tuple[list[str], bool]):
     """``(bullets, cut)``: the bullets (``list[str]``) and whether the caps cut anything.
 
     Unpacks as a pair (``bullets, cut = inherited_context(...)``) and also offers
@@ -37,7 +43,8 @@ class InheritedContext(tuple):
     warning: str | None
     handoff: Any
 
-    def __new__(cls, bullets, cut: bool = False, *, warning: str | None = None, handoff=None):
+    def __new__(cls, bullets: Iterable[str], cut: bool = False, *, warning: str | None = None,
+                handoff: Handoff | None = None) -> InheritedContext:
         self = super().__new__(cls, (list(bullets), bool(cut)))
         self.warning = warning
         self.handoff = handoff
@@ -84,7 +91,7 @@ def _words(text: str) -> int:
     return len(text.split())
 
 
-def select(sections: dict) -> tuple[list[str], bool]:
+def select(sections: dict[str, Any]) -> tuple[list[str], bool]:
     """Pick bullets from section objects (name -> Section); (bullets, cut)."""
     pools = {name: _bullets(section.content) for name, section in sections.items()}
     # within a section, the most load-bearing first: the user's own words, then constraints

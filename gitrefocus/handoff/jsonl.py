@@ -18,6 +18,10 @@ from typing import BinaryIO, Iterator
 from gitrefocus.handoff.scrub import scrub_decoded, scrub_value, trigger_gate
 from gitrefocus.model.records import dataclass
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 PIECE = 1 << 20            # lines longer than this are read in pieces and skeletonized
 STRING_CAP = 64 * 1024     # bytes of any one string kept in a skeleton
 SKELETON_CAP = 8 << 20     # a skeleton larger than this (millions of tiny values) is given up
@@ -73,7 +77,7 @@ def _cut_once(body: bytes) -> bytes:
 class _Skeleton:
     """Incrementally reduce one JSON document, fed in pieces, to its skeleton."""
 
-    def __init__(self, cap: int | None = None):
+    def __init__(self, cap: int | None = None) -> None:
         self.cap = STRING_CAP if cap is None else cap
         self.out = bytearray()
         self.in_string = False
@@ -128,20 +132,21 @@ class _Skeleton:
             self.given_up = True
             self.out = bytearray()
 
-    def result(self):
+    def result(self) -> bytes | None:
         if self.given_up or self.in_string:
             return None
         return bytes(self.out)
 
 
-def _parse(data: bytes, decode=None, tally: Counter | None = None, view=None) -> tuple[object, bool]:
+def _parse(data: bytes, decode: Callable[[bytes], object] | None = None, tally: Counter[str] | None = None,
+           view: Callable[[object], object] | None = None) -> tuple[object, bool]:
     """Parse one JSON document and scrub it (:func:`scrub.scrub_decoded`, ``view`` as there);
     returns (record, lossy_utf8). Raises ValueError."""
     record, lossy = _decode(data, decode)
     return scrub_decoded(data, record, tally, view), lossy
 
 
-def _decode(data: bytes, decode=None) -> tuple[object, bool]:
+def _decode(data: bytes, decode: Callable[[bytes], object] | None = None) -> tuple[object, bool]:
     """Parse one JSON document; returns (record, lossy_utf8). Raises ValueError.
 
     ``decode(data)``, when given, is tried first (a faster decoder giving what
@@ -151,7 +156,7 @@ def _decode(data: bytes, decode=None) -> tuple[object, bool]:
             # it never gives a lone surrogate: it refuses "\ud800" escapes and invalid UTF-8
             # in what it keeps (held to json.loads in tests/handoff/test_handoff_fastpath.py)
             return decode(data), False
-        except Exception:  # invalid UTF-8 or JSON, or a shape the decoder does not take
+        except Exception:  # noqa: BLE001 - invalid UTF-8 or JSON, or a shape the decoder does not take
             pass
     lossy = False
     try:
@@ -167,7 +172,7 @@ def _decode(data: bytes, decode=None) -> tuple[object, bool]:
     return record, lossy
 
 
-def _without_surrogates(value):
+def _without_surrogates(value: object) -> object:
     if isinstance(value, str):
         return _LONE_SURROGATE.sub("\ufffd", value)
     if isinstance(value, list):
@@ -177,7 +182,8 @@ def _without_surrogates(value):
     return value
 
 
-def read_lines(fh: BinaryIO, *, decode=None, tally: Counter | None = None, view=None) -> Iterator[Line]:
+def read_lines(fh: BinaryIO, *, decode: Callable[[bytes], object] | None = None, tally: Counter[str] | None = None,
+               view: Callable[[object], object] | None = None) -> Iterator[Line]:
     """Yield every line of ``fh``. ``decode(raw: bytes)`` may parse a whole line faster
     (see :func:`_parse`); ``tally`` counts the secrets redacted, by kind; ``view`` is the part of a
     record its reader reads (a record that may hold a secret is cut down to it, then scrubbed)."""
@@ -193,7 +199,8 @@ def read_lines(fh: BinaryIO, *, decode=None, tally: Counter | None = None, view=
         yield _pieced(number, fh, piece, tally, view)
 
 
-def decoded(fh: BinaryIO, decode, tally: Counter | None = None, view=None) -> Iterator[tuple[int, object, Line | None]]:
+def decoded(fh: BinaryIO, decode: Callable[[bytes], object], tally: Counter[str] | None = None,
+            view: Callable[[object], object] | None = None) -> Iterator[tuple[int, object, Line | None]]:
     """What :func:`read_lines` gives, faster for an ordinary line: ``(number, value, None)``
     when ``decode`` takes the whole line as it is (JSON ignores the whitespace around it);
     ``(number, None, line)`` for any other line (blank, not JSON, huge, lossy UTF-8, or one
@@ -209,7 +216,7 @@ def decoded(fh: BinaryIO, decode, tally: Counter | None = None, view=None) -> It
         if piece.endswith(b"\n") or len(piece) < PIECE:
             try:
                 value = decode(piece)
-            except Exception:  # see _parse: json.loads gets its turn
+            except Exception:  # noqa: BLE001 - see _parse: json.loads gets its turn
                 yield number, None, _whole(number, piece, decode, tally, view)
                 continue
             # scrub_decoded, inlined: most lines hold no trigger and cost one scan
@@ -218,7 +225,8 @@ def decoded(fh: BinaryIO, decode, tally: Counter | None = None, view=None) -> It
         yield number, None, _pieced(number, fh, piece, tally, view)
 
 
-def _whole(number: int, data: bytes, decode=None, tally: Counter | None = None, view=None) -> Line:
+def _whole(number: int, data: bytes, decode: Callable[[bytes], object] | None = None, tally: Counter[str] | None = None,
+           view: Callable[[object], object] | None = None) -> Line:
     size = len(data)
     stripped = data.strip()
     if not stripped:
@@ -230,7 +238,8 @@ def _whole(number: int, data: bytes, decode=None, tally: Counter | None = None, 
     return Line(number, record, size=size, lossy_utf8=lossy)
 
 
-def _pieced(number: int, fh: BinaryIO, first: bytes, tally: Counter | None = None, view=None) -> Line:
+def _pieced(number: int, fh: BinaryIO, first: bytes, tally: Counter[str] | None = None,
+            view: Callable[[object], object] | None = None) -> Line:
     skeleton = _Skeleton()
     skeleton.feed(first)
     size = len(first)

@@ -10,6 +10,12 @@ from gitrefocus.handoff.prepare import Plan, prepare
 from gitrefocus.handoff.sections import SECTION_NAMES, Pointer, Section
 from gitrefocus.model.records import dataclass, field
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitrefocus.handoff.transcript_paths import TranscriptSource
+
 
 @dataclass
 class Handoff:
@@ -19,13 +25,13 @@ class Handoff:
     session_id: str | None
     leaf_uuid: str | None
     source_files: list[str]
-    plan: dict                        # Plan.to_json(): mode, stats, ...
+    plan: dict[str, Any]                        # Plan.to_json(): mode, stats, ...
     repo_root: str | None
     from_cache: bool = False
     cache_path: str | None = None
     warnings: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"session_id": self.session_id, "leaf_uuid": self.leaf_uuid, "source_files": self.source_files,
                 "repo_root": self.repo_root, "from_cache": self.from_cache, "plan": self.plan,
                 **self.brief.to_json(), "brief": self.brief.text}
@@ -157,7 +163,7 @@ def _result(plan: Plan, git: gitstate.GitState, brief: Brief, warnings: list[str
                    git.root, warnings=warnings)
 
 
-def _from_cache(src, cwd: str, git_dir: str, extractor_cmd: str | None) -> Handoff | None:
+def _from_cache(src: TranscriptSource, cwd: str, git_dir: str, extractor_cmd: str | None) -> Handoff | None:
     from gitrefocus.handoff import cache
 
     leaf, transcript_cwd = cache.peek_leaf(src.main)

@@ -40,6 +40,11 @@ from gitrefocus.handoff.prepare import Plan
 from gitrefocus.handoff.records import one_line
 from gitrefocus.handoff.sections import FILES, SECTION_NAMES
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 PLAN_VERSION = 1
 PLAN_FILE = "plan.json"
 ANSWER_CAP = 4 << 20   # bytes of one answer file read at most
@@ -74,15 +79,15 @@ def _write(path: str, text: str, *, scrub: bool = False) -> None:
 
 
 def write(plan: Plan, git: GitState, directory: str, *, repo_root: str, warm: bool = False,
-          transcript: str | None = None) -> dict:
+          transcript: str | None = None) -> dict[str, Any]:
     """Write the plan into ``directory`` (which must exist and be empty); returns plan.json's object."""
     for sub in ("prompts", "sections") + (("chunks",) if plan.mode == "chunked" and not warm else ()):
         os.mkdir(os.path.join(directory, sub), 0o700)
-    path = lambda *parts: os.path.join(directory, *parts)  # noqa: E731
+    path: Callable[..., str] = lambda *parts: os.path.join(directory, *parts)  # noqa: E731
     sections_dir = path("sections")
     git_state = path("git.txt")
     _write(git_state, git_text(git), scrub=True)
-    doc: dict = {
+    doc: dict[str, Any] = {
         "version": PLAN_VERSION, "kind": "handoff-plan", "mode": "warm" if warm else plan.mode,
         "created_at": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "session_id": plan.session_id, "leaf_uuid": plan.leaf_uuid,
@@ -119,7 +124,7 @@ def write(plan: Plan, git: GitState, directory: str, *, repo_root: str, warm: bo
     return doc
 
 
-def _write_chunks(plan: Plan, directory: str, repo_root: str) -> list[dict]:
+def _write_chunks(plan: Plan, directory: str, repo_root: str) -> list[dict[str, Any]]:
     chunks = []
     for index, (start, end) in enumerate(plan.chunks):
         text_file = os.path.join(directory, "chunks", f"chunk-{index:03d}.txt")
@@ -178,7 +183,7 @@ def read_text(path: str, cap: int = ANSWER_CAP) -> str | None:
         return fh.read(cap).decode("utf-8", "replace")
 
 
-def load(given: str) -> dict:
+def load(given: str) -> dict[str, Any]:
     """plan.json of a plan directory, given the directory, its sections dir or plan.json itself."""
     path = os.path.abspath(os.path.expanduser(given))
     candidates = [path] if path.endswith(".json") else [os.path.join(path, PLAN_FILE),
@@ -213,7 +218,7 @@ def answers(sections_dir: str, name: str) -> list[str]:
     return out
 
 
-def reduce(doc: dict) -> tuple[str, list[int]]:
+def reduce(doc: dict[str, Any]) -> tuple[str, list[int]]:
     """The seed's reduce step: the chunk summaries in order into the reduced spine; a chunk
     whose summary is missing or invalid keeps its raw text under a warning header.
     Returns (reduced spine path, failed chunk indexes)."""

@@ -64,6 +64,13 @@ from gitrefocus.handoff.sidechains import Sidechain, insert_by_time, read_subage
 from gitrefocus.handoff.transcript_paths import TranscriptSource, is_subagent_file
 from gitrefocus.model.records import dataclass, field
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any
+
+    from gitrefocus.handoff.spine import Message
+
 USER_CAP = 6000          # characters of one user message kept
 ASSISTANT_CAP = 3000
 THINKING_CAP = 2000
@@ -106,12 +113,12 @@ class Plan:
     version: str | None
     files_written: list[tuple[str, int]]   # (path, spine line) of Edit/Write tool uses
     todos: list[tuple[str, str, int]]      # (status, content, line) of the last todo list
-    stats: Counter
+    stats: Counter[str]
     chunks: list[tuple[int, int]] = field(default_factory=list)
     # the steps of the session's last plan (ExitPlanMode), when nothing was edited after it and
     # the user did not refuse it: (step, line)
     plan_steps: list[tuple[str, int]] = field(default_factory=list)
-    redactions: Counter = field(default_factory=Counter)  # secrets scrubbed as records were decoded, by kind
+    redactions: Counter[str] = field(default_factory=Counter)  # secrets scrubbed as records were decoded, by kind
 
     @property
     def mode(self) -> str:
@@ -132,7 +139,7 @@ class Plan:
     def spine_text(self, start: int = 0, end: int | None = None) -> str:
         return sp.render(self.messages[start:end], self.header())
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "mode": self.mode, "leaf_uuid": self.leaf_uuid, "session_id": self.session_id,
             "source_files": list(self.source.files), "cwd": self.cwd, "git_branch": self.git_branch,
@@ -145,19 +152,19 @@ class Plan:
 class _Collector:
     """One pass over the main transcript."""
 
-    def __init__(self, source: TranscriptSource):
+    def __init__(self, source: TranscriptSource) -> None:
         self.source = source
-        self.stats: Counter = Counter()
-        self.redactions: Counter = Counter()
+        self.stats: Counter[str] = Counter()
+        self.redactions: Counter[str] = Counter()
         self.graph = forks.Graph()
         self.messages: list[sp.Message] = []
         # message.id -> (message index, blocks seen): only for recent messages, since
         # the client writes the lines of one response together
-        self.open_messages: OrderedDict[str, tuple[int, set]] = OrderedDict()
+        self.open_messages: OrderedDict[str, tuple[int, set[tuple[str, str | None, str]]]] = OrderedDict()
         self.tool_names: OrderedDict[str, str] = OrderedDict()
         self.sidechains: dict[str, Sidechain] = {}
         self.sidechain_of: dict[str, str] = {}   # uuid -> group, for sidechains without agentId
-        self.sidechain_seen: set = set()
+        self.sidechain_seen: set[bytes | str] = set()
         self.text_budget = TEXT_BUDGET
         self.cwd: str | None = None
         self.git_branch: str | None = None
@@ -174,7 +181,7 @@ class _Collector:
         self.todos: list[tuple[str, str, int]] = []
         # newer clients keep the todo list as tasks: id -> [status, subject, line]; and the
         # TaskCreate calls whose result (which names the new id) has not come yet
-        self.tasks: OrderedDict[str, list] = OrderedDict()
+        self.tasks: OrderedDict[str, list[Any]] = OrderedDict()
         self.task_calls: OrderedDict[str, tuple[str, int]] = OrderedDict()
         # the last plan: (tool use id, line, steps), and whether the user refused it
         self.plan: tuple[str | None, int, list[str]] | None = None
@@ -232,7 +239,7 @@ class _Collector:
             return
         self.record(record, line.number)
 
-    def record(self, record: dict, number: int) -> None:
+    def record(self, record: dict[str, Any], number: int) -> None:
         get = record.get
         kind = get("type")
         if not isinstance(kind, str):
@@ -276,7 +283,7 @@ class _Collector:
                 graph.message[node] = index
             self.stats["records"] += 1
 
-    def _skipped(self, kind: str | None, uuid, sidechain, parent) -> None:
+    def _skipped(self, kind: str | None, uuid: object, sidechain: object, parent: object) -> None:
         """A record that carries no conversation: counted, and linked into the parentUuid chain."""
         self.stats["skipped_" + (kind or "untyped").replace("-", "_")[:40]] += 1
         if isinstance(uuid, str) and uuid and not sidechain:
@@ -285,7 +292,7 @@ class _Collector:
                 self._check_size()
                 self.graph.add(uuid, parent if isinstance(parent, str) else None, None, ukey)
 
-    def _title_record(self, kind: str, record: dict) -> None:
+    def _title_record(self, kind: str, record: dict[str, Any]) -> None:
         """Remember a title; which one names this session is settled in :meth:`session_title`."""
         field = {"summary": "summary", "custom-title": "customTitle", "ai-title": "aiTitle"}[kind]
         text = record.get(field)
@@ -323,7 +330,7 @@ class _Collector:
         self.text_budget -= len(kept)
         return kept
 
-    def _remember_meta(self, get, timestamp: str | None) -> None:
+    def _remember_meta(self, get: Callable[[str], object], timestamp: str | None) -> None:
         """The session's facts from one record (``get`` is its dict's ``get``)."""
         value = get("cwd")
         if value and isinstance(value, str):
@@ -344,7 +351,8 @@ class _Collector:
             self.last_ts = timestamp
 
     # -- conversation -------------------------------------------------------
-    def _conversation(self, record, kind, number, timestamp, uuid) -> int | None:
+    def _conversation(self, record: dict[str, Any], kind: str, number: int, timestamp: str | None,
+                      uuid: str | None) -> int | None:
         message = record.get("message")
         if not isinstance(message, dict):
             self.stats["malformed_records"] += 1
@@ -356,7 +364,7 @@ class _Collector:
             if origin in (CLIENT, UNKNOWN):
                 self.stats["skipped_" + ("meta" if record.get("isMeta") else origin.replace("-", "_"))] += 1
                 return None
-            msg = self._user(record, message, number, origin)
+            msg: Message | int | None = self._user(record, message, number, origin)
         else:
             msg = self._assistant(record, message, number, timestamp)
         if msg is None or isinstance(msg, int):
@@ -366,7 +374,7 @@ class _Collector:
         self.messages.append(msg)
         return len(self.messages) - 1
 
-    def _user(self, record: dict, message: dict, number: int, origin: str | None):
+    def _user(self, record: dict[str, Any], message: dict[str, Any], number: int, origin: str | None) -> Message | None:
         content = message.get("content")
         if origin == COMPACT_SUMMARY:
             text = content if isinstance(content, str) else joined_text(content)
@@ -415,7 +423,7 @@ class _Collector:
             return None
         return sp.Message(role, number, blocks=blocks)
 
-    def _answers(self, item: dict, record: dict, number: int) -> list[sp.Block]:
+    def _answers(self, item: dict[str, Any], record: dict[str, Any], number: int) -> list[sp.Block]:
         """The user's answers to an AskUserQuestion call, one block each (the question as note)."""
         tool_use_id = item.get("tool_use_id")
         tool = self.tool_names.get(tool_use_id) if isinstance(tool_use_id, str) else None
@@ -431,7 +439,7 @@ class _Collector:
                          note=one_line(question, 300)) for question, answer in pairs]
 
     # -- words typed while the assistant worked ------------------------------
-    def _queue_operation(self, record: dict, number: int) -> None:
+    def _queue_operation(self, record: dict[str, Any], number: int) -> None:
         """The client's prompt queue: ``enqueue`` adds a prompt; ``dequeue`` takes it as the next
         turn (a user record follows); ``remove`` hands it to the model mid-turn (nothing else
         records it in 2.1.39-2.1.42); ``popAll`` puts everything back into the input box."""
@@ -453,7 +461,7 @@ class _Collector:
         elif operation == "popAll":
             queue.clear()
 
-    def _queued_command(self, record: dict, attachment: dict, number: int) -> None:
+    def _queued_command(self, record: dict[str, Any], attachment: dict[str, Any], number: int) -> None:
         """A ``queued_command`` attachment (2.1.2xx on): a prompt typed while the assistant worked,
         unless the client queued it itself (a task notification, another origin)."""
         mode = attachment.get("commandMode")
@@ -468,7 +476,7 @@ class _Collector:
         stamp = record.get("timestamp")
         self._queued(text, number, stamp if isinstance(stamp, str) else None)
 
-    def _queued(self, text: str, line: int, timestamp) -> None:
+    def _queued(self, text: str, line: int, timestamp: str | None) -> None:
         said = queued_text(text)
         if said is None:
             return
@@ -506,7 +514,7 @@ class _Collector:
             line, text = self.queue.popleft()
             self._queued(text, line, None)
 
-    def _tool_result(self, item: dict, number: int) -> sp.Block | None:
+    def _tool_result(self, item: dict[str, Any], number: int) -> sp.Block | None:
         content = item.get("content")
         text = content if isinstance(content, str) else _first_text(content)  # never join the output
         self.stats["tool_output_chars_stripped"] += len(text)
@@ -531,7 +539,7 @@ class _Collector:
             return sp.Block(sp.TOOL_ERROR, "(output stripped)", number, tool=tool)
         return None
 
-    def _assistant(self, record: dict, message: dict, number: int, timestamp: str | None):
+    def _assistant(self, record: dict[str, Any], message: dict[str, Any], number: int, timestamp: str | None) -> int | None:
         content = message.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -567,7 +575,8 @@ class _Collector:
                 self.open_messages.popitem(last=False)
         return index
 
-    def _assistant_blocks(self, content: list, number: int, msg: sp.Message, seen: set) -> None:
+    def _assistant_blocks(self, content: list[Any], number: int, msg: sp.Message,
+                          seen: set[tuple[str, str | None, str]]) -> None:
         for item in content:
             if not isinstance(item, dict):
                 continue
@@ -594,7 +603,7 @@ class _Collector:
             seen.add(key)
             msg.blocks.append(block)
 
-    def _tool_use(self, item: dict, number: int) -> sp.Block:
+    def _tool_use(self, item: dict[str, Any], number: int) -> sp.Block:
         given_name, given_input = item.get("name"), item.get("input")
         name = given_name if isinstance(given_name, str) else "?"
         tool_id = item.get("id")
@@ -619,7 +628,7 @@ class _Collector:
         limit = TOOL_SUMMARY_CAP if self.text_budget > 0 else OVER_BUDGET_CAP
         return sp.Block(sp.TOOL_USE, one_line(summary, limit), number, tool=name, path=path)
 
-    def _task_or_plan(self, name: str, data: dict, tool_id, number: int) -> None:
+    def _task_or_plan(self, name: str, data: dict[str, Any], tool_id: object, number: int) -> None:
         if name == "ExitPlanMode":
             plan = data.get("plan")
             steps = [one_line(m.group(1), 160) for m in _PLAN_STEP_RE.finditer(plan[:20000])][:12] \
@@ -667,7 +676,7 @@ class _Collector:
         return [(step, line) for step in steps]
 
     # -- sidechains ---------------------------------------------------------
-    def _sidechain(self, record: dict, uuid: str | None, number: int) -> None:
+    def _sidechain(self, record: dict[str, Any], uuid: str | None, number: int) -> None:
         agent = record.get("agentId") if isinstance(record.get("agentId"), str) else None
         parent = record.get("parentUuid")
         key = agent or (self.sidechain_of.get(parent) if isinstance(parent, str) else None) or f"L{number}"
@@ -715,17 +724,18 @@ class _Collector:
         return sp.Message(sp.REWIND, first.line, blocks=[marker], timestamp=target.timestamp, last_line=last_line)
 
 
-def _first_text(content) -> str:
+def _first_text(content: object) -> str:
     """The first text item of a tool result's content (what a refusal or an interrupt starts with)."""
     if isinstance(content, list):
         for c in content:
             if isinstance(c, dict) and isinstance(c.get("text"), str):
-                return c["text"]
+                text: str = c["text"]
+                return text
     return ""
 
 
 @contextlib.contextmanager
-def _no_cycle_collection():
+def _no_cycle_collection() -> Iterator[None]:
     """Python's cycle collector off while reading: the reader makes no reference cycles, yet
     its hundreds of thousands of long-lived messages, blocks and decoded values trigger
     collections that walk all of them again and again (~12% of prepare at 500 MB)."""

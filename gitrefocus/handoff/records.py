@@ -9,6 +9,11 @@ import re
 
 from gitrefocus.handoff import spine as sp
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 # Only these carry conversation. Everything else is skipped by type: attachment, progress,
 # system, summary, file-history-snapshot, queue-operation, last-prompt, api-request*,
 # cost-state, mode, ... (new clients keep adding types; none of them is conversation).
@@ -45,7 +50,7 @@ def one_line(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def joined_text(content) -> str:
+def joined_text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -71,7 +76,7 @@ UNKNOWN = "unknown"               # a marker we do not know: never the user's
 #   come from the client's own list (its set of non-human turn origins is scheduled,
 #   task_notification, auto_continuation, peer, host_synthetic, system).
 #   2.0.x–2.1.x before that write only isMeta / isCompactSummary and text markers.
-ORIGIN_FIELDS: tuple[tuple[str, frozenset | None, str], ...] = (
+ORIGIN_FIELDS: tuple[tuple[str, frozenset[str] | None, str], ...] = (
     ("isCompactSummary", None, COMPACT_SUMMARY),                 # all generations
     ("isMeta", None, CLIENT),                                    # caveats, expanded slash prompts, image paths
     ("isVisibleInTranscriptOnly", None, CLIENT),
@@ -100,7 +105,7 @@ ORIGIN_PREFIXES: tuple[tuple[str, str], ...] = (
 )
 
 
-def _field(record: dict, path: str):
+def _field(record: dict[str, Any], path: str) -> object:
     value: object = record
     for part in path.split("."):
         if not isinstance(value, dict):
@@ -135,7 +140,7 @@ _INPUT_KEYS = frozenset({"file_path", "notebook_path", "command", "description",
 _ATTACHMENT_KEYS = frozenset({"type", "commandMode", "origin", "prompt"})
 
 
-def reader_view(record):
+def reader_view(record: object) -> object:
     """``record`` with only what the reader reads (a new value; ``record`` is not changed)."""
     if not isinstance(record, dict):
         return record
@@ -155,7 +160,7 @@ def reader_view(record):
     return out
 
 
-def _block_view(block):
+def _block_view(block: object) -> object:
     if not isinstance(block, dict):
         return block
     out = {k: v for k, v in block.items() if k in _BLOCK_KEYS}
@@ -167,7 +172,7 @@ def _block_view(block):
 
 
 # -- decoding a line ---------------------------------------------------------------
-def _decoder():
+def _decoder() -> Callable[[bytes], object] | None:
     from gitrefocus.store import fastjson
 
     return fastjson.make_decoder()
@@ -181,7 +186,7 @@ def _decoder():
 decode_record = _decoder()
 
 
-def record_origin(record: dict) -> str | None:
+def record_origin(record: dict[str, Any]) -> str | None:
     """The origin the record's fields state, or None when they state none (older clients)."""
     if _ORIGIN_KEYS.isdisjoint(record):
         return None  # no field of the table: the common case, decided without walking it
@@ -223,7 +228,7 @@ def notification_text(text: str) -> str:
     return out
 
 
-def user_text(text: str):
+def user_text(text: str) -> tuple[str, str] | None:
     """(role, text) for a user text block, or None when it is client chatter."""
     if "<system-reminder>" in text:
         text = REMINDER_RE.sub("", text)
@@ -259,7 +264,7 @@ def user_text(text: str):
 _TYPED_COMMAND_RE = re.compile(r"^(/[\w:.-]+)(?:\s+(.*))?$", re.S)
 
 
-def queued_text(text: str):
+def queued_text(text: str) -> tuple[str, str] | None:
     """(role, text) for what the user typed while the assistant worked (a ``queue-operation``
     record's ``content``, a ``queued_command`` attachment's ``prompt``), or None. It is raw
     input: a slash command or ``!`` shell line as typed, not wrapped in tags."""
@@ -279,7 +284,7 @@ def queued_text(text: str):
     return sp.USER, stripped
 
 
-def prompt_text(prompt) -> str:
+def prompt_text(prompt: object) -> str:
     """The text of a ``queued_command`` attachment's prompt: a string, or content blocks."""
     if isinstance(prompt, str):
         return prompt
@@ -300,7 +305,7 @@ _ANSWER_PAIR_RE = re.compile(r'"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"', re.S)
 ASKED_TOOLS = frozenset({"AskUserQuestion"})
 
 
-def question_answers(result_text: str, tool_use_result) -> list[tuple[str, str]]:
+def question_answers(result_text: str, tool_use_result: object) -> list[tuple[str, str]]:
     """(question, answer) pairs of an AskUserQuestion result: from ``toolUseResult.answers`` when
     the client records them, else from the result's text. The answers are the user's words."""
     pairs: list[tuple[str, str]] = []
@@ -328,10 +333,11 @@ BUILTIN_COMMANDS = frozenset(
 )
 
 
-def tool_summary(name: str, data: dict, path: str | None) -> str:
+def tool_summary(name: str, data: dict[str, Any], path: str | None) -> str:
     if name == "Bash" and isinstance(data.get("command"), str):
         desc = data.get("description")
-        return data["command"] + (f"  # {desc}" if isinstance(desc, str) and desc else "")
+        command: str = data["command"]
+        return command + (f"  # {desc}" if isinstance(desc, str) and desc else "")
     if path and name in _FILE_TOOLS:
         return path
     for key in ("description", "pattern", "url", "query", "prompt", "path", "skill", "plan"):

@@ -40,6 +40,14 @@ import ahocorasick_rs
 from gitrefocus.handoff import secret_rules
 from gitrefocus.handoff.secret_rules import RULES, Rule
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from types import ModuleType
+    from typing import Any
+
+    from ahocorasick_rs import AhoCorasick, BytesAhoCorasick
+
 MARK = "[redacted: %s]"
 _MARK_PREFIX = "[redacted: "
 # escaped printable ASCII (\u0020-\u007f): a writer that escapes letters could hide a trigger
@@ -47,7 +55,8 @@ _ASCII_ESCAPES = tuple(f"\\u00{d}" for d in "234567")
 _BACK_LIMIT = 200
 
 
-def _build():
+def _build() -> tuple[list[str], list[tuple[Rule, ...]], AhoCorasick, BytesAhoCorasick, AhoCorasick, int,
+                    frozenset[int]]:
     """Every trigger once, with the rules it starts. A trigger that is a prefix of another
     gets that one's rules too: leftmost-first matching reports only one of them."""
     by_trigger: dict[str, list[int]] = {}
@@ -92,7 +101,7 @@ def find(text: str) -> list[tuple[int, int, str]]:
     return _merged(text, spans) if spans else []
 
 
-def _every(text: str, hits) -> list[tuple[int, int]]:
+def _every(text: str, hits: Iterable[tuple[int, int, int]]) -> list[tuple[int, int]]:
     """(trigger, start) of every trigger occurrence, given the leftmost-first hits: those,
     and any trigger starting inside one of them."""
     out = []
@@ -105,7 +114,7 @@ def _every(text: str, hits) -> list[tuple[int, int]]:
     return out
 
 
-def _try(rule: Rule, text: str, pos: int, spans: list) -> None:
+def _try(rule: Rule, text: str, pos: int, spans: list[tuple[int, int, int, str]]) -> None:
     if rule.word_start and pos and not rule.back and _inside_word(text, pos):
         return  # inside base64 or a longer word: the regex would refuse it too
     if rule.back:
@@ -156,10 +165,10 @@ def _past_escape(text: str, pos: int) -> int:
     return pos
 
 
-def _merged(text: str, spans: list) -> list[tuple[int, int, str]]:
+def _merged(text: str, spans: list[tuple[int, int, int, str]]) -> list[tuple[int, int, str]]:
     """Overlapping finds become one redaction, named by the most specific rule (token formats
     come first in the rule list, keyed values last)."""
-    out: list[list] = []
+    out: list[list[Any]] = []  # [start, end, order, kind], widened in place
     for start, end, order, kind in sorted(spans):
         start, end = _json_safe(text, start, end)
         if end - start < 1 or text.startswith(_MARK_PREFIX, start):
@@ -205,7 +214,7 @@ def scrub_text(text: str) -> tuple[str, list[tuple[int, int, str]]]:
     return (_redacted(text, found), found) if found else (text, found)
 
 
-def scrub_transcript(text: str) -> tuple[str, list[dict]]:
+def scrub_transcript(text: str) -> tuple[str, list[dict[str, Any]]]:
     """Return (scrubbed text, redactions): each redaction ``{"kind", "line"}``, ``line``
     1-based. Idempotent: a redaction is never redacted again."""
     out, found = scrub_text(text)
@@ -224,7 +233,7 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def counts(redactions) -> dict[str, int]:
+def counts(redactions: Iterable[dict[str, Any]] | Counter[str]) -> dict[str, int]:
     """Redactions per kind, most frequent first: what a report shows instead of the secrets."""
     tally = Counter(r["kind"] for r in redactions) if not isinstance(redactions, Counter) else redactions
     return dict(sorted(tally.items(), key=lambda kv: (-kv[1], kv[0])))
@@ -253,7 +262,7 @@ def might_hold_secret(raw: bytes) -> bool:
     return _confirmed(raw.decode("utf-8", "replace"), _char_offsets(raw, hits))
 
 
-def _char_offsets(raw: bytes, hits):
+def _char_offsets(raw: bytes, hits: Iterable[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
     """Byte offsets of trigger hits as character offsets: a trigger starts with an ASCII
     character, so each offset is a character boundary and the text between two hits decodes
     on its own."""
@@ -265,8 +274,8 @@ def _char_offsets(raw: bytes, hits):
     return out
 
 
-def _confirmed(text: str, hits) -> bool:
-    spans: list = []
+def _confirmed(text: str, hits: Iterable[tuple[int, int, int]]) -> bool:
+    spans: list[tuple[int, int, int, str]] = []
     for index, start in _every(text, hits):
         for rule in _RULES_AT[index]:
             if rule is _KEYED:
@@ -281,7 +290,8 @@ def _confirmed(text: str, hits) -> bool:
     return False
 
 
-def scrub_decoded(raw: bytes | None, value, tally: Counter | None = None, view=None):
+def scrub_decoded(raw: bytes | None, value: object, tally: Counter[str] | None = None,
+                  view: Callable[[object], object] | None = None) -> object:
     """``value`` (the JSON value decoded from ``raw``) with every string scrubbed: its text and,
     for a string under a secret-sounding key (``"password": "…"``), the whole value. Counts go
     to ``tally`` by kind. Returns ``value`` itself when ``raw`` holds no trigger of any rule (nor
@@ -293,7 +303,7 @@ def scrub_decoded(raw: bytes | None, value, tally: Counter | None = None, view=N
     return scrub_value(value, tally, view)
 
 
-def scrub_value(value, tally: Counter | None = None, view=None):
+def scrub_value(value: object, tally: Counter[str] | None = None, view: Callable[[object], object] | None = None) -> object:
     """:func:`scrub_decoded` without the gate: ``view(value)`` (or ``value``), every string scrubbed."""
     if view is not None:
         value = view(value)
@@ -322,7 +332,7 @@ class _Hyperscan:
     """The gate through Hyperscan: the triggers and shapes of :func:`gate_expressions`,
     stopping at the first match. A scratch space per thread (Hyperscan's is not shareable)."""
 
-    def __init__(self, module):
+    def __init__(self, module: ModuleType) -> None:
         hs = self._hs = module
         expressions = gate_expressions()
         self._db = hs.Database(mode=hs.HS_MODE_BLOCK)
@@ -379,7 +389,7 @@ def gate_expressions() -> list[bytes]:
     return [re.escape(t).encode() for t in literals] + [shape.encode() for shape in GATE_SHAPES.values()]
 
 
-def _stop(*_args) -> bool:
+def _stop(*_args: object) -> bool:
     return True
 
 
@@ -403,7 +413,7 @@ def _init_gate() -> "_Hyperscan | None":
     return gate
 
 
-def _walk(value, key, tally: Counter):
+def _walk(value: object, key: object, tally: Counter[str]) -> object:
     if isinstance(value, str):
         return _string(value, key, tally)
     if isinstance(value, dict):
@@ -432,7 +442,7 @@ def _walk(value, key, tally: Counter):
     return value
 
 
-def _string(value: str, key, tally: Counter) -> str:
+def _string(value: str, key: object, tally: Counter[str]) -> str:
     if isinstance(key, str) and value:
         kind = _key_kind(key)
         if kind is not None and secret_rules.quoted_secret(kind, value):
@@ -455,12 +465,12 @@ def _key_kind(key: str) -> str | None:
 
 
 # -- saved transcripts ------------------------------------------------------------------------
-def scrub_jsonl(text: str) -> tuple[str, list[dict]]:
+def scrub_jsonl(text: str) -> tuple[str, list[dict[str, Any]]]:
     """A JSONL transcript, scrubbed line by line for ``complete --save-transcript``: the
     JSON-escaped form first, then the decoded strings of each record (a line is re-encoded
     only when that second pass changed it). Lines that are not JSON get the first pass."""
     out: list[str] = []
-    report: list[dict] = []
+    report: list[dict[str, Any]] = []
     for number, line in enumerate(text.splitlines(keepends=True), 1):
         body = line.rstrip("\r\n")
         ending = line[len(body):]
@@ -471,7 +481,7 @@ def scrub_jsonl(text: str) -> tuple[str, list[dict]]:
                 value = json.loads(body)
             except ValueError:
                 value = None
-            tally: Counter = Counter()
+            tally: Counter[str] = Counter()
             scrubbed = _walk(value, None, tally) if value is not None else None
             if scrubbed is not value:
                 body = json.dumps(scrubbed, ensure_ascii=False, separators=(",", ":"))

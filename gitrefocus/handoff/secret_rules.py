@@ -40,6 +40,7 @@ from collections.abc import Callable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 
@@ -59,19 +60,20 @@ class Rule:
 
     __slots__ = ("kind", "triggers", "pattern", "flags", "check", "back", "word_start", "_regex")
 
-    def __init__(self, kind: str, triggers, pattern: str, check=None, back: str = "", flags: int = 0):
+    def __init__(self, kind: str, triggers: Iterable[str], pattern: str,
+                 check: Callable[[str, re.Match[str]], Any] | None = None, back: str = "", flags: int = 0) -> None:
         self.kind = kind
         self.triggers: tuple[str, ...] = tuple(triggers)
         self.pattern = pattern
         self.flags = flags
         # check(text, match) -> False | True (the group "secret") | (start, end[, kind]) | [(start, end), ...]
-        self.check: Callable[[str, re.Match], Any] | None = check
+        self.check: Callable[[str, re.Match[str]], Any] | None = check
         self.back = back
         self.word_start = pattern.startswith(START)  # the match starts at a word start: a cheap test first
-        self._regex: re.Pattern | None = None
+        self._regex: re.Pattern[str] | None = None
 
     @property
-    def regex(self) -> re.Pattern:
+    def regex(self) -> re.Pattern[str]:
         if self._regex is None:
             self._regex = re.compile(self.pattern, self.flags)
         return self._regex
@@ -80,7 +82,8 @@ class Rule:
         return f"Rule({self.kind!r}, {self.triggers[:3]!r}…)"
 
 
-def _rule(kind: str, triggers, pattern: str, check=None, back: str = "", flags: int = 0) -> Rule:
+def _rule(kind: str, triggers: Iterable[str], pattern: str, check: Callable[[str, re.Match[str]], Any] | None = None,
+          back: str = "", flags: int = 0) -> Rule:
     return Rule(kind, triggers, pattern, check, back, flags)
 
 
@@ -130,8 +133,8 @@ def placeholder_body(body: str) -> bool:
     return len(core) >= 16 and entropy(core) < 2.5
 
 
-def token_check(min_entropy: float = 3.0) -> Callable[[str, re.Match], bool]:
-    def check(_text: str, m: re.Match) -> bool:
+def token_check(min_entropy: float = 3.0) -> Callable[[str, re.Match[str]], bool]:
+    def check(_text: str, m: re.Match[str]) -> bool:
         body = m.group("body") if "body" in m.re.groupindex and m.group("body") else m.group("secret")
         return not placeholder_body(body) and entropy(body) >= min_entropy
 
@@ -150,19 +153,20 @@ def _b64(text: str) -> bytes | None:
         return None
 
 
-def _jwt(_text: str, m: re.Match) -> bool:
+def _jwt(_text: str, m: re.Match[str]) -> bool:
     """Three segments whose header decodes to a JSON object naming ``alg`` or ``typ``."""
     header = _b64(m.group("header"))
     return header is not None and header[:1] == b"{" and (b'"alg"' in header or b'"typ"' in header)
 
 
-def _b64_private_key(_text: str, m: re.Match) -> bool:
+def _b64_private_key(_text: str, m: re.Match[str]) -> bool:
     head = _b64(m.group("secret")[:88])
     return head is not None and b"PRIVATE KEY" in head
 
 
 # -- token formats ------------------------------------------------------------------
-def _token(kind: str, prefixes, body: str, end: str = END, check=TOKEN, flags: int = 0) -> Rule:
+def _token(kind: str, prefixes: Iterable[str], body: str, end: str = END,
+           check: Callable[[str, re.Match[str]], Any] | None = TOKEN, flags: int = 0) -> Rule:
     """A token that starts with one of ``prefixes`` (its triggers) and goes on as ``body``."""
     alternatives = "|".join(re.escape(p) for p in prefixes)
     return _rule(kind, prefixes, START + rf"(?P<secret>(?:{alternatives})(?P<body>{body})){end}", check,
@@ -547,7 +551,7 @@ def _with_escapes(text: str, end: int, value: str) -> tuple[str, int]:
     return value + decoded, m.end()
 
 
-def keyed_check(text: str, m: re.Match):
+def keyed_check(text: str, m: re.Match[str]) -> bool | tuple[int, int, str]:
     """A secret-sounding name given a literal value: the value's span and the kind its name
     announces, or False. How a value ends and how literal it must be depends on where it sits:
     a ``.env`` or shell line, an INI/YAML/TOML line, a query string or connection string, or
@@ -631,12 +635,12 @@ _CMD_VALUE = r"""(?:\\{0,3}["'])?(?P<secret>[^\s"'`\\;&|<>()]{1,300})"""
 _CMD_GAP = r"""(?:[^\n\r\\]|\\["'/])"""   # anything on the same command line, escaped quotes included
 
 
-def _command_check(text: str, m: re.Match) -> bool:
+def _command_check(text: str, m: re.Match[str]) -> bool:
     value = m.group("secret")
     return literal(value, 3) and not value.startswith("-")
 
 
-def _header_check(text: str, m: re.Match) -> bool:
+def _header_check(text: str, m: re.Match[str]) -> bool:
     value = m.group("secret")
     after = text[m.end("secret"):m.end("secret") + 1]
     if after and after in "([":
@@ -647,12 +651,12 @@ def _header_check(text: str, m: re.Match) -> bool:
     return literal(value, 8) and not _IDENTIFIER_RE.match(value) and (scheme is not None or looks_generated(value))
 
 
-def _url_check(text: str, m: re.Match) -> bool:
+def _url_check(text: str, m: re.Match[str]) -> bool:
     value = m.group("secret")
     return literal(value, 1) and not (value.startswith("{") or value.endswith("}")) and value not in ("*", "x")
 
 
-def _netrc_check(text: str, m: re.Match) -> bool:
+def _netrc_check(text: str, m: re.Match[str]) -> bool:
     line_start = max(text.rfind("\n", 0, m.start()), text.rfind("\\n", 0, m.start()))
     line = text[line_start + 1:m.start()]
     return ("login" in line or "machine" in line) and literal(m.group("secret"), 3)
@@ -662,7 +666,7 @@ _SESSION_COOKIE_RE = re.compile(
     r"(?:^|;\s*)(?P<name>[\w.-]*(?:sess|sid|auth|token|jwt|remember|login)[\w.-]*)=(?P<value>[^;\s\"'\\]{8,})", re.I)
 
 
-def _cookie_check(text: str, m: re.Match):
+def _cookie_check(text: str, m: re.Match[str]) -> list[tuple[int, int]] | bool:
     pairs = m.group("pairs")
     base = m.start("pairs")
     spans = [(base + c.start("value"), base + c.end("value")) for c in _SESSION_COOKIE_RE.finditer(pairs)
@@ -670,7 +674,7 @@ def _cookie_check(text: str, m: re.Match):
     return spans or False
 
 
-def _pem_block(text: str, m: re.Match):
+def _pem_block(text: str, m: re.Match[str]) -> list[tuple[int, int]]:
     """From the BEGIN marker to its END marker; without one, to the end of the JSON string or
     paragraph the block sits in (a cut-off key is still a key)."""
     end = _PEM_END_RE.search(text, m.end(), m.end() + 20_000)
@@ -694,7 +698,7 @@ def _unescaped_quote(text: str, pos: int) -> int:
         pos = i + 1
 
 
-def _putty(text: str, m: re.Match):
+def _putty(text: str, m: re.Match[str]) -> list[tuple[int, int]]:
     end = text.find("Private-MAC:", m.end(), m.end() + 8000)
     if end == -1:  # cut off: to the end of the JSON string or paragraph, as for a PEM block
         stops = [i for i in (_unescaped_quote(text, m.end()), text.find("\n\n", m.end()),

@@ -16,7 +16,12 @@ from __future__ import annotations
 import json
 import re
 
-from gitrefocus.model.records import dataclass, field
+from gitrefocus.model.records import asdict, dataclass, field
+
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 # (section value, file name, rendered heading) in the fixed order of the merge contract
 SECTION_SPEC = (
@@ -48,8 +53,8 @@ class Pointer:
     def locator(self) -> str:
         return f"{self.type}:{self.ref}"
 
-    def to_json(self) -> dict:
-        return {"type": self.type, "ref": self.ref, "note": self.note}
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass
@@ -59,7 +64,7 @@ class Section:
     pointers: list[Pointer] = field(default_factory=list)
     origin: str = "builtin"  # "builtin" | "extractor-cmd" | "cache"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"section": self.section, "content": self.content,
                 "pointers": [p.to_json() for p in self.pointers]}
 
@@ -90,7 +95,7 @@ def parse_answer(text: str) -> object:
     raise SectionRejected("not JSON, even after the repair pass")
 
 
-def validate(obj: object, expected: str, *, resolve=None) -> Section:
+def validate(obj: object, expected: str, *, resolve: Callable[[Pointer], bool] | None = None) -> Section:
     """Schema and pointer check for one section object (the handoff skill, steps 2-3).
 
     ``resolve(pointer) -> bool`` may reject pointers that do not resolve (a line
@@ -120,7 +125,7 @@ def validate(obj: object, expected: str, *, resolve=None) -> Section:
     return Section(expected, content.strip(), pointers)
 
 
-def _pointer(raw) -> Pointer | None:
+def _pointer(raw: object) -> Pointer | None:
     if not isinstance(raw, dict):
         return None
     kind, ref, note = raw.get("type"), raw.get("ref"), raw.get("note", "")

@@ -16,11 +16,15 @@ from gitrefocus.handoff.records import (
     reader_view,
 )
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class Sidechain:
     """Collapses one sidechain (in the main file or a subagent file) to an outcome."""
 
-    def __init__(self, key: str, source: str, first_line: int, timestamp):
+    def __init__(self, key: str, source: str, first_line: int, timestamp: object) -> None:
         self.key, self.source = key, source
         self.first_line = self.last_line = first_line
         self.timestamp = timestamp if isinstance(timestamp, str) else None
@@ -29,7 +33,7 @@ class Sidechain:
         self.records = self.tool_calls = self.tool_errors = 0
         self.agent_type: str | None = None
 
-    def take(self, record: dict, number: int, stats: Counter) -> None:
+    def take(self, record: dict[str, Any], number: int, stats: Counter[str]) -> None:
         self.records += 1
         self.last_line = number
         if self.timestamp is None and isinstance(record.get("timestamp"), str):
@@ -95,12 +99,12 @@ def insert_by_time(messages: list[sp.Message], extra: list[sp.Message]) -> list[
     return out
 
 
-def read_subagent(path: str, stats: Counter, tally: Counter | None = None) -> "Sidechain | None":
+def read_subagent(path: str, stats: Counter[str], tally: Counter[str] | None = None) -> "Sidechain | None":
     from gitrefocus.handoff.scrub import scrub_text
 
     label = scrub_text(os.path.basename(path))[0]  # a file name: not from the scrubbed records
     chain = Sidechain(label, label, 1, None)
-    seen: set = set()
+    seen: set[str] = set()
     try:
         fh = open(path, "rb")
     except OSError:

@@ -90,9 +90,15 @@ def _from_path(path: str) -> TranscriptSource:
 def _from_session_id(session_id: str, cwd: str, agent: str | None = None) -> TranscriptSource:
     from gitrefocus.store.transcripts import find_codex_rollout, find_gemini_chat
 
-    finders = {"claude": lambda: find_transcript(_cwd_candidates(cwd), session_id),
-               "codex": lambda: find_codex_rollout(session_id), "gemini": lambda: find_gemini_chat(session_id)}
-    found = {name: path for name, find in finders.items() if agent in (None, name) for path in [find()] if path}
+    def finder(name: str) -> str | None:
+        if name == "codex":
+            return find_codex_rollout(session_id)
+        if name == "gemini":
+            return find_gemini_chat(session_id)
+        return find_transcript(_cwd_candidates(cwd), session_id)
+
+    found = {name: path for name in ("claude", "codex", "gemini") if agent in (None, name)
+             for path in [finder(name)] if path}
     if len(found) > 1:
         raise RefocusError(f"session {session_id} has a transcript of more than one agent ({', '.join(found.values())}); "
                            "pass the transcript path instead.")

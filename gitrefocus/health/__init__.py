@@ -13,8 +13,14 @@ CLI, the hooks and the tests call the same code.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import Any
 
-def for_status(ws) -> dict:
+    from gitrefocus.store.workspace import Workspace
+
+
+def for_status(ws: Workspace) -> dict[str, Any]:
     """The optional keys the status dashboard shows: stale context and what
     changed since the last session start (read-only: the marker is not moved).
 
@@ -24,7 +30,7 @@ def for_status(ws) -> dict:
     from gitrefocus.errors import RefocusError
     from gitrefocus.health import resume, staleness
 
-    out: dict = {}
+    out: dict[str, Any] = {}
     try:
         stale = staleness.context_staleness(ws=ws, walk_limit=staleness.QUICK_WALK)
         lines = [staleness.describe(c) for c in stale["files"] if c["stale"]]

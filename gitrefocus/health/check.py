@@ -21,12 +21,16 @@ from gitrefocus.health.staleness import context_dir
 from gitrefocus.model import clock
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import ref_name
-from gitrefocus.model.result import Artifact, MaterialChange, Result
 from gitrefocus.model.place import DEST
+from gitrefocus.model.result import Artifact, MaterialChange, Result
 from gitrefocus.ops import places, record
 from gitrefocus.store import catalog, eventlog, git
 from gitrefocus.store.catalog import Entry
 from gitrefocus.store.workspace import Workspace, is_inside
+
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from pygit2 import Oid, Tree
 
 SPAWN_WALK_LIMIT = 20_000
 # path-like words in a criterion: a/b, name.ext (not a version number like 1.2)
@@ -40,7 +44,7 @@ def _item(label: str, **fields: Any) -> dict[str, Any]:
 class _Repo:
     """The destination repository as the checks see it: HEAD, the work tree, linked commits."""
 
-    def __init__(self, ws: Workspace, refocus_id: str, state: RefocusState):
+    def __init__(self, ws: Workspace, refocus_id: str, state: RefocusState) -> None:
         self.ws = ws
         self.id = refocus_id
         self.head = ws.head_oid()
@@ -73,13 +77,13 @@ class _Repo:
         return {p for d in diff.deltas for p in (d.old_file.path, d.new_file.path) if p}
 
     @property
-    def anchor_tree(self):
+    def anchor_tree(self) -> Tree | None:
         """The tree at spawn (None: history before spawn is unknown, treat as empty)."""
         if self.since and self.since.anchor:
             return eventlog.commit_at(self.ws.repo, self.since.anchor).tree
         return None
 
-    def blob_at(self, tree, path: str):
+    def blob_at(self, tree: Tree | None, path: str) -> Oid | None:
         if tree is None:
             return None
         try:

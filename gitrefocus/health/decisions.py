@@ -27,6 +27,10 @@ from gitrefocus.model import frontmatter
 from gitrefocus.store import atomic
 from gitrefocus.store.workspace import is_inside
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import Any
+
 INDEX_NAME = "INDEX.md"
 MAX_BYTES = 1 << 20
 PARSE_ERROR_TITLE = "[Parse error — read directly]"
@@ -78,7 +82,7 @@ def _superseded_by(body: str, status: str | None) -> str | None:
     return value
 
 
-def parse_adr(text: str, name: str) -> dict:
+def parse_adr(text: str, name: str) -> dict[str, Any]:
     """{number, title, status, date, tags, superseded_by, private}; RefocusError if unreadable."""
     meta, body = {}, text
     if text.startswith("---\n") or text.startswith("---\r\n"):
@@ -113,12 +117,12 @@ def _cell(value: str | None) -> str:
     return " ".join(value.split()).replace("|", "\\|")
 
 
-def _sort_key(entry: dict):
+def _sort_key(entry: dict[str, Any]) -> tuple[int, str]:
     m = _NUMBER_RE.search(entry.get("number") or "")
     return (int(m.group(1)) if m else 10**9, entry["file"])
 
 
-def render(entries: list[dict]) -> str:
+def render(entries: list[dict[str, Any]]) -> str:
     rows = []
     for e in sorted(entries, key=_sort_key):
         if e.get("error"):
@@ -144,7 +148,7 @@ def _read(path: str, name: str, root: str) -> str:
         raise RefocusError(f"{name}: not valid UTF-8 (byte {exc.start}).") from None
 
 
-def decisions(*, cwd: str = ".", write: bool = True) -> dict:
+def decisions(*, cwd: str = ".", write: bool = True) -> dict[str, Any]:
     from gitrefocus.store.workspace import Workspace
 
     ws = Workspace.open(cwd)

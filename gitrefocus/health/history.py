@@ -32,6 +32,16 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model.records import dataclass, field
 from gitrefocus.store import git
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from subprocess import Popen
+    from typing import IO, Any
+
+    from pygit2 import Commit, Oid
+
+    from gitrefocus.model.note_line import NoteRecord
+    from gitrefocus.store.workspace import Workspace
+
 # Pin what user configuration could change about the output we parse.
 PINNED_CONFIG = (
     "-c", "log.follow=false", "-c", "log.showSignature=false", "-c", "log.showRoot=true",
@@ -41,8 +51,11 @@ FALLBACK_WORKERS = 4
 _TRAILER_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*)[ \t]*:[ \t]*(.*?)\s*$")
 
 
-def _popen(ws, *args: str):
-    return git.popen(ws.workdir, *args, config=PINNED_CONFIG)
+def _popen(ws: Workspace, *args: str) -> tuple[Popen[bytes], IO[bytes], IO[bytes]]:
+    """git reading ``args``, with its stdout and stderr (both piped)."""
+    proc = git.popen(ws.workdir, *args, config=PINNED_CONFIG)
+    assert proc.stdout is not None and proc.stderr is not None  # both piped by git.popen
+    return proc, proc.stdout, proc.stderr
 
 
 def _literal(path: str) -> str:
@@ -70,11 +83,11 @@ class _Chain:
     seen, or a merge has (nothing after it can be counted by position).
     """
 
-    def __init__(self, ws, *, head: str, exclude: str | None, limit: int | None):
+    def __init__(self, ws: Workspace, *, head: str, exclude: str | None, limit: int | None) -> None:
         args = ["rev-list", "--parents"] + ([f"--max-count={limit}"] if limit is not None else []) + [head]
         if exclude:
             args.append("^" + exclude)
-        self.proc = _popen(ws, *args)
+        self.proc, self.out, self.err = _popen(ws, *args)
         self.data = bytearray()
         self.merge_at: int | None = None  # offset of the first merge line
         self.eof = False
@@ -85,7 +98,7 @@ class _Chain:
         self._thread.start()
 
     def _read(self) -> None:
-        fd = self.proc.stdout.fileno()
+        fd = self.out.fileno()
         while True:
             chunk = os.read(fd, 1 << 16)
             with self._lock:
@@ -109,7 +122,7 @@ class _Chain:
         at = self.data.find(b"\n" + target, max(0, since - 1))
         return None if at < 0 else at + 1
 
-    def want(self, commits) -> None:
+    def want(self, commits: set[str]) -> None:
         """Stop reading once all of ``commits`` are placed."""
         with self._lock:
             self._pending = {t for t in (c.encode("ascii") for c in commits) if self._line_start(t) is None}
@@ -126,9 +139,9 @@ class _Chain:
     def finish(self) -> None:
         self._thread.join()
         self.abort()
-        self.proc.stdout.close()
-        err = self.proc.stderr.read().decode("utf-8", "replace")
-        self.proc.stderr.close()
+        self.out.close()
+        err = self.err.read().decode("utf-8", "replace")
+        self.err.close()
         if self.proc.wait() != 0 and not self.killed:
             raise RefocusError(f"git rev-list failed: {git.last_line(err)}.")
 
@@ -145,17 +158,17 @@ class _Chain:
         return [line.decode("ascii").split(" ") for line in bytes(self.data[:end]).splitlines()]
 
 
-def _dir_changes(ws, *, head: str, directory: str, paths: set[str], exclude: list[str | None],
+def _dir_changes(ws: Workspace, *, head: str, directory: str, paths: set[str], exclude: list[str | None],
                  stop_when_found: bool) -> dict[str, str]:
     """{path: first commit (walking from head) that changed it}, from ``git log -- DIR``."""
     args = ["log", "--format=%x01%H", "-z", "--name-only", "--no-renames", "--no-color", head]
     args += ["^" + e for e in exclude if e]
     args += ["--", _literal(directory)]
-    proc = _popen(ws, *args)
+    proc, out, err = _popen(ws, *args)
     found: dict[str, str] = {}
     remaining = set(paths)
     commit, buf, early = "", b"", False
-    fd = proc.stdout.fileno()
+    fd = out.fileno()
     try:
         while not early:
             chunk = os.read(fd, 1 << 16)
@@ -177,16 +190,16 @@ def _dir_changes(ws, *, head: str, directory: str, paths: set[str], exclude: lis
     finally:
         if proc.poll() is None:
             proc.kill()
-        proc.stdout.close()
-        err = proc.stderr.read().decode("utf-8", "replace")
-        proc.stderr.close()
+        out.close()
+        message = err.read().decode("utf-8", "replace")
+        err.close()
         code = proc.wait()
     if code != 0 and not early:
-        raise RefocusError(f"git log failed: {git.last_line(err)}.")
+        raise RefocusError(f"git log failed: {git.last_line(message)}.")
     return found
 
 
-def walk_last_changes(ws, *, head: str, paths: set[str], directory: str, exclude: str | None = None,
+def walk_last_changes(ws: Workspace, *, head: str, paths: set[str], directory: str, exclude: str | None = None,
                       limit: int | None = None, stop_when_found: bool = True) -> Walk:
     """Where each path last changed on the single-parent run of history from ``head``.
 
@@ -240,11 +253,12 @@ def walk_last_changes(ws, *, head: str, paths: set[str], directory: str, exclude
     return walk
 
 
-def _run(ws, *args: str) -> str:
+def _run(ws: Workspace, *args: str) -> str:
     return git.output(ws.workdir, *args, config=PINNED_CONFIG)
 
 
-def exact_last_change(ws, *, head: str, path: str, bound: str | None = None) -> tuple[str | None, int | None]:
+def exact_last_change(ws: Workspace, *, head: str, path: str,
+                      bound: str | None = None) -> tuple[str | None, int | None]:
     """The definition: ``git log -1 -- PATH`` then ``git rev-list --count C..HEAD``.
 
     With ``bound`` the log does not look below that commit: (None, None) then
@@ -257,7 +271,7 @@ def exact_last_change(ws, *, head: str, path: str, bound: str | None = None) -> 
     return commit, int(_run(ws, "rev-list", "--count", head, "^" + commit))
 
 
-def exact_last_changes(ws, *, head: str, paths: list[str],
+def exact_last_changes(ws: Workspace, *, head: str, paths: list[str],
                        bound: str | None = None) -> dict[str, tuple[str | None, int | None]]:
     if not paths:
         return {}
@@ -266,10 +280,10 @@ def exact_last_changes(ws, *, head: str, paths: list[str],
 
     with ThreadPoolExecutor(max_workers=min(FALLBACK_WORKERS, len(paths))) as pool:
         answers = pool.map(lambda p: exact_last_change(ws, head=head, path=p, bound=bound), paths)
-        return dict(zip(paths, answers))
+        return dict(zip(paths, answers, strict=True))
 
 
-def first_parent_bound(ws, *, head: str, steps: int) -> tuple[str | None, int]:
+def first_parent_bound(ws: Workspace, *, head: str, steps: int) -> tuple[str | None, int]:
     """``head~steps`` and how many commits ``head ^head~steps`` holds (None: history is shorter)."""
     proc = git.run(ws.workdir, "rev-parse", "--verify", "-q", f"{head}~{steps}^{{commit}}",
                    config=PINNED_CONFIG, check=False)
@@ -311,13 +325,13 @@ class CommitInfo:
         return f"{self.oid[:7]} {self.subject}"
 
 
-def info(commit) -> CommitInfo:
+def info(commit: Commit) -> CommitInfo:
     message = commit.message or ""
     return CommitInfo(oid=str(commit.id), subject=message.split("\n", 1)[0].strip(),
                       refocus_ids=refocus_ids_in(message), parents=len(commit.parent_ids))
 
 
-def note_records(ws, oid) -> list:
+def note_records(ws: Workspace, oid: Oid | str) -> list[NoteRecord]:
     """Parsed refocus note records on one commit (none when there is no note)."""
     from gitrefocus.model import note_line
     from gitrefocus.store import notes
@@ -326,7 +340,7 @@ def note_records(ws, oid) -> list:
     return [r for r in (note_line.parse_line(ln) for ln in text.splitlines()) if r is not None]
 
 
-def has_notes(ws) -> bool:
+def has_notes(ws: Workspace) -> bool:
     from gitrefocus.store.notes import NOTES_REF
 
     return ws.repo.references.get(NOTES_REF) is not None
@@ -340,7 +354,7 @@ class Since:
     truncated: bool
 
 
-def commits_since_event(ws, *, head, refocus_id: str, event: str, at_epoch: int, limit: int,
+def commits_since_event(ws: Workspace, *, head: Oid | str, refocus_id: str, event: str, at_epoch: int, limit: int,
                         also: Sequence[str] = ()) -> Since:
     """Commits on ``head`` (and the heads ``also`` names: other worktrees) after the
     HEAD a refocus event was noted on.
@@ -370,7 +384,8 @@ def commits_since_event(ws, *, head, refocus_id: str, event: str, at_epoch: int,
     return Since(out, "all", None, False)
 
 
-def commits_in_range(ws, *, head, exclude, limit: int) -> tuple[list[CommitInfo], bool]:
+def commits_in_range(ws: Workspace, *, head: Oid | str, exclude: str | None,
+                     limit: int) -> tuple[list[CommitInfo], bool]:
     """Commits reachable from ``head`` but not from ``exclude`` (newest first), capped."""
     import pygit2
 
@@ -385,13 +400,13 @@ def commits_in_range(ws, *, head, exclude, limit: int) -> tuple[list[CommitInfo]
     return out, False
 
 
-def linked_to(ws, commit: CommitInfo, refocus_id: str, noted: bool) -> dict:
+def linked_to(ws: Workspace, commit: CommitInfo, refocus_id: str, noted: bool) -> dict[str, Any]:
     by_trailer = refocus_id in commit.refocus_ids
     by_note = noted and any(r.refocus_id == refocus_id and r.event == "linked" for r in note_records(ws, commit.oid))
     return {"trailer": by_trailer, "note": by_note}
 
 
-def commits_after(ws, *, head, at_epoch: int, limit: int) -> tuple[list[CommitInfo], bool]:
+def commits_after(ws: Workspace, *, head: Oid | str, at_epoch: int, limit: int) -> tuple[list[CommitInfo], bool]:
     """Commits on ``head`` committed after ``at_epoch`` (newest first), capped."""
     import pygit2
 
@@ -405,7 +420,7 @@ def commits_after(ws, *, head, at_epoch: int, limit: int) -> tuple[list[CommitIn
     return out, False
 
 
-def worktree_heads(ws) -> list[str]:
+def worktree_heads(ws: Workspace) -> list[str]:
     """The HEAD commits of this repository's other work trees (``git worktree add``):
     a child may commit in any of them."""
     if ws.git_dir == ws.common_dir and not os.path.isdir(os.path.join(ws.common_dir, "worktrees")):

@@ -25,6 +25,13 @@ from gitrefocus.model import clock
 from gitrefocus.store import localstate
 from gitrefocus.store.config import BUDGETS
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitrefocus.health.history import CommitInfo
+    from gitrefocus.store.workspace import Workspace
+
 MARKER_DIR = "last-session"
 MARKER_VERSION = 1
 # commit onelines shown per budget (refocus.budget); economy shows no diff at all
@@ -36,7 +43,7 @@ MAX_HASHED_BYTES = 8 << 20
 def user_key() -> str:
     try:
         name = getpass.getuser()
-    except Exception:  # no login name in the environment or the password database
+    except Exception:  # noqa: BLE001 - no login name in the environment or the password database
         name = ""
     name = re.sub(r"[^A-Za-z0-9._-]", "_", name).strip(".") or f"uid-{os.getuid()}"
     return name[:64]
@@ -46,7 +53,7 @@ def _marker_parts() -> tuple[str, str]:
     return MARKER_DIR, user_key() + ".json"
 
 
-def read_marker(ws) -> dict | None:
+def read_marker(ws: Workspace) -> dict[str, Any] | None:
     """The marker of this user here, None if there is none (RefocusError if it is a symlink)."""
     text = localstate.read(ws.git_dir, *_marker_parts())
     if not text:
@@ -58,7 +65,7 @@ def read_marker(ws) -> dict | None:
     return data if isinstance(data, dict) and data.get("version") == MARKER_VERSION else None
 
 
-def context_hashes(ws) -> dict[str, str]:
+def context_hashes(ws: Workspace) -> dict[str, str]:
     """{path: sha1} of the regular files under the context dir in the work tree."""
     directory = context_dir(ws)
     root = os.path.join(ws.workdir, directory)
@@ -78,14 +85,14 @@ def context_hashes(ws) -> dict[str, str]:
     return out
 
 
-def write_marker(ws, *, head=None, hashes: dict | None = None) -> None:
+def write_marker(ws: Workspace, *, head: str | None = None, hashes: dict[str, Any] | None = None) -> None:
     head = ws.head_hex() if head is None else head
     doc = {"version": MARKER_VERSION, "at": clock.now_iso(), "head": str(head) if head is not None else None,
            "context": context_hashes(ws) if hashes is None else hashes}
     localstate.write(ws.git_dir, *_marker_parts(), text=json.dumps(doc, indent=1, sort_keys=True) + "\n")
 
 
-def _commits(ws, head, marker: dict) -> tuple[list, bool]:
+def _commits(ws: Workspace, head: str | None, marker: dict[str, Any]) -> tuple[list[CommitInfo], bool]:
     if head is None:
         return [], False
     old = marker.get("head")
@@ -107,7 +114,7 @@ def _commits(ws, head, marker: dict) -> tuple[list, bool]:
     return history.commits_after(ws, head=head, at_epoch=at, limit=COUNT_LIMIT)
 
 
-def _file_changes(before: dict, now: dict) -> list[dict]:
+def _file_changes(before: dict[str, Any], now: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for path in sorted(set(before) | set(now)):
         if path not in before:
@@ -119,8 +126,8 @@ def _file_changes(before: dict, now: dict) -> list[dict]:
     return out
 
 
-def changes_since_last_session(*, ws, budget: str | None = None, update_marker: bool = False,
-                               max_commits: int | None = None) -> dict | None:
+def changes_since_last_session(*, ws: Workspace, budget: str | None = None, update_marker: bool = False,
+                               max_commits: int | None = None) -> dict[str, Any] | None:
     """Commits and changed context files since this user's last session start here.
 
     Returns None when there is nothing to say: no marker yet (the first
@@ -159,12 +166,12 @@ def changes_since_last_session(*, ws, budget: str | None = None, update_marker: 
     }
 
 
-def _count(changes: dict) -> str:
+def _count(changes: dict[str, Any]) -> str:
     n = changes["total_commits"]
     return f"{n}{'+' if changes['truncated'] else ''} commit{'s' if n != 1 else ''}"
 
 
-def lines(changes: dict) -> list[str]:
+def lines(changes: dict[str, Any]) -> list[str]:
     """Display lines (the status dashboard)."""
     out = [f"{_count(changes)} since {changes['since']}"]
     out += [c["oneline"] for c in changes["commits"]]
@@ -174,7 +181,7 @@ def lines(changes: dict) -> list[str]:
     return out
 
 
-def session_start_lines(ws, *, budget: str | None = None, max_commits: int | None = None) -> list[str]:
+def session_start_lines(ws: Workspace, *, budget: str | None = None, max_commits: int | None = None) -> list[str]:
     """One-line advisories for the SessionStart hook (this moves the user's marker).
 
     Stale context (a bounded walk, cached by HEAD), what changed since the
@@ -197,7 +204,7 @@ def session_start_lines(ws, *, budget: str | None = None, max_commits: int | Non
     return out
 
 
-def render(changes: dict) -> str:
+def render(changes: dict[str, Any]) -> str:
     """The advisory for a session's context: plain statements, never instructions
     (docs/delivery.md)."""
     out = [f"Since the last session start here ({changes['since']}, {_count(changes)}):"]

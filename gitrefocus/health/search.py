@@ -18,18 +18,23 @@ import re
 from gitrefocus.errors import RefocusError
 from gitrefocus.store.workspace import REFOCUS_DIR, Workspace, is_inside
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 MAX_FILE_BYTES = 2 << 20
 SNIPPET = 200
 _PRIVATE_KEY_RE = re.compile(r"^private:[ \t]*(?:true|yes|on)[ \t]*$", re.I | re.M)
 
 
 class _Search:
-    def __init__(self, text: str, kinds: list[str], limit: int):
+    def __init__(self, text: str, kinds: list[str], limit: int) -> None:
         self.needle = text.casefold()
         self.kinds = set(kinds) or {"brief", "result", "context"}
         self.limit = limit
-        self.results: list[dict] = []
-        self.refused: list[dict] = []
+        self.results: list[dict[str, Any]] = []
+        self.refused: list[dict[str, Any]] = []
         self.truncated = False
 
     @property
@@ -189,7 +194,7 @@ def _context_dir_of(root: str) -> str:
         return "docs/context"
 
 
-def search_parents(ws) -> tuple[list[str] | None, str | None]:
+def search_parents(ws: Workspace) -> tuple[list[str] | None, str | None]:
     """Configured parents, or (None, why cross-project search is off)."""
     values = []
     for raw in ws.settings("searchPaths"):
@@ -202,7 +207,7 @@ def search_parents(ws) -> tuple[list[str] | None, str | None]:
     return values, None
 
 
-def projects_under(parent: str, *, here: str, refuse) -> list[tuple[str, str]]:
+def projects_under(parent: str, *, here: str, refuse: Callable[[str, str], None]) -> list[tuple[str, str]]:
     """(real path, name) of the git work trees in ``parent`` (it and its direct children)."""
     real_parent = os.path.realpath(parent)
     if not os.path.isdir(real_parent):
@@ -228,7 +233,7 @@ def projects_under(parent: str, *, here: str, refuse) -> list[tuple[str, str]]:
 
 
 def search(*, text: str, cross_project: bool = False, kinds: list[str] | None = None, limit: int = 200,
-           cwd: str = ".", global_: bool = False, prune: bool = False) -> dict:
+           cwd: str = ".", global_: bool = False, prune: bool = False) -> dict[str, Any]:
     from gitrefocus.health.staleness import context_dir
 
     if not text.strip():
@@ -238,7 +243,7 @@ def search(*, text: str, cross_project: bool = False, kinds: list[str] | None = 
     projects = [{"name": ws.name, "dir": ws.workdir}]
     s.project(ws.workdir, ws.name, context_dir(ws))
     s.logged_briefs(ws)
-    notices = []
+    notices: list[str | None] = []
     if cross_project:
         parents, why = search_parents(ws)
         if parents is None:
@@ -259,7 +264,8 @@ def search(*, text: str, cross_project: bool = False, kinds: list[str] | None = 
             "truncated": s.truncated, "refused": s.refused, "notices": notices}
 
 
-def _search_registered(s: _Search, projects: list[dict], notices: list, prune: bool) -> None:
+def _search_registered(s: _Search, projects: list[dict[str, Any]], notices: list[str | None],
+                       prune: bool) -> None:
     """Add every repository of the user-level registry (``--global``) not searched yet."""
     from gitrefocus.ops import across
 

@@ -23,6 +23,60 @@ from gitrefocus.model.place import DEST
 from gitrefocus.ops import places
 from gitrefocus.store import localstate
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    from pygit2 import Oid
+
+    from gitrefocus.store.catalog import Catalog
+    from gitrefocus.store.workspace import Workspace
+
+    # The health model's shapes (checked only: at run time they are plain dicts, as --json prints them).
+    class ContextFile(TypedDict):
+        path: str
+        committed: bool
+        last_commit: str | None
+        commits_since: int | None
+        at_least: bool  # the count is a lower bound (a bounded walk stopped first)
+        stale: bool
+
+    class ContextStaleness(TypedDict):
+        context_dir: str
+        threshold: int
+        enabled: bool
+        files: list[ContextFile]
+        cache: str | None  # how the counts were found: hit, incremental or walk
+
+    class RefocusWork(TypedDict):
+        id: str
+        launched_at: str | None
+        commits_since_launch: int | None
+        with_trailer: int | None
+        linked_by_note: int | None
+        basis: str | None
+        truncated: bool
+        flagged: bool
+
+    class Unlaunched(TypedDict):
+        id: str
+        dest_dir: str | None
+        age_hours: float
+
+    class HealthReport(TypedDict):
+        repo: str
+        head: str | None
+        context_dir: str
+        threshold: int
+        staleness_enabled: bool
+        cache: str | None
+        context: list[ContextFile]
+        stale_context: list[str]
+        refocus: list[RefocusWork]
+        unlaunched: list[Unlaunched]
+        healthy: bool
+    from typing import Any
+
 CACHE = ("cache", "health.json")
 CACHE_VERSION = 1
 TRACKED = ("cache", "context-files.json")  # {"key": [head, directory], "files": [...]}
@@ -32,7 +86,7 @@ LAUNCH_WALK_LIMIT = 10_000
 UNSCORED_DIRS = ("decisions",)
 
 
-def context_dir(ws) -> str:
+def context_dir(ws: Workspace) -> str:
     """``refocus.contextDir`` as a clean relative path, or a RefocusError."""
     raw = str(ws.setting("contextDir") or "").strip()
     norm = posixpath.normpath(raw.replace("\\", "/")) if raw else ""
@@ -47,7 +101,7 @@ def _scored(rel: str) -> bool:
     return not (first in UNSCORED_DIRS and "/" in rel) and not posixpath.basename(rel).startswith(".")
 
 
-def tracked_files(ws, head, directory: str) -> list[str]:
+def tracked_files(ws: Workspace, head: str | None, directory: str) -> list[str]:
     """Files (blobs and symlinks) under ``directory`` in ``head``'s tree: one
     ``git ls-tree`` (no libgit2 to load for a status), kept under the git dir
     by head and directory, since a commit's tree never changes. A status or a
@@ -81,7 +135,7 @@ def tracked_files(ws, head, directory: str) -> list[str]:
     return out
 
 
-def worktree_files(ws, directory: str) -> list[str]:
+def worktree_files(ws: Workspace, directory: str) -> list[str]:
     """Files under ``directory`` in the work tree (symlinked directories are not entered)."""
     root = os.path.join(ws.workdir, directory)
     out = []
@@ -93,7 +147,7 @@ def worktree_files(ws, directory: str) -> list[str]:
 
 
 # -- counting -------------------------------------------------------------
-def _load_cache(ws) -> dict:
+def _load_cache(ws: Workspace) -> dict[str, Any]:
     try:
         data = json.loads(localstate.read(ws.git_dir, *CACHE) or "null")
     except (ValueError, RefocusError):
@@ -101,7 +155,7 @@ def _load_cache(ws) -> dict:
     return data if isinstance(data, dict) and data.get("version") == CACHE_VERSION else {}
 
 
-def _save_cache(ws, head: str, directory: str, counts: dict) -> None:
+def _save_cache(ws: Workspace, head: str, directory: str, counts: dict[str, Any]) -> None:
     doc = {"version": CACHE_VERSION, "head": head, "dir": directory,
            "files": {p: [c, n] for p, (c, n) in counts.items()}}
     try:
@@ -110,8 +164,8 @@ def _save_cache(ws, head: str, directory: str, counts: dict) -> None:
         pass  # a cache that cannot be written only makes the next run slower
 
 
-def last_changes(ws, *, head: str, directory: str, paths: list[str],
-                 walk_limit: int | None = None) -> tuple[dict, str]:
+def last_changes(ws: Workspace, *, head: str, directory: str, paths: list[str],
+                 walk_limit: int | None = None) -> tuple[dict[str, Any], str]:
     """{path: (commit, count, exact)} and how it was obtained (hit, incremental, walk).
 
     ``walk_limit`` makes it quick and bounded (status, hooks): a file not
@@ -123,7 +177,7 @@ def last_changes(ws, *, head: str, directory: str, paths: list[str],
     cached = cache.get("files") if cache.get("dir") == directory else None
     if cached is not None and cache.get("head") == head and all(p in cached for p in paths):
         return {p: (cached[p][0], cached[p][1], True) for p in paths}, "hit"
-    out: dict[str, tuple] = {}
+    out: dict[str, tuple[str | None, int | None, bool]] = {}
     how = "walk"
     if cached is not None and cache.get("head"):
         out = _incremental(ws, head, directory, paths, cache["head"], cached)
@@ -143,7 +197,7 @@ def last_changes(ws, *, head: str, directory: str, paths: list[str],
     return out, how
 
 
-def _bounded_past_merges(ws, head: str, paths: list[str], steps: int) -> dict:
+def _bounded_past_merges(ws: Workspace, head: str, paths: list[str], steps: int) -> dict[str, Any]:
     """Per-file answers that never look further back than ``head~steps``."""
     bound, within = history.first_parent_bound(ws, head=head, steps=steps)
     out = {}
@@ -152,7 +206,7 @@ def _bounded_past_merges(ws, head: str, paths: list[str], steps: int) -> dict:
     return out
 
 
-def _incremental(ws, head: str, directory: str, paths: list[str], old: str, cached: dict) -> dict:
+def _incremental(ws: Workspace, head: str, directory: str, paths: list[str], old: str, cached: dict[str, Any]) -> dict[str, Any]:
     """Counts for ``head`` from those for ``old`` when head = old + a chain of new commits."""
     try:
         walk = history.walk_last_changes(ws, head=head, paths=set(paths), directory=directory, exclude=old,
@@ -171,11 +225,12 @@ def _incremental(ws, head: str, directory: str, paths: list[str], old: str, cach
     return out
 
 
-def context_staleness(*, ws, walk_limit: int | None = None) -> dict:
+def context_staleness(*, ws: Workspace, walk_limit: int | None = None) -> ContextStaleness:
     """Every context file with its commit count and whether it is stale."""
-    threshold = ws.setting("stalenessCommits")
+    threshold: int = ws.setting("stalenessCommits")
     directory = context_dir(ws)
-    model = {"context_dir": directory, "threshold": threshold, "enabled": threshold > 0, "files": [], "cache": None}
+    model: ContextStaleness = {"context_dir": directory, "threshold": threshold, "enabled": threshold > 0,
+                               "files": [], "cache": None}
     if threshold <= 0:
         return model
     if walk_limit is not None:
@@ -195,7 +250,7 @@ def context_staleness(*, ws, walk_limit: int | None = None) -> dict:
     return model
 
 
-def describe(f: dict) -> str:
+def describe(f: ContextFile) -> str:
     if not f["committed"]:
         return f"{f['path']} (not committed yet)"
     n = f["commits_since"]
@@ -203,9 +258,9 @@ def describe(f: dict) -> str:
 
 
 # -- refocus work ---------------------------------------------------------
-def refocus_work(*, ws, cat, head) -> list[dict]:
+def refocus_work(*, ws: Workspace, cat: Catalog, head: Oid | None) -> list[RefocusWork]:
     """For each in-progress refocus worked on here: commits since launch, and how many are linked."""
-    out = []
+    out: list[RefocusWork] = []
     noted = history.has_notes(ws)
     others: list[str] | None = None
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
@@ -214,25 +269,26 @@ def refocus_work(*, ws, cat, head) -> list[dict]:
         if others is None:
             others = history.worktree_heads(ws)
         launched = entry.state.launched_at if entry.state else None
-        row = {"id": entry.id, "launched_at": launched, "commits_since_launch": None, "with_trailer": None,
+        row: RefocusWork = {"id": entry.id, "launched_at": launched, "commits_since_launch": None, "with_trailer": None,
                "linked_by_note": None, "basis": None, "truncated": False, "flagged": False}
         if launched and head is not None:
             since = history.commits_since_event(ws, head=head, refocus_id=entry.id, event="started",
                                                 at_epoch=int(clock.parse(launched).timestamp()),
                                                 limit=LAUNCH_WALK_LIMIT, also=others or ())
             links = [history.linked_to(ws, c, entry.id, noted) for c in since.commits]
-            row.update(commits_since_launch=len(since.commits), basis=since.basis, truncated=since.truncated,
-                       with_trailer=sum(1 for l in links if l["trailer"]),
-                       linked_by_note=sum(1 for l in links if l["note"] and not l["trailer"]))
-            row["flagged"] = row["commits_since_launch"] > 0 and row["with_trailer"] + row["linked_by_note"] == 0
+            with_trailer = sum(1 for link in links if link["trailer"])
+            linked_by_note = sum(1 for link in links if link["note"] and not link["trailer"])
+            row.update({"commits_since_launch": len(since.commits), "basis": since.basis, "truncated": since.truncated,
+                        "with_trailer": with_trailer, "linked_by_note": linked_by_note})
+            row["flagged"] = len(since.commits) > 0 and with_trailer + linked_by_note == 0
         out.append(row)
     return out
 
 
-def unlaunched(*, ws, cat) -> list[dict]:
+def unlaunched(*, ws: Workspace, cat: Catalog) -> list[Unlaunched]:
     """Outgoing briefs still reserved past ``refocus.staleReservedHours``."""
     hours = ws.setting("staleReservedHours")
-    out = []
+    out: list[Unlaunched] = []
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
         age = entry.unlaunched_hours(hours)
         if age is not None:
@@ -241,7 +297,7 @@ def unlaunched(*, ws, cat) -> list[dict]:
     return out
 
 
-def health(*, cwd: str = ".") -> dict:
+def health(*, cwd: str = ".") -> HealthReport:
     """The ``git refocus health`` model."""
     from gitrefocus.store import catalog
     from gitrefocus.store.workspace import Workspace

@@ -29,7 +29,7 @@ import hashlib
 import re
 
 from gitrefocus.model import JSONObject
-from gitrefocus.model.records import dataclass, replace
+from gitrefocus.model.records import asdict, dataclass, replace
 
 TYPE_CHECKING = False  # the Stop hook imports this module: no `typing` at run time
 if TYPE_CHECKING:
@@ -121,12 +121,7 @@ class Loop:
         return min(self.iteration + 1, self.max_iterations) if self.status == ACTIVE else self.iteration
 
     def to_json(self) -> JSONObject:
-        return {
-            "id": self.id, "session_id": self.session_id, "status": self.status, "iteration": self.iteration,
-            "max_iterations": self.max_iterations, "promise": self.promise, "prompt": self.prompt,
-            "created_at": self.created_at, "updated_at": self.updated_at, "refocus_id": self.refocus_id,
-            "ended": self.ended, "last_digest": self.last_digest, "blocks": self.blocks,
-        }
+        return asdict(self)
 
     @classmethod
     def from_json(cls, raw: Any) -> "Loop":

@@ -1,21 +1,25 @@
 """The standard library's ``dataclass``, as git refocus uses it, without its cost.
 
-``import dataclasses`` loads ``inspect`` (with ``ast``, ``dis`` and
-``tokenize``), and each class it makes compiles five or six generated methods,
-one ``exec`` apiece. Together that was 12 to 19 ms of every listing and of
-every session-start hook (a fifth to a quarter of their time, paired at 1k
-entries). Here a class compiles its ``__init__`` only; equality, hashing,
-``repr`` and frozenness are shared functions driven by the class's field names.
+``import dataclasses`` loads ``inspect`` (with ``ast``, ``dis`` and ``tokenize``), and each
+class it makes compiles five or six generated methods, one ``exec`` apiece: about 20 ms of
+every listing and every session-start hook, measured by ``benchmarks/records_bench.py``
+(docs/ARCHITECTURE.md, "Records", has the figures and the choice). Record classes are
+declared with this module's ``dataclass`` and ``field``:
 
-The type checker sees :mod:`dataclasses` itself (the ``TYPE_CHECKING`` branch
-below), so constructors, ``field`` and ``replace`` are checked as
-dataclasses are. What is supported is what the package uses, and each part
-behaves as the standard library's does (held to it in
-``tests/model/test_records.py``): ``dataclass(frozen=, slots=)``, ``field(default=,
-default_factory=, repr=, compare=)``, ``fields``, ``replace``, ``asdict`` and
-``make_dataclass(name, names, slots=)``. No inheritance between records, no
-``ClassVar``, ``InitVar``, ``kw_only``, ``order`` or ``__post_init__``: each is
-refused with a TypeError where it would otherwise be silently wrong.
+* the type checker reads them through :mod:`dataclasses` itself (the ``TYPE_CHECKING``
+  branch below), so constructors, fields, ``replace`` and ``asdict`` are checked exactly as
+  for dataclasses (``tests/model/test_records_typing.py`` runs mypy on a misuse);
+* at run time they are made by :mod:`gitrefocus.model.record_runtime`, ordinary code that
+  mypy checks like the rest of the package: a class compiles its ``__init__`` only;
+  equality, hashing, ``repr`` and frozenness are shared functions driven by its field names.
+
+What is supported is what the package uses, each part behaving as the standard library's
+does (held to it in ``tests/model/test_records.py``): ``dataclass(frozen=, slots=)``,
+``field(default=, default_factory=, repr=, compare=)``, ``fields``, ``replace``, ``asdict``
+and ``make_dataclass(name, names, slots=)``. No inheritance between records, no
+``ClassVar``, ``InitVar``, ``kw_only``, ``order`` or ``__post_init__``: the type checker
+would accept them, so the runtime refuses each with a TypeError when the class is made,
+which any test importing the module shows.
 """
 
 from __future__ import annotations
@@ -31,250 +35,15 @@ if TYPE_CHECKING:
         make_dataclass,
         replace,
     )
-
-    __all__ = ["FrozenInstanceError", "asdict", "dataclass", "field", "fields", "make_dataclass", "replace"]
 else:
-    import _thread
-    import keyword
+    from gitrefocus.model.record_runtime import (
+        FrozenInstanceError,
+        asdict,
+        dataclass,
+        field,
+        fields,
+        make_dataclass,
+        replace,
+    )
 
-    FIELDS = "__record_fields__"  # the class attribute holding a record's fields, in order
-
-    class _Missing:
-        __slots__ = ()
-
-        def __repr__(self) -> str:
-            return "MISSING"
-
-    MISSING = _Missing()
-
-    class FrozenInstanceError(AttributeError):
-        """Assigning to, or deleting, a field of a frozen record."""
-
-    class Field:
-        """One field: its name, default or default factory, and whether it is
-        shown by ``repr`` and compared by ``==`` and ``hash``."""
-
-        __slots__ = ("name", "default", "default_factory", "repr", "compare")
-
-        def __init__(self, default, default_factory, repr, compare):
-            if default is not MISSING and default_factory is not MISSING:
-                raise ValueError("cannot specify both default and default_factory")
-            self.name = ""
-            self.default, self.default_factory, self.repr, self.compare = default, default_factory, repr, compare
-
-        def __repr__(self) -> str:
-            return (f"Field(name={self.name!r},default={self.default!r},"
-                    f"default_factory={self.default_factory!r},repr={self.repr!r},compare={self.compare!r})")
-
-    def field(*, default=MISSING, default_factory=MISSING, repr=True, compare=True):
-        return Field(default, default_factory, repr, compare)
-
-    def fields(class_or_instance):
-        try:
-            return getattr(class_or_instance, FIELDS)
-        except AttributeError:
-            raise TypeError("must be called with a record type or instance") from None
-
-    def replace(obj, /, **changes):
-        """A copy of ``obj`` with ``changes``, made through its ``__init__``."""
-        for f in fields(obj):
-            if f.name not in changes:
-                changes[f.name] = getattr(obj, f.name)
-        return obj.__class__(**changes)
-
-    def asdict(obj):
-        """``obj``'s fields as a dict, records, lists, tuples and dicts within it
-        converted too, and everything else deep-copied."""
-        if not hasattr(type(obj), FIELDS):
-            raise TypeError("asdict() should be called on record instances")
-        return _asdict(obj)
-
-    def _asdict(obj):
-        if hasattr(type(obj), FIELDS):
-            return {f.name: _asdict(getattr(obj, f.name)) for f in getattr(obj, FIELDS)}
-        if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
-            return type(obj)(_asdict(v) for v in obj)
-        if isinstance(obj, dict):
-            return type(obj)((_asdict(k), _asdict(v)) for k, v in obj.items())
-        if obj is None or type(obj) in (str, int, float, bool):
-            return obj
-        import copy
-
-        return copy.deepcopy(obj)
-
-    def dataclass(cls=None, /, *, frozen=False, slots=False):
-        def wrap(cls):
-            return _process(cls, frozen, slots)
-
-        return wrap if cls is None else wrap(cls)
-
-    def make_dataclass(cls_name, field_names, *, slots=False):
-        """A record class named ``cls_name`` with required fields ``field_names``."""
-        return _process(type(cls_name, (), {"__annotations__": dict.fromkeys(field_names, "object")}), False, slots)
-
-    _REFUSED = ("ClassVar", "typing.ClassVar", "InitVar", "dataclasses.InitVar", "KW_ONLY", "dataclasses.KW_ONLY")
-
-    def _process(cls, frozen, slots):
-        if any(hasattr(base, FIELDS) for base in cls.__mro__[1:]):
-            raise TypeError(f"{cls.__name__}: a record cannot inherit from another record")
-        if "__post_init__" in cls.__dict__:
-            raise TypeError(f"{cls.__name__}: records do not support __post_init__")
-        found = []
-        seen_default = False
-        for name, annotation in cls.__dict__.get("__annotations__", {}).items():
-            if not isinstance(annotation, str) or annotation.split("[")[0] in _REFUSED:
-                raise TypeError(f"{cls.__name__}.{name}: records take plain annotations (no ClassVar, InitVar or KW_ONLY)")
-            if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("__record_"):
-                raise TypeError(f"field names must be identifiers not starting with __record_: {name!r}")
-            value = cls.__dict__.get(name, MISSING)
-            f = value if isinstance(value, Field) else Field(value, MISSING, True, True)
-            f.name = name
-            if type(f.default) in (list, dict, set):
-                raise ValueError(f"mutable default {type(f.default)} for field {name} is not allowed: "
-                                 "use default_factory")
-            has_default = f.default is not MISSING or f.default_factory is not MISSING
-            if seen_default and not has_default:
-                raise TypeError(f"non-default argument {name!r} follows default argument")
-            seen_default |= has_default
-            if isinstance(value, Field):  # the class keeps a plain default, as dataclasses leaves it
-                if f.default is MISSING:
-                    delattr(cls, name)
-                else:
-                    setattr(cls, name, f.default)
-            found.append(f)
-        all_fields = tuple(found)
-        setattr(cls, FIELDS, all_fields)
-        names = tuple(f.name for f in all_fields)
-        _set_new(cls, "__init__", _make_init(cls, all_fields, frozen))
-        _set_new(cls, "__repr__", _make_repr(tuple(f.name for f in all_fields if f.repr)))
-        compared = _getter(tuple(f.name for f in all_fields if f.compare))
-        _set_new(cls, "__eq__", _make_eq(compared))
-        explicit_hash = "__hash__" in cls.__dict__ and not (cls.__dict__["__hash__"] is None and "__eq__" in cls.__dict__)
-        if not explicit_hash:  # eq without frozen leaves a record unhashable, as with dataclasses
-            cls.__hash__ = _make_hash(compared) if frozen else None
-        if frozen:
-            for name in ("__setattr__", "__delattr__"):
-                if name in cls.__dict__:
-                    raise TypeError(f"cannot overwrite attribute {name} in class {cls.__name__}")
-            cls.__setattr__, cls.__delattr__ = _frozen_setattr(cls, names), _frozen_delattr(cls, names)
-        _set_new(cls, "__match_args__", names)
-        if slots:
-            cls = _with_slots(cls, names, frozen)
-        return cls
-
-    def _set_new(cls, name, value):
-        if name not in cls.__dict__:
-            setattr(cls, name, value)
-
-    def _make_init(cls, all_fields, frozen):
-        """``__init__`` compiled for these fields: the one method each record
-        compiles, as construction is what the catalog does by the ten thousand."""
-        # the method's own names start with __record_, which no field name may (checked above)
-        env = {"__record_missing": MISSING, "__record_set": object.__setattr__}
-        params, body = [], []
-        for f in all_fields:
-            if f.default_factory is not MISSING:
-                env[f"__record_factory_{f.name}"] = f.default_factory
-                params.append(f"{f.name}=__record_missing")
-                value = f"__record_factory_{f.name}() if {f.name} is __record_missing else {f.name}"
-            else:
-                if f.default is not MISSING:
-                    env[f"__record_default_{f.name}"] = f.default
-                    params.append(f"{f.name}=__record_default_{f.name}")
-                else:
-                    params.append(f.name)
-                value = f.name
-            body.append(f"__record_set(__record_self, {f.name!r}, {value})" if frozen
-                        else f"__record_self.{f.name} = {value}")
-        source = (f"def __init__(__record_self, {', '.join(params)}):\n    "
-                  + ("\n    ".join(body) or "pass") + "\n")
-        exec(source, env)  # noqa: S102 - the source is made here, from identifiers only (checked above)
-        init = env["__init__"]
-        init.__qualname__ = f"{cls.__qualname__}.__init__"
-        init.__module__ = cls.__module__
-        return init
-
-    def _getter(names):
-        """The values of ``names`` of an object, as a tuple."""
-        if len(names) == 1:
-            (only,) = names
-            return lambda obj: (getattr(obj, only),)
-        if not names:
-            return lambda obj: ()
-        import operator
-
-        return operator.attrgetter(*names)
-
-    def _make_repr(names):
-        running = set()  # (record, thread) whose repr is being made: a record within itself shows as ...
-
-        def __repr__(self):
-            key = (id(self), _thread.get_ident())
-            if key in running:
-                return "..."
-            running.add(key)
-            try:
-                return f"{type(self).__qualname__}({', '.join(f'{n}={getattr(self, n)!r}' for n in names)})"
-            finally:
-                running.discard(key)
-
-        return __repr__
-
-    def _make_eq(values):
-        def __eq__(self, other):
-            if other.__class__ is self.__class__:
-                return values(self) == values(other)
-            return NotImplemented
-
-        return __eq__
-
-    def _make_hash(values):
-        def __hash__(self):
-            return hash(values(self))
-
-        return __hash__
-
-    def _frozen_setattr(cls, names):
-        def __setattr__(self, name, value):
-            if type(self) is cls or name in names:
-                raise FrozenInstanceError(f"cannot assign to field {name!r}")
-            super(cls, self).__setattr__(name, value)
-
-        return __setattr__
-
-    def _frozen_delattr(cls, names):
-        def __delattr__(self, name):
-            if type(self) is cls or name in names:
-                raise FrozenInstanceError(f"cannot delete field {name!r}")
-            super(cls, self).__delattr__(name)
-
-        return __delattr__
-
-    def _with_slots(cls, names, frozen):
-        """The class made again with ``__slots__`` (a class's slots are fixed
-        when it is made); its frozen methods, which name the class, follow it."""
-        body = dict(cls.__dict__)
-        body["__slots__"] = names
-        for name in names:
-            body.pop(name, None)  # a default lives in __init__: a class attribute would hide the slot
-        body.pop("__dict__", None)
-        body.pop("__weakref__", None)
-        if frozen:  # pickling and copying set fields with object.__setattr__
-            body["__getstate__"], body["__setstate__"] = _make_state(names)
-        new = type(cls)(cls.__name__, cls.__bases__, body)
-        new.__qualname__ = cls.__qualname__
-        if frozen:
-            new.__setattr__, new.__delattr__ = _frozen_setattr(new, names), _frozen_delattr(new, names)
-        return new
-
-    def _make_state(names):
-        values = _getter(names)
-
-        def __getstate__(self):
-            return values(self)
-
-        def __setstate__(self, state):
-            for name, value in zip(names, state, strict=True):
-                object.__setattr__(self, name, value)
-
-        return __getstate__, __setstate__
+__all__ = ["FrozenInstanceError", "asdict", "dataclass", "field", "fields", "make_dataclass", "replace"]

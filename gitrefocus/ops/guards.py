@@ -8,11 +8,11 @@ from collections.abc import Mapping
 
 from gitrefocus.errors import GuardRefused, RefocusError
 from gitrefocus.model import lifecycle
+from gitrefocus.model.agents import CHILD_VARIABLE, session_from_env
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.place import SOURCE, Place
 from gitrefocus.store import catalog, eventlog, localstate
 from gitrefocus.store.workspace import Workspace
-from gitrefocus.model.agents import CHILD_VARIABLE, session_from_env
 
 CHILD_CANNOT_FORK = (
     "Architectural violation: Child sessions cannot fork. Surface this work in "

@@ -29,6 +29,12 @@ from gitrefocus.model.records import dataclass, field
 from gitrefocus.ops import record
 from gitrefocus.store import eventlog, git, localstate, notes
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitrefocus.store.workspace import Workspace
+
 TRAILER = "Refocus-Id"
 LINKED = "linked"
 FINISHED = ("result", "blocked", "abandoned")  # statuses a linkage note names as final
@@ -70,7 +76,7 @@ class Commit:
     def final_statuses(self, refocus_id: str) -> set[str | None]:
         return {r.fields.get("status") for r in self.records if r.refocus_id == refocus_id and r.event == LINKED}
 
-    def as_dict(self, refocus_id: str) -> dict:
+    def as_dict(self, refocus_id: str) -> dict[str, Any]:
         return {
             "oid": self.oid, "abbrev": self.abbrev, "author": self.author,
             "author_date": self.author_date, "committer_date": self.committer_date,
@@ -79,14 +85,14 @@ class Commit:
         }
 
 
-def _revs(ws) -> list[str]:
+def _revs(ws: Workspace) -> list[str]:
     revs = ["--branches", "--tags", "--remotes"]
     if ws.head_oid() is not None:
         revs.append("HEAD")
     return revs
 
 
-def scan(ws, needle: str) -> list[Commit]:
+def scan(ws: Workspace, needle: str) -> list[Commit]:
     """Reachable commits whose message or refocus note contains ``needle``, oldest first."""
     proc = ws.git(
         "log", *_revs(ws), "--reverse", "--no-notes", f"--notes={notes.NOTES_REF}",
@@ -110,12 +116,12 @@ def scan(ws, needle: str) -> list[Commit]:
     return out
 
 
-def linked(ws, refocus_id: str) -> list[Commit]:
+def linked(ws: Workspace, refocus_id: str) -> list[Commit]:
     """Commits linked to ``refocus_id`` by trailer or ``linked`` note, oldest first."""
     return [c for c in scan(ws, refocus_id) if c.via(refocus_id)]
 
 
-def all_linked(ws) -> dict[str, list[Commit]]:
+def all_linked(ws: Workspace) -> dict[str, list[Commit]]:
     """{refocus id: linked commits} for every refocus (one walk; for doctor)."""
     out: dict[str, list[Commit]] = {}
     for commit in scan(ws, "refocus"):
@@ -125,13 +131,13 @@ def all_linked(ws) -> dict[str, list[Commit]]:
     return out
 
 
-def missing_final(ws, refocus_id: str, status: str, commits: list[Commit] | None = None) -> list[Commit]:
+def missing_final(ws: Workspace, refocus_id: str, status: str, commits: list[Commit] | None = None) -> list[Commit]:
     """Linked commits that do not yet carry a note with the final ``status``."""
     commits = linked(ws, refocus_id) if commits is None else commits
     return [c for c in commits if c.via(refocus_id) and status not in c.final_statuses(refocus_id)]
 
 
-def record_final(ws, refocus_id: str, status: str, commits: list[Commit] | None = None) -> int:
+def record_final(ws: Workspace, refocus_id: str, status: str, commits: list[Commit] | None = None) -> int:
     """Add the final-status linkage note to every linked commit that lacks it."""
     todo = missing_final(ws, refocus_id, status, commits)
     for commit in todo:
@@ -140,7 +146,7 @@ def record_final(ws, refocus_id: str, status: str, commits: list[Commit] | None 
     return len(todo)
 
 
-def on_finish(ws, refocus_id: str, status: str) -> list[str]:
+def on_finish(ws: Workspace, refocus_id: str, status: str) -> list[str]:
     """Called when a refocus completes, blocks or is abandoned; never raises.
 
     Links commits here and in the counterpart repository (when it is on this
@@ -156,13 +162,13 @@ def on_finish(ws, refocus_id: str, status: str) -> list[str]:
             places.append(other)
         for place in places:
             record_final(place, refocus_id, status)
-    except Exception as exc:  # the status change is recorded; linkage can be redone by doctor --repair
+    except Exception as exc:  # noqa: BLE001 - the status change is recorded; linkage can be redone by doctor --repair
         localstate.log_error(ws.git_dir, "linkage", exc)
         return [f"could not add linkage notes for {refocus_id} ({exc}); `git refocus doctor --repair` adds them."]
     return []
 
 
-def resolve_revs(ws, revs: list[str]) -> list[str]:
+def resolve_revs(ws: Workspace, revs: list[str]) -> list[str]:
     """Commit ids named by revisions and ranges (``A..B``, ``^A B``), oldest first, once each."""
     seen: dict[str, None] = {}
     for rev in revs:
@@ -196,6 +202,6 @@ def link_fields(status: str | None, via: str, replaces: list[str] | None = None)
     return fields
 
 
-def note_links(ws, oid: str, refocus_id: str) -> bool:
+def note_links(ws: Workspace, oid: str, refocus_id: str) -> bool:
     """Does commit ``oid`` already carry a ``linked`` note for ``refocus_id``?"""
     return any(r.refocus_id == refocus_id and r.event == LINKED for r in note_line.parse(notes.read_note(ws.repo, oid)))

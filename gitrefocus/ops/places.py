@@ -58,7 +58,7 @@ def recorded_counterpart(ws: Workspace, refocus_id: str) -> str | None:
     """The work tree spawn recorded here as the other repository of ``refocus_id``."""
     try:
         text = (localstate.read(ws.git_dir, COUNTERPARTS, refocus_id) or "").strip()
-    except Exception:  # unreadable local state: nothing recorded
+    except Exception:  # noqa: BLE001 - unreadable local state: nothing recorded
         return None
     return os.path.realpath(text) if text else None
 

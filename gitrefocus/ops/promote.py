@@ -14,8 +14,12 @@ from gitrefocus.model.result import MaterialChange, check_context_file
 from gitrefocus.store import atomic, locks
 from gitrefocus.store.workspace import is_inside
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from gitrefocus.store.workspace import Workspace
 
-def context_path(ws, file: str) -> str:
+
+def context_path(ws: Workspace, file: str) -> str:
     check_context_file(file)
     base = os.path.realpath(os.path.join(ws.workdir, ws.setting("contextDir")))
     path = os.path.join(base, file if file.endswith(".md") or "." in os.path.basename(file) else file + ".md")
@@ -43,7 +47,7 @@ def _read(path: str) -> str | None:
         raise RefocusError(f"{path} is not valid UTF-8; material changes cannot be added to it.") from None
 
 
-def missing(ws, refocus_id: str, changes: Sequence[MaterialChange]) -> list[MaterialChange]:
+def missing(ws: Workspace, refocus_id: str, changes: Sequence[MaterialChange]) -> list[MaterialChange]:
     """The changes whose bullet is not in their context file yet (a completion cut short)."""
     out = []
     for change in changes:
@@ -53,11 +57,11 @@ def missing(ws, refocus_id: str, changes: Sequence[MaterialChange]) -> list[Mate
     return out
 
 
-def _lock_path(ws) -> str:
+def _lock_path(ws: Workspace) -> str:
     return os.path.join(ws.common_dir, "refocus", "context.lock")
 
 
-def promote(ws, refocus_id: str, changes: Sequence[MaterialChange], date: str) -> list[str]:
+def promote(ws: Workspace, refocus_id: str, changes: Sequence[MaterialChange], date: str) -> list[str]:
     """Append one dated bullet per change; re-running adds nothing twice.
 
     The read-modify-write of each file holds an exclusive lock, so concurrent
@@ -87,7 +91,7 @@ def promote(ws, refocus_id: str, changes: Sequence[MaterialChange], date: str) -
     return written
 
 
-def run_context_save(ws, refocus_id: str, timeout: float = 120) -> str | None:
+def run_context_save(ws: Workspace, refocus_id: str, timeout: float = 120) -> str | None:
     """Run ``refocus.contextSaveCommand`` if set; return a problem, or None."""
     command = ws.setting("contextSaveCommand")
     if not command:

@@ -22,8 +22,12 @@ from gitrefocus.ops import record
 from gitrefocus.store import atomic, catalog, eventlog, git
 from gitrefocus.store.workspace import Workspace
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from gitrefocus.store.catalog import Catalog
 
-def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
+
+def reconcile_one(ws: Workspace, rid: str, *, strict: bool) -> list[str]:
     """Return notices; with ``strict`` an illegal or unreadable edit raises."""
     path = catalog.brief_file(ws, rid)
     tip = eventlog.read_tip(ws.repo, rid)
@@ -67,7 +71,7 @@ def reconcile_one(ws, rid: str, *, strict: bool) -> list[str]:
     return [f"imported the hand edit of {rel}: {current} → {edited}."]
 
 
-def reconcile_all(ws, cat) -> list[str]:
+def reconcile_all(ws: Workspace, cat: Catalog) -> list[str]:
     notices = []
     for entry in cat.entries.values():
         if entry.path and entry.state and not entry.file_matches_ref and not entry.file_error:

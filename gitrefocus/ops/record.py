@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from gitrefocus.errors import ConflictError, RefocusError
 from gitrefocus.model import clock
 from gitrefocus.model import events as ev
+from gitrefocus.model.agents import session_from_env
 from gitrefocus.model.brief import Brief
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.note_line import NoteRecord
@@ -22,7 +23,6 @@ from gitrefocus.model.records import dataclass, field
 from gitrefocus.ops import places
 from gitrefocus.store import atomic, catalog, eventlog, eventmerge, notes, refs
 from gitrefocus.store.workspace import Workspace
-from gitrefocus.model.agents import session_from_env
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def _user() -> str:
 
     try:
         return getpass.getuser()
-    except Exception:
+    except Exception:  # noqa: BLE001 - no login name in the environment or the password database
         return "unknown"
 
 

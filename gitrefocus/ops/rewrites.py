@@ -28,6 +28,12 @@ from gitrefocus.model.records import dataclass
 from gitrefocus.ops import linkage
 from gitrefocus.store import localstate, notes, refs
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gitrefocus.store.workspace import Workspace
+
 MAX_GONE = 5000  # gone commits considered (newest first)
 MAX_TARGETS = 2000  # commits of the range compared
 MAX_RUN = 200  # commits in one squashed run
@@ -65,7 +71,7 @@ def _parse(stdout: str) -> list[Info]:
     return out
 
 
-def _log(ws, *args: str, input: str | None = None) -> list[Info]:
+def _log(ws: Workspace, *args: str, input: str | None = None) -> list[Info]:
     proc = ws.git("log", "--no-notes", f"--notes={notes.NOTES_REF}", f"--format={_FORMAT}", *args,
                   check=False, input=input)
     if proc.returncode != 0:
@@ -73,7 +79,7 @@ def _log(ws, *args: str, input: str | None = None) -> list[Info]:
     return _parse(proc.stdout)
 
 
-def describe(ws, oids: list[str]) -> dict[str, Info]:
+def describe(ws: Workspace, oids: list[str]) -> dict[str, Info]:
     """{oid: Info} of the commits named (those that exist)."""
     present = _existing(ws, oids)
     if not present:
@@ -81,7 +87,7 @@ def describe(ws, oids: list[str]) -> dict[str, Info]:
     return {i.oid: i for i in _log(ws, "--no-walk=unsorted", "--stdin", input="".join(o + "\n" for o in present))}
 
 
-def _existing(ws, oids: list[str]) -> list[str]:
+def _existing(ws: Workspace, oids: list[str]) -> list[str]:
     """The commits among ``oids`` this repository holds (a gc may have pruned a gone one)."""
     if not oids:
         return []
@@ -90,14 +96,14 @@ def _existing(ws, oids: list[str]) -> list[str]:
     return [line.split()[0] for line in proc.stdout.splitlines() if line.endswith(" commit")]
 
 
-def _reachable_negatives(ws) -> list[str]:
+def _reachable_negatives(ws: Workspace) -> list[str]:
     out = ["--not", "--branches", "--tags", "--remotes"]
     if ws.head_oid() is not None:
         out.append("HEAD")
     return out
 
 
-def _noted(ws) -> list[str]:
+def _noted(ws: Workspace) -> list[str]:
     """Commits refs/notes/refocus says are linked to a refocus."""
     tip = refs.resolve(ws.repo, notes.NOTES_REF)
     if tip is None or notes.unreadable(ws.repo):
@@ -106,7 +112,7 @@ def _noted(ws) -> list[str]:
             if any(r.event == linkage.LINKED for r in note_line.parse(notes.note_text(ws.repo, blob)))]
 
 
-def gone_commits(ws, from_rev: str | None = None, target: str = "HEAD") -> dict[str, Info]:
+def gone_commits(ws: Workspace, from_rev: str | None = None, target: str = "HEAD") -> dict[str, Info]:
     """{oid: Info} of commits gone from every branch, oldest first: with ``from_rev``,
     the commits of that history that ``target`` does not hold (a merged branch's
     head); else those git keeps through a reflog or the notes name."""
@@ -122,7 +128,7 @@ def gone_commits(ws, from_rev: str | None = None, target: str = "HEAD") -> dict[
 
 
 # -- patch ids -----------------------------------------------------------------------------------------
-def _patch_ids(ws, lines: list[str]) -> dict[str, str]:
+def _patch_ids(ws: Workspace, lines: list[str]) -> dict[str, str]:
     """{commit: patch id} of ``git diff-tree --stdin`` lines (``C`` against its parent,
     or ``C BASE`` against BASE): stable patch ids, blind to line numbers and whitespace."""
     if not lines:
@@ -147,7 +153,7 @@ class Match:
     replaces: tuple[str, ...]  # the gone commits whose change it is, oldest first
     how: str  # "rebased" (one commit's patch) | "squashed" (a run's combined patch)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"commit": self.commit, "subject": self.subject, "ids": list(self.ids),
                 "replaces": list(self.replaces), "how": self.how}
 
@@ -169,7 +175,7 @@ def _runs(gone: dict[str, Info]) -> dict[str, tuple[str, list[str]]]:
     return out
 
 
-def check_revs(ws, revs: list[str]) -> None:
+def check_revs(ws: Workspace, revs: list[str]) -> None:
     """RefocusError unless every one of ``revs`` is a revision or range git knows."""
     for rev in revs:
         if not rev or rev.startswith("-"):
@@ -178,7 +184,7 @@ def check_revs(ws, revs: list[str]) -> None:
             raise RefocusError(f"unknown revision or range {rev!r}.")
 
 
-def targets(ws, revs: list[str] | None, gone: dict[str, Info]) -> list[Info]:
+def targets(ws: Workspace, revs: list[str] | None, gone: dict[str, Info]) -> list[Info]:
     """The commits to compare: those of ``revs``, else HEAD's since the oldest gone commit."""
     if revs:
         check_revs(ws, revs)
@@ -200,7 +206,7 @@ class Detected:
         return [i for i in self.gone.values() if i.ids and i.oid not in self.covered]
 
 
-def detect(ws, revs: list[str] | None = None, from_rev: str | None = None) -> Detected:
+def detect(ws: Workspace, revs: list[str] | None = None, from_rev: str | None = None) -> Detected:
     """The commits of ``revs`` that carry the change of gone linked commits. A commit
     that already names a refocus keeps it; only the refocus ids it lacks are matched."""
     gone = gone_commits(ws, from_rev, target=_tip_of(ws, revs))
@@ -243,7 +249,7 @@ def detect(ws, revs: list[str] | None = None, from_rev: str | None = None) -> De
     return Detected(matches, gone, covered)
 
 
-def _tip_of(ws, revs: list[str] | None) -> str:
+def _tip_of(ws: Workspace, revs: list[str] | None) -> str:
     """The commit a range ends at (what a merged branch is compared with)."""
     if not revs:
         return "HEAD"
@@ -275,7 +281,7 @@ class Carry:
     ids: tuple[str, ...]  # refocus ids the old commit carried that the new one's message does not name
 
 
-def to_carry(ws, pairs: list[tuple[str, str]]) -> tuple[list[Carry], list[dict]]:
+def to_carry(ws: Workspace, pairs: list[tuple[str, str]]) -> tuple[list[Carry], list[dict[str, Any]]]:
     """What a rewrite must carry, and the record of every pair that carried refocus work."""
     info = describe(ws, [o for pair in pairs for o in pair])
     carry, kept = [], []
@@ -290,20 +296,20 @@ def to_carry(ws, pairs: list[tuple[str, str]]) -> tuple[list[Carry], list[dict]]
     return carry, kept
 
 
-def remember(ws, kind: str, at: str, kept: list[dict]) -> None:
+def remember(ws: Workspace, kind: str, at: str, kept: list[dict[str, Any]]) -> None:
     """Append the pairs to ``$GIT_DIR/refocus/rewritten.jsonl`` (a local record: doctor
     reads it to tell a rewritten commit from a lost one)."""
     for pair in kept:
         localstate.append_jsonl(ws.git_dir, REWRITTEN_LOG, record={"at": at, "kind": kind, **pair})
 
 
-def rewritten(ws) -> dict[str, str]:
+def rewritten(ws: Workspace) -> dict[str, str]:
     """{old: new} the post-rewrite hook recorded here."""
     return {r["old"]: r["new"] for r in localstate.read_jsonl(ws.git_dir, REWRITTEN_LOG)
             if isinstance(r.get("old"), str) and isinstance(r.get("new"), str)}
 
 
-def _replaced(ws) -> set[str]:
+def _replaced(ws: Workspace) -> set[str]:
     """Gone commits something says were replaced: the post-rewrite hook's record, and the
     ``replaces`` of every ``linked`` note line (12-digit prefixes)."""
     out = {old[:12] for old in rewritten(ws)}
@@ -316,7 +322,7 @@ def _replaced(ws) -> set[str]:
     return out
 
 
-def lost(ws) -> tuple[list[Match], list[Info]]:
+def lost(ws: Workspace) -> tuple[list[Match], list[Info]]:
     """What doctor reports: commits of HEAD's recent history that carry gone linked work
     but are not linked yet, and gone linked commits nothing replaces. A gone commit linked
     by its message alone (an early draft of work still on a branch) counts only when no

@@ -23,6 +23,10 @@ from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
 from gitrefocus.store.workspace import CHAIN_MARKER, HOOK_MARKER, PRIVATE_HOOK
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from gitrefocus.store.workspace import Workspace
+
 HOOK_NAME = "commit-msg"
 CHAINED_NAME = "commit-msg.pre-refocus"
 REWRITE_HOOK = "post-rewrite"
@@ -71,7 +75,7 @@ def hook_version(data: bytes) -> int:
     return 0
 
 
-def hooks_dir(ws) -> str:
+def hooks_dir(ws: Workspace) -> str:
     """The directory git runs hooks from (honours core.hooksPath and worktrees)."""
     out = ws.git("rev-parse", "--git-path", "hooks").stdout.strip()
     return os.path.normpath(os.path.join(ws.workdir, out))
@@ -108,7 +112,7 @@ def chain_line() -> str:
             f'if [ -x "$h" ]; then "$h" "$1" || exit $?; fi  # {CHAIN_MARKER}')
 
 
-def tracked_dir(ws, directory: str) -> str | None:
+def tracked_dir(ws: Workspace, directory: str) -> str | None:
     """``directory`` relative to the work tree, when files in it are tracked (a team's
     committed hooks, core.hooksPath pointing into the repository)."""
     real, top = os.path.realpath(directory), os.path.realpath(ws.workdir)
@@ -119,7 +123,7 @@ def tracked_dir(ws, directory: str) -> str | None:
     return rel if listed.strip("\0") else None
 
 
-def _chained_step(ws, hook: str, rel: str) -> Step:
+def _chained_step(ws: Workspace, hook: str, rel: str) -> Step:
     """The team's tracked hook runs ours through the chain line: ours lives in the common
     git directory, never in the tracked directory."""
     private = os.path.join(ws.common_dir, PRIVATE_HOOK)
@@ -127,7 +131,7 @@ def _chained_step(ws, hook: str, rel: str) -> Step:
     if _read(private) == ours and _executable(private):
         return Step("hook", f"commit-msg hook installed ({private}, run by {rel}/commit-msg)", False)
 
-    def create():
+    def create() -> None:
         os.makedirs(os.path.dirname(private), exist_ok=True)
         _write_hook(private, ours)
     return Step("hook", f"install the commit-msg hook that {rel}/commit-msg runs ({private})", True,
@@ -135,13 +139,13 @@ def _chained_step(ws, hook: str, rel: str) -> Step:
                 f"{rel}/commit-msg runs git-refocus's hook, but {private} is missing or outdated.")
 
 
-def hook_steps(ws) -> list[Step]:
+def hook_steps(ws: Workspace) -> list[Step]:
     """The git hooks init installs: commit-msg (the trailer), post-rewrite (linkage across
     rewrites) and pre-push (nothing of refocus leaves for a remote nobody agreed to)."""
     return [hook_step(ws, name) for name in HOOKS]
 
 
-def hook_step(ws, name: str = HOOK_NAME) -> Step:
+def hook_step(ws: Workspace, name: str = HOOK_NAME) -> Step:
     directory = hooks_dir(ws)
     rel = tracked_dir(ws, directory)
     if rel is not None and name != HOOK_NAME:
@@ -171,7 +175,7 @@ def hook_step(ws, name: str = HOOK_NAME) -> Step:
         if hook_version(current) > hook_version(ours) and _executable(hook):
             return Step("hook", f"a newer git-refocus {name} hook is installed ({hook})", False)
 
-        def update():
+        def update() -> None:
             _write_hook(hook, ours)
         return Step("hook", f"update the {name} hook ({hook})", True, None, update,
                     f"the {name} hook {hook} is an older version or not executable.")
@@ -179,7 +183,7 @@ def hook_step(ws, name: str = HOOK_NAME) -> Step:
         if os.path.lexists(hook):
             raise RefocusError(f"{hook} exists but cannot be read; move it away and run `git refocus init` again.")
 
-        def create():
+        def create() -> None:
             os.makedirs(directory, exist_ok=True)
             _write_hook(hook, ours)
         return Step("hook", f"install the {name} hook ({hook})", True, f"rm {_q(hook)}", create,
@@ -191,7 +195,7 @@ def hook_step(ws, name: str = HOOK_NAME) -> Step:
             f"merge the two by hand, then run `git refocus init` again."
         )
 
-    def chain():
+    def chain() -> None:
         os.rename(hook, chained)
         _write_hook(hook, ours)
     return Step(
@@ -211,7 +215,7 @@ def file_step(path: str, data: bytes, shown: str) -> Step:
         if os.path.lexists(path):
             raise RefocusError(f"{path} exists but cannot be read; move it away and run `git refocus init` again.")
 
-        def create():
+        def create() -> None:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             atomic.write_bytes(path, data)
         return Step("file", f"install {shown}", True, f"rm {_q(path)}", create, f"{shown} is missing.")
@@ -220,21 +224,21 @@ def file_step(path: str, data: bytes, shown: str) -> Step:
                         "again to get the current one.")
 
 
-def read_hook(ws) -> bytes | None:
+def read_hook(ws: Workspace) -> bytes | None:
     """The commit-msg hook git runs here, or None."""
     return _read(os.path.join(hooks_dir(ws), HOOK_NAME))
 
 
-def config_values(ws, key: str) -> list[str]:
+def config_values(ws: Workspace, key: str) -> list[str]:
     return _config_values(ws, key)
 
 
-def _config_values(ws, key: str) -> list[str]:
+def _config_values(ws: Workspace, key: str) -> list[str]:
     proc = ws.git("config", "--get-all", key, check=False)
     return proc.stdout.splitlines() if proc.returncode == 0 else []
 
 
-def config_steps(ws) -> list[Step]:
+def config_steps(ws: Workspace) -> list[Step]:
     steps = []
     for key in ("notes.displayRef", "notes.rewriteRef"):
         if NOTES_REF in _config_values(ws, key):
@@ -260,7 +264,7 @@ def config_steps(ws) -> list[Step]:
     return steps
 
 
-def rewrite_mode_problem(ws) -> str | None:
+def rewrite_mode_problem(ws: Workspace) -> str | None:
     mode = _config_values(ws, "notes.rewriteMode")
     if mode and mode[-1] in LOSSY_REWRITE_MODES:
         return (f"notes.rewriteMode is {mode[-1]}: rewriting a commit that already has refocus notes drops lines; "
@@ -268,7 +272,7 @@ def rewrite_mode_problem(ws) -> str | None:
     return None
 
 
-def remote_steps(ws, remote: str) -> list[Step]:
+def remote_steps(ws: Workspace, remote: str) -> list[Step]:
     if remote not in remote_.names(ws):
         raise RefocusError(f"no remote named {remote!r}; add it with `git remote add {remote} URL` first.")
     have = _config_values(ws, f"remote.{remote}.fetch")

@@ -22,8 +22,14 @@ from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
 from gitrefocus.store.workspace import CHAIN_MARKER, PRIVATE_HOOK
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-def repository_steps(ws) -> list[setup.Step]:
+    from gitrefocus.store.workspace import Workspace
+
+
+def repository_steps(ws: Workspace) -> list[setup.Step]:
     return [*_hook_steps(ws), *_config_steps(ws), *_remote_steps(ws), *_file_steps(ws)]
 
 
@@ -44,7 +50,7 @@ def remove_file(path: str, up_to: str | None = None) -> None:
         parent = os.path.dirname(parent)
 
 
-def _hook_steps(ws) -> list[setup.Step]:
+def _hook_steps(ws: Workspace) -> list[setup.Step]:
     directory = setup.hooks_dir(ws)
     hook = os.path.join(directory, setup.HOOK_NAME)
     current = setup.read_file(hook)
@@ -87,7 +93,7 @@ def _plain_hook_steps(directory: str, name: str) -> list[setup.Step]:
     return [setup.Step("hook", f"remove the {name} hook ({hook})", True, apply=functools.partial(remove_file, hook))]
 
 
-def _config_steps(ws) -> list[setup.Step]:
+def _config_steps(ws: Workspace) -> list[setup.Step]:
     out = []
     for key in ("notes.displayRef", "notes.rewriteRef"):
         if NOTES_REF in setup.config_values(ws, key):
@@ -101,7 +107,7 @@ def _config_steps(ws) -> list[setup.Step]:
     return out
 
 
-def _remote_steps(ws) -> list[setup.Step]:
+def _remote_steps(ws: Workspace) -> list[setup.Step]:
     out = []
     for name in remote_.names(ws):
         key = f"remote.{name}.fetch"
@@ -114,7 +120,7 @@ def _remote_steps(ws) -> list[setup.Step]:
     return out
 
 
-def _without(path: str, drop) -> str | None:
+def _without(path: str, drop: Callable[[str], bool]) -> str | None:
     """The text of ``path`` without the lines ``drop`` matches, or None when none does."""
     text = setup.read_text(path)
     if text is None:
@@ -128,7 +134,7 @@ def _without(path: str, drop) -> str | None:
     return "".join(kept)
 
 
-def _file_steps(ws) -> list[setup.Step]:
+def _file_steps(ws: Workspace) -> list[setup.Step]:
     out = []
     for rel, drop, what in ((".gitignore", lambda ln: ln in (setup.INDEX_REL, "/" + setup.INDEX_REL),
                              f"remove {setup.INDEX_REL} from .gitignore"),

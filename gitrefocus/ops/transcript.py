@@ -20,6 +20,10 @@ from gitrefocus.store import atomic
 from gitrefocus.store.transcripts import find_for
 from gitrefocus.store.workspace import Workspace
 
+TYPE_CHECKING = False  # no `typing` at run time
+if TYPE_CHECKING:
+    from typing import Any
+
 LFS_LINE = f"{TRANSCRIPTS_DIR}/*.jsonl filter=lfs diff=lfs merge=lfs -text"
 MAX_BYTES = 512 * 1024 * 1024
 
@@ -28,10 +32,10 @@ MAX_BYTES = 512 * 1024 * 1024
 class PreparedTranscript:
     source: str
     text: str
-    redactions: list[dict] = field(default_factory=list)
+    redactions: list[dict[str, Any]] = field(default_factory=list)
 
 
-Scrubber = Callable[[str], tuple[str, list[dict]]]
+Scrubber = Callable[[str], tuple[str, list[dict[str, object]]]]
 
 
 def child_sessions(state: RefocusState) -> list[str]:
@@ -73,13 +77,13 @@ def prepare(ws: Workspace, state: RefocusState, scrub: Scrubber) -> PreparedTran
     return PreparedTranscript(source=path, text=scrubbed, redactions=redactions)
 
 
-def write(ws, rid: str, prepared: PreparedTranscript) -> list[str]:
+def write(ws: Workspace, rid: str, prepared: PreparedTranscript) -> list[str]:
     target = os.path.join(ws.transcripts_dir, f"{rid}.jsonl")
     atomic.write_text(target, prepared.text)
     return [target] + ensure_attributes(ws)
 
 
-def _attributes(ws) -> tuple[str, str]:
+def _attributes(ws: Workspace) -> tuple[str, str]:
     path = os.path.join(ws.workdir, ".gitattributes")
     try:
         return path, atomic.read_text(path)
@@ -87,12 +91,12 @@ def _attributes(ws) -> tuple[str, str]:
         return path, ""
 
 
-def attributes_ok(ws) -> bool:
+def attributes_ok(ws: Workspace) -> bool:
     """Whether ``.gitattributes`` has the LFS line for saved transcripts."""
     return LFS_LINE in _attributes(ws)[1].splitlines()
 
 
-def ensure_attributes(ws) -> list[str]:
+def ensure_attributes(ws: Workspace) -> list[str]:
     """Add the LFS line to ``.gitattributes`` unless it is there; the file written, if any."""
     path, current = _attributes(ws)
     if LFS_LINE in current.splitlines():

@@ -27,8 +27,8 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
-from gitrefocus.model.records import dataclass, field
 from gitrefocus.model.place import DEST, SOURCE
+from gitrefocus.model.records import dataclass, field
 from gitrefocus.store import catalog_cache, git, identity, refs
 from gitrefocus.store.workspace import Workspace, common_dir, discover, is_inside, load_pygit2, relative_inside
 
@@ -505,11 +505,11 @@ class Catalog:
         reader = self._read(moved)
         large = len(moved) > CHUNK
         with _lean_libgit2(large), contextlib.closing(reader), cache.bulk() if large else contextlib.nullcontext():
-            for at in range(0, len(moved), CHUNK):
+            for _ in range(0, len(moved), CHUNK):
                 if deadline is not None and time.monotonic() > deadline:
                     return tips, changed, False
                 records = list(itertools.islice(reader, CHUNK))
-                if not self._keep(lambda: cache.put(records, lean=large)):
+                if not self._keep(lambda: cache.put(records, lean=large)):  # noqa: B023 - called within this iteration
                     changed.update((r.id, r) for r in records)
         gone = [rid for rid in known if rid not in tips]
         settled = catalog_cache.stamp_if_settled(stamp, newest, started)

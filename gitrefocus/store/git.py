@@ -60,7 +60,7 @@ def named_repository() -> tuple[str, str] | None:
                        if proc.returncode == 0 and len(lines) == 2 else last_line(proc))
     found = _named[key]
     if isinstance(found, str):
-        names = " and ".join(f"{name}={value}" for name, value in zip(("GIT_DIR", "GIT_WORK_TREE"), given)
+        names = " and ".join(f"{name}={value}" for name, value in zip(("GIT_DIR", "GIT_WORK_TREE"), given, strict=True)
                              if value is not None)
         raise RefocusError(f"{names} names no work tree git can use here ({found}); "
                            "point it at a repository with a work tree, or unset it.")

@@ -24,8 +24,8 @@ from collections.abc import Mapping
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock
-from gitrefocus.store import atomic, faults
 from gitrefocus.model.agents import session_from_env
+from gitrefocus.store import atomic, faults
 
 TYPE_CHECKING = False  # no `typing` at run time: the post-tool-use hook imports this module
 if TYPE_CHECKING:
@@ -189,5 +189,5 @@ def log_error(git_dir: str, where: str, error: BaseException | str) -> None:
             "at": clock.now_iso(), "where": where,
             "error": error if isinstance(error, str) else f"{type(error).__name__}: {error}",
         })
-    except Exception:
+    except Exception:  # noqa: BLE001 - the error log must never become an error itself
         pass  # the error log must never become an error itself

@@ -29,7 +29,7 @@ from gitrefocus.store.workspace import common_dir, load_pygit2
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing imports this module; cast only where libgit2 is
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
+    from typing import TypeVar
 
     from pygit2 import Oid, Repository
 
@@ -48,7 +48,7 @@ SAME, AHEAD, CREATED, FAST_FORWARD, MERGED, ADOPTED = (
     "same", "ahead", "created", "fast-forward", "merged", "adopted")
 
 
-def GitError() -> type[Exception]:  # noqa: N802  (a class, looked up lazily)
+def GitError() -> type[Exception]:  # named as a class: it returns one, looked up lazily
     """pygit2's GitError, for ``except`` clauses that must not import pygit2 at load time."""
     from typing import cast
 

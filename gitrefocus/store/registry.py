@@ -64,7 +64,7 @@ def opted_out(config: Config) -> bool:
     """``refocus.global=false`` in a repository's (pygit2) config."""
     try:
         return OPT_OUT_KEY in config and not config.get_bool(OPT_OUT_KEY)
-    except Exception:  # a malformed value: treat as not opted out, like git would warn and go on
+    except Exception:  # noqa: BLE001 - a malformed value: treat as not opted out, like git would warn and go on
         return False
 
 

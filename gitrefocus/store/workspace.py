@@ -477,7 +477,7 @@ class Workspace:
     def head_oid(self) -> Oid | None:
         try:
             target = self.repo.head.target
-        except Exception:  # unborn branch
+        except Exception:  # noqa: BLE001 - unborn branch
             return None
         return None if isinstance(target, str) else target  # HEAD is resolved: a commit id
 
@@ -532,7 +532,7 @@ class Workspace:
         pygit2 = load_pygit2()
         try:
             return self.repo.default_signature
-        except Exception:
+        except Exception:  # noqa: BLE001 - no user.name / user.email configured
             fallback: Signature = pygit2.Signature("git-refocus", "git-refocus@localhost")
             return fallback
 

@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from tests.gitrepo import git, make_repo, refs, remote_with_clones
+from tests.gitrepo import git, make_repo, remote_with_clones
 from tests.runner import refocus, spawn_args
 
 SUMMARY = "The real result, written by the child."

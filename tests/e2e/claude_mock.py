@@ -358,7 +358,7 @@ def _handler_for(mock: MockAnthropic) -> type[BaseHTTPRequestHandler]:
                 self._record(body, "turn")
                 try:
                     reply = mock._next_reply(body)
-                except Exception as error:  # a broken callable turn must not hang the client
+                except Exception as error:  # noqa: BLE001 - a broken callable turn must not hang the client
                     mock.errors.append(f"turn raised {error!r}")
                     reply = Text(f"MOCK: turn raised {error!r}")
             message = _message(body.get("model") or "claude-mock", mock._new_id("msg"),

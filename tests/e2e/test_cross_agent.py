@@ -141,7 +141,7 @@ def test_a_claude_parent_hands_work_to_a_codex_child_and_receives_its_result(
     work = git(dest, "log", "--format=%H", "--grep", "Parse the new syntax", "-1").strip()
     assert trailer_ids(dest, work) == [rid], "the Codex child's commit carries the trailer"
     assert status(dest, rid) == "result"
-    assert f"started role=dest status=in-progress" in notes(dest) and "agent=codex" in notes(dest)
+    assert "started role=dest status=in-progress" in notes(dest) and "agent=codex" in notes(dest)
     assert "child-agent=codex" in notes(src) and "source-agent=claude" in notes(src)
 
     # the parent again: the next Claude Code session in the source is told the result, once

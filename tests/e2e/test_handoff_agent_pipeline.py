@@ -37,7 +37,7 @@ from tests.e2e.claude_mock import (
 )
 from tests.e2e.test_refocus_agent_surface import claude_bin, client_env  # noqa: F401 (both releases)
 from tests.e2e.test_refocus_claude import refocus_path, wired  # noqa: F401 (fixtures)
-from tests.gitrepo import git, make_repo
+from tests.gitrepo import git
 from tests.handoff.transcript import Session, text
 from tests.runner import refocus
 
@@ -137,7 +137,7 @@ def test_cold_handoff_runs_five_extractor_subagents_in_one_message(
     repo, _ = wired
     path = tmp_path / "handed-off.jsonl"
     lines = handed_off_session(repo, path)
-    corr, first = lines["correction"], lines["first"]
+    first = lines["first"]
     pipeline = Extractors(f"git refocus handoff prepare {path} --json", {
         "convergence": answer("convergence", f"- MODEL-CONVERGENCE: the lexer drops the last token "
                                              f"(`transcript:L{lines['root_cause']}`)", f"L{lines['root_cause']}"),

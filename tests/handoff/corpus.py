@@ -13,7 +13,8 @@ which repository is missing and how to get it, and prints nothing else.
 
 Splits (the README has the whole story): ``tuning`` is the 44 sessions first drawn — split then
 by checkpoint hash into a tuning part and a held-out part, the latter (``retired``) scored three
-times while tuning went on and tuned on since; ``held-out`` is a fresh set drawn afterwards by a
+times while tuning went on and tuned on since; ``retired-2`` and ``retired-3`` are the first two
+fresh sets, each scored once and tuned on since; ``held-out`` is the third fresh set, drawn by a
 written rule (:func:`draw_fresh`), labelled before any score on it, scored once at the end.
 """
 
@@ -28,16 +29,20 @@ import re
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gitrefocus.handoff import classify
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "handoff_corpus"
 DEFAULT_MIRRORS = "/work/.mirror"
 SPLITS = ("held-out", "tuning")
 # what each reported split is made of: the fresh held-out set, and every session tuned on (the old
 # corpus's tuning part and its retired held-out part, scored three times while tuning went on)
-PARTS = {"held-out": ("held-out",), "tuning": ("tuning", "retired", "retired-2"), "retired": ("retired",),
-         "old-tuning": ("tuning",), "retired-2": ("retired-2",)}
+PARTS = {"held-out": ("held-out",), "tuning": ("tuning", "retired", "retired-2", "retired-3"),
+         "retired": ("retired",), "old-tuning": ("tuning",), "retired-2": ("retired-2",), "retired-3": ("retired-3",)}
 # which sentences each family's cue is applied to in the extractors (analysis.py)
 FAMILY_ROLES = {"correction": ("user",), "constraint": ("user",), "decision": ("user", "assistant"),
                 "intent": ("user", "assistant"), "dead-end": ("assistant",), "open-thread": ("assistant",)}
@@ -232,7 +237,7 @@ class Pointer:
 
 
 # -- where each sentence stands (the classifier's context, from this reader's own view) ------------
-def contexts(source: Source, mirrors: str) -> dict[tuple[int, str, int, int], "Context"]:
+def contexts(source: Source, mirrors: str) -> dict[tuple[int, str, int, int], "classify.Context"]:
     """(line, field, start, end) -> the :class:`classify.Context` of every sentence this reader
     finds in the session: who said it, in what kind of message, whether it opens its message, the
     other party's text before it and the assistant's reply after a user's words."""
@@ -254,7 +259,7 @@ def contexts(source: Source, mirrors: str) -> dict[tuple[int, str, int, int], "C
     return out
 
 
-def labelled(split: str, mirrors: str, data: Path = DATA) -> list[tuple[str, str, "Context", set[str]]]:
+def labelled(split: str, mirrors: str, data: Path = DATA) -> list[tuple[str, str, "classify.Context", set[str]]]:
     """(session path, sentence, context, labels) of every labelled sentence of ``split``."""
     return [row[:4] for row in _labelled(split, mirrors, data)]
 
@@ -576,13 +581,33 @@ FRESH_SESSIONS = 16
 FRESH_GRADED = 8
 
 
-def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 2, repo: str = "entireio/cli",
+# the sets labelled before each round's draw (each fresh set is renamed retired-<n> once scored)
+EARLIER = {1: ("tuning", "retired"), 2: ("tuning", "retired", "retired-2"),
+           3: ("tuning", "retired", "retired-2", "retired-3")}
+# round 3 spreads its set over client generations and session lengths: at most STRATUM_CAP
+# sessions per (client bucket, spine-length bucket) in the first pass over the order
+STRATUM_CAP = 2
+
+
+def client_bucket(version: str) -> str:
+    parts = [int(x) if x.isdigit() else -1 for x in version.split(".")[:3]] + [-1, -1, -1]
+    if parts[:2] < [2, 1]:
+        return "2.0"
+    return "2.1.0-19" if parts[:2] == [2, 1] and parts[2] < 20 else "2.1.20+"
+
+
+def length_bucket(chars: int) -> str:
+    return "short" if chars <= 20_000 else "medium" if chars <= 40_000 else "long"
+
+
+def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 3, repo: str = "entireio/cli",
                commit: str = "394f81fab87f71aa8938d91ff7a067c524ff344b") -> list[dict]:
     """A fresh held-out set, by the README's rule: one file per session, nothing labelled or looked
-    at before, eligible as the old corpus was, in the order of sha256(salt + path). Round 1 drew
-    the first fresh set (now ``retired-2``) beside the old corpus; round 2 continued the same
-    order with every session labelled so far excluded too (the ``held-out`` set); a round 3
-    would do the same once that set is renamed ``retired-3``."""
+    at before, eligible as the old corpus was. Round 1 drew the first fresh set (now ``retired-2``)
+    beside the old corpus, in the order of sha256(salt + path); round 2 continued the same order
+    with every session labelled so far excluded too (now ``retired-3``); round 3 excludes those too,
+    orders by sha256("fresh-held-out-3:" + path) and spreads the set over client buckets and
+    spine lengths (:data:`STRATUM_CAP` per stratum, then the order's next ones if short)."""
     from gitrefocus.handoff import prepare, transcript_paths
 
     where = os.path.join(mirrors, repo.replace("/", "+"), "repo")
@@ -593,10 +618,7 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 2, repo: str = 
         meta, path = row.split("\t", 1)
         if re.fullmatch(r"[0-9a-f]{2}/[0-9a-f]{10}/\d+/full\.jsonl", path) and meta.split()[3].isdigit():
             files[path] = (meta.split()[2], int(meta.split()[3]))
-    # round 1 drew beside the old corpus; a later round excludes every set labelled before it (the
-    # previous held-out set renamed retired-<n> first) but the one it draws
-    old = [p for p, s in sources(data).items()
-           if (s.split in ("tuning", "retired") if round_ == 1 else s.split != "held-out")]
+    old = [p for p, s in sources(data).items() if s.split in EARLIER[round_]]
     taken_checkpoints = {_checkpoint(p) for p in old}
     redaction_files = DATA.parent / "real_redactions.tsv"
     if redaction_files.exists():
@@ -629,10 +651,10 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 2, repo: str = 
         best = by_session.get(sid)
         if best is None or files[path][1] > files[best][1]:
             by_session[sid] = path
-    order = sorted(by_session.values(), key=lambda p: hashlib.sha256((FRESH_SALT + p).encode()).hexdigest())
-    drawn: list[dict] = []
-    graded = 0
-    for path in order:
+    salt = FRESH_SALT if round_ < 3 else f"fresh-held-out-{round_}:"
+    order = sorted(by_session.values(), key=lambda p: hashlib.sha256((salt + p).encode()).hexdigest())
+
+    def eligible(path: str) -> dict | None:
         data_bytes = blob(path)
         asked: set[str] = set()
         turns = 0
@@ -646,20 +668,39 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 2, repo: str = 
                 version = record.get("version", version) if isinstance(record.get("version"), str) else version
                 turns += any(role == "user" for _, role, _ in said(record, asked))
         if turns < 3:
-            continue
+            return None
         with tempfile.TemporaryDirectory() as tmp:
             transcript = Path(tmp) / "session.jsonl"
             transcript.write_bytes(data_bytes)
             chars = prepare.prepare(transcript_paths.resolve(str(transcript))).stats["spine_chars"]
         if chars > 80_000:
+            return None
+        return {"repo": repo, "commit": commit, "path": path, "sha256": hashlib.sha256(data_bytes).hexdigest(),
+                "split": "held-out", "graded": "no", "client": version, "chars": chars}
+
+    picked: list[dict] = []
+    skipped: list[dict] = []
+    strata: dict[tuple[str, str], int] = {}
+    for path in order:
+        row = eligible(path)
+        if row is None:
             continue
-        grade = graded < FRESH_GRADED and chars <= 40_000
-        graded += grade
-        drawn.append({"repo": repo, "commit": commit, "path": path, "sha256": hashlib.sha256(data_bytes).hexdigest(),
-                      "split": "held-out", "graded": "yes" if grade else "no", "client": version})
-        if len(drawn) == FRESH_SESSIONS:
+        stratum = (client_bucket(row["client"]), length_bucket(row["chars"]))
+        if round_ >= 3 and strata.get(stratum, 0) >= STRATUM_CAP:
+            skipped.append(row)
+            continue
+        strata[stratum] = strata.get(stratum, 0) + 1
+        picked.append(row)
+        if len(picked) == FRESH_SESSIONS:
             break
-    return drawn
+    picked += skipped[:FRESH_SESSIONS - len(picked)]  # short of spread: the order's next ones
+    graded = 0
+    for row in picked:  # in the order they were taken
+        chars = row.pop("chars")
+        if graded < FRESH_GRADED and chars <= 40_000:
+            row["graded"] = "yes"
+            graded += 1
+    return picked
 
 
 def _checkpoint(path: str) -> str:

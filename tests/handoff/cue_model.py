@@ -22,11 +22,10 @@ import argparse
 import hashlib
 import math
 import os
+import re
 import sys
 
-import re
-
-from gitrefocus.handoff import classify, cues
+from gitrefocus.handoff import classify
 from tests.handoff import corpus
 
 _ACK_RE = re.compile(r"^\W*(?:ah|oh|I see|got it|understood|makes sense|right|ok(?:ay)?,? (?:so|I see))\b", re.I)

@@ -81,7 +81,7 @@ def chunk(prompt: str) -> int:
     labels = re.findall(r"^(L\d+) user: ", text, re.M)
     summary = f"### Decisions\n- CHUNK {index} summary ({', '.join(labels[:3])})"
     print(json.dumps({"chunk_index": index, "summary": summary,
-                      "key_pointers": [{"type": "transcript", "ref": l, "note": "n"} for l in labels[:3]]}))
+                      "key_pointers": [{"type": "transcript", "ref": label, "note": "n"} for label in labels[:3]]}))
     return 0
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from gitrefocus.handoff import prompts
 from gitrefocus.handoff.sections import PLACEHOLDER, SECTION_NAMES
-from tests.handoff.conftest import CORRECTION  # noqa: F401 (the story fixture's correction)
+from tests.handoff.conftest import CORRECTION
 from tests.handoff.transcript import Session, project_dir, text
 from tests.runner import refocus
 

@@ -99,3 +99,20 @@ def test_the_rules_as_the_corpus_applies_them():
     assert classify.families("No, the root cause is the global ignore file.", pushing) == {"correction"}
     assert "decision" in classify.families("The root cause is the global ignore file.",
                                            classify.Context("assistant"))
+
+
+def test_a_question_is_no_decision(tmp_path):
+    """"Are all tests passing?" names an outcome but settles nothing: no decision of the user's,
+    in the cue families and in Convergence alike (nor an assistant's "…, right?")."""
+    user = classify.Context("user", classify.TYPED, first=True, prior="Implemented the hook.")
+    assert "decision" not in classify.families("Are all tests passing?", user)
+    assert "decision" in classify.families("All tests pass now.", classify.Context("assistant"))
+    assert "decision" not in classify.families("So all tests pass now, right?", classify.Context("assistant"))
+    s = Session()
+    s.user("Add the review hook.")
+    s.assistant(text("I added the hook and its test."))
+    asked = s.user("Are all tests passing?")
+    s.assistant(text("Let me run them."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    convergence = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["convergence"].content
+    assert "decided" not in convergence and f"`transcript:L{s.line_of(asked)}`" in convergence  # the final request

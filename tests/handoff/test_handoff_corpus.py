@@ -90,13 +90,16 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
     old = {path: s for path, s in sessions.items() if s.split in ("tuning", "retired")}
     assert all(s.split == corpus.split_of(path) for path, s in old.items()), "split by the hash rule"
     first = [path for path, s in sessions.items() if s.split == "retired-2"]
+    second = [path for path, s in sessions.items() if s.split == "retired-3"]
     fresh = [path for path, s in sessions.items() if s.split == "held-out"]
-    assert len(first) >= 15 and len(fresh) >= 15, "the first fresh set (now tuned on) and the second, held out"
+    assert len(first) >= 15 and len(second) >= 15 and len(fresh) >= 16, \
+        "the first two fresh sets (now tuned on) and the third, held out"
     checkpoints = {"/".join(p.split("/")[:2]) for p in old}
     assert all(corpus.split_of(p) == "retired" and "/".join(p.split("/")[:2]) not in checkpoints
-               for p in first + fresh), "drawn from the side nobody tuned on, outside the old corpus's checkpoints"
-    assert not {"/".join(p.split("/")[:2]) for p in first} & {"/".join(p.split("/")[:2]) for p in fresh}, \
-        "the second fresh set shares no checkpoint with the first"
+               for p in first + second + fresh), \
+        "drawn from the side nobody tuned on, outside the old corpus's checkpoints"
+    sets = [{"/".join(p.split("/")[:2]) for p in group} for group in (first, second, fresh)]
+    assert not (sets[0] & sets[1] or sets[0] & sets[2] or sets[1] & sets[2]), "the fresh sets share no checkpoint"
     rows = corpus._tsv("sentences.tsv", corpus.DATA)
     assert len(rows) >= 600
     families = set(corpus.FAMILY_ROLES)

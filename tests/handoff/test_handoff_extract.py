@@ -177,7 +177,7 @@ def test_correction_cues(tmp_path, sentence):
 
 # -- the keyword gates in front of the cue regexes --------------------------
 from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st
+from hypothesis import strategies as st  # noqa: E402
 
 from gitrefocus.handoff import cues  # noqa: E402
 
@@ -227,3 +227,20 @@ def test_quotes_never_span_a_line_boundary(tmp_path):
     dead = extract.dead_ends(extract.Analysis(plan)).content
     assert not re.search(r"[\r\u2028\x0b]", dead)
     assert '"No, stop that"' in dead
+
+
+def test_a_long_correction_that_states_a_rule_is_shown_once(tmp_path):
+    """Quoted around different cues, the correction's window and the rule's window of one long
+    sentence differ; they are still one sentence, shown once (as the correction)."""
+    s = Session()
+    s.user("Add the multisession warning.")
+    s.assistant(text("I added a warning that shows on every second session and removed the old setting."))
+    words = ("no, that is not what I meant, we should invert the existing disable setting and keep the "
+             "functionality as it is today so that you can enable it and it would warn at the beginning of a "
+             "second session, and rerunning the prompt would then merge both of the sessions into one")
+    s.user(words)
+    s.assistant(text("Understood."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    out = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
+    assert "overruled the assistant" in out["dead_ends"].content
+    assert "### Constraints" not in out["basics"].content, out["basics"].content

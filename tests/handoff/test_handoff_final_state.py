@@ -247,7 +247,7 @@ def test_a_failure_report_after_a_claimed_outcome_is_a_correction_and_a_why_ques
     dead_ends, convergence = out["dead_ends"].content, out["convergence"].content
     assert f'> "\\"mise run test:ci\\" fails" (`transcript:L{line_of(s, report)}`) — overruled the assistant' \
         in dead_ends or f'`transcript:L{line_of(s, report)}`) — overruled the assistant' in dead_ends
-    assert f'Concluded: "All tests pass now.' in convergence and f"`transcript:L{line_of(s, fixed)}`" in convergence
+    assert 'Concluded: "All tests pass now.' in convergence and f"`transcript:L{line_of(s, fixed)}`" in convergence
     assert "then reported a failure (`transcript:L" + str(line_of(s, fixed) + 1) not in convergence, \
         "a question asking why is no failure report"
     assert f"`transcript:L{line_of(s, claimed)}`" not in convergence, "reversed, then reached again: said once"
@@ -320,3 +320,92 @@ def test_the_opening_message_describes_the_task_it_decides_nothing(tmp_path):
     convergence = out["convergence"].content
     assert "We decided to use sqlite" not in convergence
     assert f'The user decided: "let\'s go with .cache" (`transcript:L{line_of(s, answer)}`)' in convergence
+
+
+def test_praise_for_an_extension_does_not_reverse_what_was_concluded(tmp_path):
+    """"Great point!" after a user's follow-up ("can we also tell the two cases apart?") takes the
+    turn as a redirect of the assistant (a correction), but it reverses no conclusion: the work
+    it builds on stands. A concession of error ("you're right") still reverses."""
+    s = Session()
+    s.user("Fix the resume command after a merge.")
+    done = s.assistant(text("All tests pass and the resume command finds checkpoints after a merge."))[0]
+    follow = s.user("Can we tell apart newer commits from main and newer commits on the branch for the resume?")
+    s.assistant(text("Great point! Let me think about how the two cases differ."))
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert "Superseded" not in convergence
+    assert f'Concluded: "All tests pass and the resume command finds checkpoints after a merge." ' \
+           f'(`transcript:L{line_of(s, done)}`)' in convergence
+    assert f"`transcript:L{line_of(s, follow)}`) — overruled the assistant" in out["dead_ends"].content
+    assert "overruled by the user" not in out["dead_ends"].content, "the claim it builds on is no dead end"
+    assert "### Conflicts" not in out["open_threads"].content
+
+    s = Session()
+    s.user("Fix the resume command after a merge.")
+    done = s.assistant(text("All tests pass and the resume command finds checkpoints after a merge."))[0]
+    s.user("The resume command still misses checkpoints after a merge of main into the branch.")
+    s.assistant(text("You're right, I only looked at the first parent."))
+    _, out = sections(tmp_path, s)
+    assert f'Superseded, not concluded: "All tests pass and the resume command finds checkpoints after a merge." ' \
+           f'(`transcript:L{line_of(s, done)}`)' in out["convergence"].content
+
+
+def test_a_word_inside_a_name_reports_no_failure(tmp_path):
+    """A branch called ``…-cmd-fails`` in a pasted shell prompt is no report that something failed."""
+    s = Session()
+    s.user("Show a suggestion for unknown commands.")
+    done = s.assistant(text("All tests pass: unknown commands exit with code 1 and a clean message."))[0]
+    s.user('please update our suggestion with this example:\n"""\nme@laptop ~/w/cli (me/do-not-suggest-if-cmd-fails) '
+           '[1]> brew aaaa\nError: Invalid usage: Unknown command: brew aaaa\n"""')
+    s.assistant(text("I'll update the suggestion to follow that style."))
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert "Superseded" not in convergence
+    assert f"`transcript:L{line_of(s, done)}`" in convergence
+
+
+def test_the_last_turn_lands_two_conclusions(tmp_path):
+    """Older turns land their latest conclusion only; the session's last turn lands two (a review's
+    verdict and the fix after it)."""
+    s = Session()
+    s.user("Rename the helper.")
+    s.assistant(text("All tests pass after the rename."))
+    s.user("Now review the branch.")
+    verdict = s.assistant(text("The review found no blocking issues in the branch."))[0]
+    fixed = s.assistant(text("Renamed the variable; lint is clean and the tests pass."))[0]
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert f"`transcript:L{line_of(s, verdict)}`" in convergence and f"`transcript:L{line_of(s, fixed)}`" in convergence
+
+
+def test_a_failure_report_speaks_to_the_latest_outcome_before_it(tmp_path):
+    """"the CI task fails" reverses the outcome claimed just before it, not an earlier one a later
+    claim already stood over."""
+    s = Session()
+    s.user("Hide the start command.")
+    early = s.assistant(text("Build passes. The start command is hidden from help."))[0]
+    s.user("thinking again: remove the start command completely")
+    late = s.assistant(text("Removed it. Build, tests, and lint all pass."))[0]
+    report = s.user('"mise run test:ci" fails')
+    s.assistant(text("Let me look at the failing test."))
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert f"Superseded, not concluded: \"Build, tests, and lint all pass.\" (`transcript:L{line_of(s, late)}`)" \
+        in convergence and f"(`transcript:L{line_of(s, report)}`)" in convergence
+    assert "Superseded, not concluded: \"Build passes." not in convergence
+    assert f"`transcript:L{line_of(s, early)}`" in convergence  # it stands: nothing reversed it
+
+
+def test_a_correction_turns_later_needs_more_than_the_sessions_topic_in_common(tmp_path):
+    """A correction several turns after a claim reverses it only when it is about the same things
+    (three words in common); "git" and "working" are what the whole session is about."""
+    s = Session()
+    s.user("Check why the settings file is not ignored.")
+    claim = s.assistant(text("The git status shows the working tree is clean."))[0]
+    s.user("Add a test for the ignore rule.")
+    s.assistant(text("Added the test for the ignore rule."))
+    s.user("but the issue was with the global git ignore, the local one was already working")
+    s.assistant(text("Let me look at the global ignore file."))
+    _, out = sections(tmp_path, s)
+    assert "Superseded" not in out["convergence"].content
+    assert f"`transcript:L{line_of(s, claim)}`) was contradicted" not in out["open_threads"].content

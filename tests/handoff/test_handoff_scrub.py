@@ -11,8 +11,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gitrefocus.handoff import scrub_transcript
-from gitrefocus.handoff import secret_rules
+from gitrefocus.handoff import scrub_transcript, secret_rules
 from gitrefocus.handoff.scrub import scrub_decoded, scrub_jsonl, scrub_text
 from gitrefocus.handoff.scrub import scrub_transcript as direct
 

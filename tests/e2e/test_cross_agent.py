@@ -13,7 +13,6 @@ import json
 import os
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ import pytest
 from tests.e2e import agent_mocks as am
 from tests.e2e.claude_mock import Bash, Text, describe
 from tests.gitrepo import git, make_repo
-from tests.runner import ROOT, refocus
+from tests.runner import git_refocus_on_path, refocus
 
 pytestmark = pytest.mark.claude
 
@@ -32,12 +31,7 @@ DONE = "The library parses the new syntax"
 @pytest.fixture
 def shim(tmp_path) -> Path:
     """A bin directory whose `git-refocus` runs this source tree (for hooks and agents' shells)."""
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    (bindir / "git-refocus").write_text(f"#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} "
-                                        f"exec {shlex.quote(sys.executable)} -m gitrefocus \"$@\"\n")
-    (bindir / "git-refocus").chmod(0o755)
-    return bindir
+    return git_refocus_on_path(tmp_path / "shim")
 
 
 class Agents:
@@ -74,6 +68,13 @@ def agents(tmp_path, shim, codex_bin, gemini_bin):
     a = Agents(tmp_path, shim, codex_bin, gemini_bin)
     yield a
     a.close()
+
+
+def pickup_run(src: Path, rid: str, env: dict[str, str]) -> None:
+    """`git refocus pickup ID --run` from the parent's repository, as a person runs it."""
+    child = subprocess.run(["git", "refocus", "pickup", rid, "--run"], cwd=src, env={**os.environ, **env},
+                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert child.returncode == 0, child.stdout + child.stderr
 
 
 def init_both(src: Path, dest: Path, env: dict, *flags: str) -> None:
@@ -131,9 +132,7 @@ def test_a_claude_parent_hands_work_to_a_codex_child_and_receives_its_result(
         am.Call("exec_command", {"cmd": "git refocus complete --summary 'Parser done in the library.' --dod 1 "
                                         "--no-material-changes 'no docs changed'"}),
         am.Text("Completed."))
-    child = subprocess.run(["git", "refocus", "pickup", rid, "--run"], cwd=src, env={**os.environ, **env},
-                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-    assert child.returncode == 0, child.stdout + child.stderr
+    pickup_run(src, rid, env)
     first = agents.codex_mock.turn_requests[0]
     assert f"child session of refocus {rid}" in " ".join(am.texts_of(first)), "Codex's child got its brief"
     outputs = " ".join(am.texts_of(agents.codex_mock.turn_requests[-1]))
@@ -244,9 +243,7 @@ def test_a_codex_parent_hands_work_to_a_gemini_child_that_cannot_fork(tmp_path, 
         am.Call("run_shell_command", {"command": "git refocus complete --summary 'Parser done by Gemini.' --dod 1 "
                                                  "--no-material-changes none"}),
         am.Text("Done."))
-    child = subprocess.run(["git", "refocus", "pickup", rid, "--run"], cwd=src, env={**os.environ, **env},
-                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-    assert child.returncode == 0, child.stdout + child.stderr
+    pickup_run(src, rid, env)
     first = " ".join(am.texts_of(agents.gemini_mock.turn_requests[0]))
     assert f"child session of refocus {rid}" in first, "Gemini's child got its brief"
     outputs = " ".join(am.texts_of(agents.gemini_mock.turn_requests[-1]))
@@ -291,9 +288,7 @@ def test_a_loop_ends_on_its_promise(tmp_path, agents, codex_bin, gemini_bin, age
                                  "--prompt 'Keep fixing the tests.'"}),
              am.Text("First pass: two tests fail."), am.Text("Second pass: one fails."),
              am.Text("Third pass: all pass.\n<promise>ALL GREEN</promise>"), am.Text("a turn the loop must not ask for"))
-    child = subprocess.run(["git", "refocus", "pickup", rid, "--run"], cwd=src, env={**os.environ, **env},
-                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-    assert child.returncode == 0, child.stdout + child.stderr
+    pickup_run(src, rid, env)
     loops = refocus("loop", "list", "--json", cwd=dest).json["loops"]
     assert [(lp["status"], lp["iteration"], lp["ended"]) for lp in loops] == [("done", 3, "promise")]
     assert len(mock.turns) == 1, "the turn after the promise was never asked for"

@@ -10,9 +10,10 @@ repositories accumulates over three years (the scale issue's generator):
   100k);
 - each refocus's event log in ``refs/refocus/<id>`` of both repositories (the event commits the
   model code builds, as :mod:`generate` writes them), all refs packed;
-- the brief committed on the destination's ``main`` (one commit per refocus, as ``spawn
-  --commit`` and ``complete --commit`` leave it) and in its work tree;
-- a commit on the source's ``main`` per refocus (the work the spawn came out of);
+- the briefs committed on the destination's ``main``, one commit per day that spawned any (a
+  commit per brief would make fast-import write 100k trees of up to 100k entries: hours), and in
+  its work tree;
+- a commit on the source's ``main`` per such day (the work the spawns came out of);
 - the audit lines in ``refs/notes/refocus`` of each, on those commits, as the commands attach
   them (spawned/received in the source; spawned/started/completed or abandoned in the dest);
 - local state: each side's ``counterparts`` entry, and the session map of every refocus in
@@ -95,6 +96,7 @@ def generate_realistic(root: str, n: int, env: dict | None = None) -> tuple[str,
     main_marks: dict[str, list[tuple[int, bytes]]] = {src: [], dest: []}  # (mark, note text) per repo
     sessions: dict[str, str] = {}
     ids: list[str] = []
+    day_work: list[tuple[str, bytes, bytes, bytes]] = []  # (id, brief, dest notes, source notes) of the day
     try:
         ev_w = streams[src].write  # the event logs: written into src, the pack then shared
         for i in range(n):
@@ -135,19 +137,26 @@ def generate_realistic(root: str, n: int, env: dict | None = None) -> tuple[str,
             tips[rid] = mark
             if target == "in-progress":
                 sessions[sid] = rid
-            for repo, side, other, path, text in (
-                    (dest, "dest", "src", f"docs/refocus/{rid}.md", brief),
-                    (src, "source", "dest", f"work/{i % 1000}.txt", f"work {i}\n".encode())):
-                w = streams[repo].write
-                mark += 1
-                w(b"commit %s\nmark :%d\n" % (MAIN.encode(), mark))
-                when = midnight + 14 * 3600
-                w(b"author Bench <b@example.com> %d +0000\ncommitter Bench <b@example.com> %d +0000\n" % (when, when))
-                generate._data(w, f"refocus({rid}): {'spawned' if side == 'dest' else 'work'}\n".encode())
-                w(b"M 100644 inline %s\n" % path.encode())
-                generate._data(w, text)
-                w(b"\n")
-                main_marks[repo].append((mark, fill(note_templates[(target, "source" if side == "source" else "dest")])))
+            day_work.append((rid, brief, fill(note_templates[(target, "dest")]), fill(note_templates[(target, "source")])))
+            if i == n - 1 or _day(i + 1, n)[0] != day:  # the day's commit on each side, its notes on it
+                for repo, side in ((dest, "dest"), (src, "source")):
+                    w = streams[repo].write
+                    mark += 1
+                    w(b"commit %s\nmark :%d\n" % (MAIN.encode(), mark))
+                    when = midnight + 14 * 3600
+                    w(b"author Bench <b@example.com> %d +0000\ncommitter Bench <b@example.com> %d +0000\n"
+                      % (when, when))
+                    generate._data(w, f"{'refocus briefs' if side == 'dest' else 'work'} of {day}\n".encode())
+                    for rid_, brief_, _, _ in day_work:
+                        if side == "dest":
+                            w(b"M 100644 inline docs/refocus/%s.md\n" % rid_.encode())
+                            generate._data(w, brief_)
+                    if side == "source":
+                        w(b"M 100644 inline work.txt\n")
+                        generate._data(w, day.encode() + b"\n")
+                    w(b"\n")
+                    main_marks[repo].append((mark, b"".join(d if side == "dest" else s for _, _, d, s in day_work)))
+                day_work = []
         for repo in (src, dest):
             w = streams[repo].write
             w(b"commit %s\ncommitter Bench <b@example.com> %d +0000\n" % (NOTES.encode(), END))

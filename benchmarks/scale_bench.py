@@ -108,8 +108,9 @@ def measure(size: int, runs: int, code: str, root: str, sync: bool, realistic: b
         import realistic as history
 
         src, dest = history.generate_realistic(os.path.join(root, "repos"), size, env=env)
-        for repo in (src, dest):  # the setup every taking-part repository has
+        for repo in (src, dest):  # the setup every taking-part repository has, and its INDEX.md
             r.refocus("init", cwd=repo)
+            r.refocus("index", cwd=repo)
     else:
         src, dest = generate.generate(os.path.join(root, "repos"), size, env=env)
     cache = os.path.join(dest, ".git", "refocus", "cache")

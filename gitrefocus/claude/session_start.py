@@ -10,6 +10,7 @@ only on the evidence of :mod:`claude.client`.
 
 from __future__ import annotations
 
+import functools
 import os
 
 from gitrefocus.claude import hookio
@@ -24,7 +25,7 @@ from gitrefocus.store.workspace import Workspace
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 # A first start on a repository whose catalog cache is cold builds it this long at
@@ -41,9 +42,32 @@ def relaunch(ws: Workspace, state: RefocusState) -> str:
     return places.relaunch(ws, state, short=False)  # the agent runs it: absolute, as spawn prints it
 
 
-def advisories(ws: Workspace, cat: catalog.Catalog, session_id: str | None, own: str | None = None) -> list[str]:
-    """Lines about other refocuses here (``own``: this session's child refocus, left out)."""
-    out = []
+# An advisory is written only if it is shown: at most a handful are (refocus.budget), and a
+# history with a thousand refocuses in progress has a thousand to count; their text (the
+# relaunch command, the places) is what costs.
+if TYPE_CHECKING:
+    Advisory = Callable[[], str]
+
+
+def _incoming(ws: Workspace, rid: str, state: RefocusState) -> str:
+    return (f"Incoming brief {rid} from {places.shown(ws, state, SOURCE, short=False)} has not been launched; "
+            f"its child session starts with: {relaunch(ws, state)}")
+
+
+def _unfinished(ws: Workspace, rid: str, state: RefocusState, why: str) -> str:
+    return (f"Refocus {rid} is in progress but its child session {state.child_session_id} has not completed "
+            f"({why}); it may have exited without git refocus complete. It continues with: {relaunch(ws, state)}")
+
+
+def _unlaunched(ws: Workspace, rid: str, state: RefocusState, age: float) -> str:
+    return (f"Outgoing refocus {rid} to {places.shown(ws, state, DEST, short=False)} is still un-launched after "
+            f"{int(age)} h: continue waiting, or abandon it.")
+
+
+def advisories(ws: Workspace, cat: catalog.Catalog, session_id: str | None, own: str | None = None) -> list[Advisory]:
+    """Lines about other refocuses here (``own``: this session's child refocus, left out), each
+    written when called."""
+    out: list[Advisory] = []
     stale_hours = ws.setting("staleReservedHours")
     quiet_hours = ws.setting("quietHours")
     for entry in sorted(cat.entries.values(), key=lambda e: e.id):
@@ -53,20 +77,17 @@ def advisories(ws: Workspace, cat: catalog.Catalog, session_id: str | None, own:
             continue
         incoming = entry.incoming
         if incoming and st in lifecycle.PENDING_LAUNCH and state.child_session_id != session_id:
-            out.append(f"Incoming brief {entry.id} from {places.shown(ws, state, SOURCE, short=False)} has not been launched; "
-                       f"its child session starts with: {relaunch(ws, state)}")
+            out.append(functools.partial(_incoming, ws, entry.id, state))
         elif incoming and st == lifecycle.IN_PROGRESS:
             sid = state.child_session_id
             if session_id in state.sessions or sid == session_id or entry.id == own:
                 continue
             why = unfinished.why_unfinished(state, unfinished.quiet_hours(state, places.local_dir(ws, state, DEST)), quiet_hours)
             if why:
-                out.append(f"Refocus {entry.id} is in progress but its child session {sid} has not completed ({why}); "
-                           f"it may have exited without git refocus complete. It continues with: {relaunch(ws, state)}")
+                out.append(functools.partial(_unfinished, ws, entry.id, state, why))
         age = entry.unlaunched_hours(stale_hours)
         if age is not None:
-            out.append(f"Outgoing refocus {entry.id} to {places.shown(ws, state, DEST, short=False)} is still un-launched after "
-                       f"{int(age)} h: continue waiting, or abandon it.")
+            out.append(functools.partial(_unlaunched, ws, entry.id, state, age))
     return out
 
 
@@ -207,7 +228,8 @@ def handle(payload: dict[str, Any], env: Mapping[str, str] = os.environ, agent: 
             parts.append(delivery.text)
 
     if max_adv:
-        lines = advisories(ws, cat, session_id, child.id if child else None) + extra_advisories(ws, budget, commit_lines)
+        lines = advisories(ws, cat, session_id, child.id if child else None) + [
+            functools.partial(str, line) for line in extra_advisories(ws, budget, commit_lines)]
         notes = _fit_advisories(lines, max_adv, hookio.CONTEXT_LIMIT - _size(parts) - 2)
         if notes:
             parts.append(notes)
@@ -221,12 +243,13 @@ def _size(parts: list[str]) -> int:
     return sum(len(p) + 2 for p in parts)
 
 
-def _fit_advisories(lines: list[str], most: int, room: int) -> str | None:
-    """The advisories that fit, whole, and a count of the rest."""
+def _fit_advisories(lines: list[Advisory], most: int, room: int) -> str | None:
+    """The advisories that fit, whole (only those are written), and a count of the rest."""
     head = "git refocus notes for this repository:"
     kept: list[str] = []
     used = len(head) + 40  # and the count line
-    for line in lines[:most]:
+    for advisory in lines[:most]:
+        line = advisory()
         if used + 3 + len(line) > room:
             break
         kept.append(f"- {line}")

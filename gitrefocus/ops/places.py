@@ -174,7 +174,8 @@ def relaunch(ws: Workspace, state: RefocusState, *, short: bool = True) -> str:
             return f"git refocus show {state.id} (the child runs in {agent}, in {label(state, DEST)}, not on this machine)"
         return (f"claude {'--resume' if launched else '--session-id'} {sid} "
                 f"(in {label(state, DEST)}, not on this machine)")
-    writable = child_writable(Workspace.try_open(dest), Workspace.try_open(local_dir(ws, state, SOURCE) or dest))
+    writable = child_writable(Workspace.try_open(dest), Workspace.try_open(local_dir(ws, state, SOURCE) or dest)) \
+        if agent == agents.CODEX else []  # only a Codex child's sandbox needs them (opening costs)
     return agents.relaunch_command(agent, dest, sid, refocus_id=state.id, writable=writable, resume=launched,
                                    home=os.path.expanduser("~") if short else None)
 

@@ -113,7 +113,7 @@ def generate_realistic(root: str, n: int, env: dict | None = None) -> tuple[str,
                 event_id = message.rsplit(" ", 1)[1].strip()
                 mine = subst + [(event_id.encode(), uuid.uuid4().hex.encode())]
 
-                def fill(data: bytes) -> bytes:
+                def fill(data: bytes, mine: list[tuple[bytes, bytes]] = mine) -> bytes:
                     for old, new in mine:
                         data = data.replace(old, new)
                     return data

@@ -72,11 +72,11 @@ def test_sync_killed_mid_way_is_repaired(pair, tmp_path):
 # The CI-sized subset of the spawn and complete sweeps (tests/store/test_killed_writers.py, slow):
 # complete killed right after its event (the promotion once lost for good), spawn killed between
 # the two repositories.
-def test_complete_killed_before_its_promotion_is_repaired(wired, tmp_path):  # noqa: F811
+def test_complete_killed_before_its_promotion_is_repaired(wired, tmp_path):
     sweeps.test_complete_killed_after_each_write(wired, tmp_path, 1)
 
 
-def test_spawn_killed_between_the_two_repositories_is_repaired(wired, tmp_path):  # noqa: F811
+def test_spawn_killed_between_the_two_repositories_is_repaired(wired, tmp_path):
     sweeps.test_spawn_killed_after_each_write(wired, tmp_path, 3)
 
 

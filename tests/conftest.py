@@ -47,6 +47,22 @@ GITCONFIG = """\
 # say so in ~/.gitconfig too); tests/commands/test_privacy.py runs without it, as a new user does.
 
 
+# How scripts/test shares the suite among its xdist workers (`-n auto --dist loadgroup`): a module
+# at a time, so that a module-scoped fixture (tests/handoff/test_scrub_corpus.py's measurement,
+# over a minute) is made once; and these on one worker, one after another: the real client's
+# tests, whose hooks run under the client's time limits, and the kill sweeps, each a chain of
+# processes killed and repaired.
+SERIAL = ("tests/e2e/", "tests/store/test_kill_sweep.py", "tests/store/test_killed_writers.py",
+          "tests/store/test_fault_sweep.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.pluginmanager.hasplugin("xdist"):
+        for item in items:
+            module = item.nodeid.split("::", 1)[0]
+            item.add_marker(pytest.mark.xdist_group("serial" if module.startswith(SERIAL) else module))
+
+
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite tests/golden/*.json from what the commands print now (tests/cli/test_golden.py)")

@@ -111,16 +111,17 @@ def _in_process(argv: list[str], cwd, env: dict, input: str | None) -> tuple[int
             stdin.seek(0)
         for fd, file in ((0, stdin), (1, out), (2, err)):
             os.dup2(file.fileno(), fd)
-        _reset(env)
+        streams = ()
         try:
+            _reset(env)
             os.environ.clear()
             os.environ.update(env)
             os.chdir(cwd)
             sys.argv = [str(ROOT / "gitrefocus" / "__main__.py"), *argv]
             # the streams of a Python started with its stdio on files (or pipes)
-            sys.stdin = open(0, encoding="utf-8", closefd=False)
-            sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
-            sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
+            streams = (open(0, encoding="utf-8", closefd=False), open(1, "w", encoding="utf-8", closefd=False),
+                       open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False))
+            sys.stdin, sys.stdout, sys.stderr = streams
             try:
                 code = main(argv)
             except SystemExit as exc:
@@ -135,12 +136,12 @@ def _in_process(argv: list[str], cwd, env: dict, input: str | None) -> tuple[int
             elif not isinstance(code, int):
                 print(code, file=sys.stderr)
                 code = 1
-            for stream in (sys.stdout, sys.stderr):
-                try:
-                    stream.flush()
-                except (BrokenPipeError, ValueError):
-                    pass
         finally:
+            for stream in streams:  # flushed as at exit (the descriptors stay open: closefd=False)
+                try:
+                    stream.close()
+                except (OSError, ValueError):
+                    pass
             sys.stdin, sys.stdout, sys.stderr = saved_streams
             sys.argv = saved_argv
             for fd, saved in zip((0, 1, 2), saved_fds):

@@ -82,16 +82,22 @@ def refocus(*args, cwd, env=None, input=None, check=True, own_process=False) -> 
     (None removes a variable) and ``input`` on stdin; fail the test on a non-zero exit unless
     check=False. In this process unless ``own_process`` (see the module's docstring)."""
     argv = list(map(str, args))
-    full_env = source_env(env)
-    if own_process or os.environ.get("GIT_REFOCUS_TEST_SUBPROCESS") or any(full_env.get(k) for k in KILLING):
-        proc = subprocess.run([sys.executable, "-m", "gitrefocus", *argv], cwd=str(cwd), env=full_env,
-                              capture_output=True, text=True, input=input)
-        result = Result(proc.returncode, proc.stdout, proc.stderr)
-    else:
-        result = Result(*_in_process(argv, cwd, full_env, input))
+    result = run_cli(argv, cwd=cwd, env=source_env(env), input=input, own_process=own_process)
     if check and result.returncode != 0:
         raise AssertionError(f"git refocus {' '.join(argv)} failed: {result!r}")
     return result
+
+
+def run_cli(argv: list[str], *, cwd, env: dict, input: str | None = None, own_process: bool = False,
+            timeout: float | None = None) -> Result:
+    """``python -m gitrefocus ARGV`` with exactly ``env`` as its environment: in this process, or
+    in its own when asked, when GIT_REFOCUS_TEST_SUBPROCESS is set or when it may kill itself
+    (``timeout`` applies to a subprocess only)."""
+    if own_process or os.environ.get("GIT_REFOCUS_TEST_SUBPROCESS") or any(env.get(k) for k in KILLING):
+        proc = subprocess.run([sys.executable, "-m", "gitrefocus", *argv], cwd=str(cwd), env=env,
+                              capture_output=True, text=True, input=input, timeout=timeout)
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+    return Result(*_in_process(argv, cwd, env, input))
 
 
 def _in_process(argv: list[str], cwd, env: dict, input: str | None) -> tuple[int, str, str]:

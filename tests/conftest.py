@@ -47,11 +47,12 @@ GITCONFIG = """\
 # say so in ~/.gitconfig too); tests/commands/test_privacy.py runs without it, as a new user does.
 
 
-# How scripts/test shares the suite among its xdist workers (`-n auto --dist loadgroup`): a module
-# at a time, so that a module-scoped fixture (tests/handoff/test_scrub_corpus.py's measurement,
-# over a minute) is made once; and these on one worker, one after another: the real client's
-# tests, whose hooks run under the client's time limits, and the kill sweeps, each a chain of
-# processes killed and repaired.
+# How scripts/test shares the suite among its xdist workers (`-n auto --dist loadgroup`): each
+# module's tests on one worker, so that what a module makes once is made by one worker only
+# (a worker may still run other modules' tests in between, which tears a module-scoped fixture
+# down: an expensive one is session-scoped); and these on one worker, one after another: the real
+# client's tests, whose hooks run under the client's time limits, and the kill sweeps, each a
+# chain of processes killed and repaired.
 SERIAL = ("tests/e2e/", "tests/store/test_kill_sweep.py", "tests/store/test_killed_writers.py",
           "tests/store/test_fault_sweep.py")
 

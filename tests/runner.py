@@ -4,7 +4,8 @@
 arguments, working directory, environment and stdin given, file descriptors 1 and 2 captured
 (so the output of the git processes it starts is caught too), and every piece of process state
 the CLI keeps put back afterwards (:func:`_reset`) — the way pre-commit's command tests run.
-A new interpreter costs ~0.3 s of start-up and imports per call, most of the suite's time.
+A new interpreter costs its start-up and imports on every call (~120 ms for a `list`), most of
+the suite's time.
 ``own_process=True`` runs it as ``python -m gitrefocus`` in a subprocess instead: for the tests
 where the process boundary is the point (what a fresh interpreter loads, exit on a signal, a
 kill point of tests/faults, a process running concurrently with another). Set

@@ -35,7 +35,9 @@ def test_no_whole_token_sits_in_the_committed_corpus_file():
             assert item["secret"] not in text, item["kind"]
 
 
-@pytest.fixture(scope="module")
+# once a run, not once a module: an xdist worker may run other modules' tests between this
+# module's, which tears a module's fixtures down, and this takes over a minute to make
+@pytest.fixture(scope="session")
 def measured():
     return scrub_table.measure(in_process=True)
 

@@ -47,21 +47,25 @@ GITCONFIG = """\
 # say so in ~/.gitconfig too); tests/commands/test_privacy.py runs without it, as a new user does.
 
 
-# How scripts/test shares the suite among its xdist workers (`-n auto --dist loadgroup`): each
-# module's tests on one worker, so that what a module makes once is made by one worker only
-# (a worker may still run other modules' tests in between, which tears a module-scoped fixture
-# down: an expensive one is session-scoped); and these on one worker, one after another: the real
-# client's tests, whose hooks run under the client's time limits, and the kill sweeps, each a
-# chain of processes killed and repaired.
+# How scripts/test shares the suite among its xdist workers (`-n auto`): a module at a time, so
+# that a module's fixtures are made once; and these together on one worker, one after another:
+# the real client's tests, whose hooks run under the client's time limits, and the kill sweeps,
+# each a chain of processes killed and repaired. (A scheduler of our own, not --dist loadgroup's
+# xdist_group marks: with pytest 9.2 xdist 3.8 cannot read the group from the test id.)
 SERIAL = ("tests/e2e/", "tests/store/test_kill_sweep.py", "tests/store/test_killed_writers.py",
           "tests/store/test_fault_sweep.py")
 
 
-def pytest_collection_modifyitems(config, items):
-    if config.pluginmanager.hasplugin("xdist"):
-        for item in items:
-            module = item.nodeid.split("::", 1)[0]
-            item.add_marker(pytest.mark.xdist_group("serial" if module.startswith(SERIAL) else module))
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByModule(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "serial" if module.startswith(SERIAL) else module
+
+    return ByModule(config, log)
 
 
 def pytest_addoption(parser):

@@ -35,9 +35,7 @@ def test_no_whole_token_sits_in_the_committed_corpus_file():
             assert item["secret"] not in text, item["kind"]
 
 
-# once a run, not once a module: an xdist worker may run other modules' tests between this
-# module's, which tears a module's fixtures down, and this takes over a minute to make
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def measured():
     return scrub_table.measure(in_process=True)
 

@@ -48,12 +48,12 @@ GITCONFIG = """\
 
 
 # How scripts/test shares the suite among its xdist workers (`-n auto`): a module at a time, so
-# that a module's fixtures are made once; and these together on one worker, one after another:
-# the real client's tests, whose hooks run under the client's time limits, and the kill sweeps,
-# each a chain of processes killed and repaired. (A scheduler of our own, not --dist loadgroup's
-# xdist_group marks: with pytest 9.2 xdist 3.8 cannot read the group from the test id.)
-SERIAL = ("tests/e2e/", "tests/store/test_kill_sweep.py", "tests/store/test_killed_writers.py",
-          "tests/store/test_fault_sweep.py")
+# that a module's fixtures are made once; and the real client's tests, whose hooks run under the
+# client's time limits, together on one worker, one after another, as they always ran. (The kill
+# sweeps kill at a count of writes, not a time: they share out like the rest.) A scheduler of our
+# own, not --dist loadgroup's xdist_group marks: with pytest 9.2, xdist 3.8 cannot read the group
+# from the test id.
+SERIAL = ("tests/e2e/",)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -133,7 +133,7 @@ def _in_process(argv: list[str], cwd, env: dict, input: str | None) -> tuple[int
                 code = main(argv)
             except SystemExit as exc:
                 code = exc.code
-            except BaseException:  # what the interpreter prints on an uncaught exception
+            except BaseException:  # noqa: BLE001 - what the interpreter prints on an uncaught exception
                 import traceback
 
                 traceback.print_exc()

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from tests.gitrepo import git, make_repo
 from tests.claude.hookcall import context, hook
+from tests.gitrepo import git, make_repo
 from tests.runner import ROOT, loaded_by, refocus
 
 

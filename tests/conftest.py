@@ -50,6 +50,27 @@ GITCONFIG = """\
 # say so in ~/.gitconfig too); tests/commands/test_privacy.py runs without it, as a new user does.
 
 
+# How scripts/test shares the suite among its xdist workers (`-n auto`): a module at a time, so
+# that a module's fixtures are made once; and the real client's tests, whose hooks run under the
+# client's time limits, together on one worker, one after another, as they always ran. (The kill
+# sweeps kill at a count of writes, not a time: they share out like the rest.) A scheduler of our
+# own, not --dist loadgroup's xdist_group marks: with pytest 9.2, xdist 3.8 cannot read the group
+# from the test id.
+SERIAL = ("tests/e2e/",)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByModule(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "serial" if module.startswith(SERIAL) else module
+
+    return ByModule(config, log)
+
+
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite tests/golden/*.json from what the commands print now (tests/cli/test_golden.py)")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude.test_hooks import context, hook
+from tests.claude.hookcall import context, hook
 from tests.gitrepo import git, make_repo
 from tests.runner import ROOT, refocus
 

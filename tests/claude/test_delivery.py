@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from tests.backlog import waiting_results
-from tests.claude.test_hooks import context, hook
+from tests.claude.hookcall import context, hook
 from tests.gitrepo import make_repo
 from tests.runner import ROOT, refocus, source_env
 

@@ -11,29 +11,9 @@ import time
 
 import pytest
 
+from tests.claude.hookcall import context, hook
 from tests.gitrepo import git, make_repo
 from tests.runner import ROOT, loaded_by, refocus
-
-
-def hook(event, payload, cwd, env=None, stdin_open=False):
-    full = {"PYTHONPATH": str(ROOT)}
-    full.update(env or {})
-    if stdin_open:  # the client does not always close stdin: we must not hang
-        import os
-
-        p = subprocess.Popen([sys.executable, "-m", "gitrefocus", "hook", event], cwd=cwd, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **full})
-        p.stdin.write(json.dumps(payload))
-        p.stdin.flush()  # ... and never closed until the hook has exited
-        rc = p.wait(timeout=8)
-        out, err = p.stdout.read(), p.stderr.read()
-        p.stdin.close()
-        return subprocess.CompletedProcess(p.args, rc, out, err)
-    return refocus("hook", event, cwd=cwd, env=full, input=json.dumps(payload))
-
-
-def context(result) -> str:
-    return json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
 def test_child_is_recognised_started_and_briefed(spawned, tmp_path):

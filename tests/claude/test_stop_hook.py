@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.claude.test_hooks import hook
+from tests.claude.hookcall import hook
 from tests.gitrepo import make_repo
 from tests.runner import refocus
 

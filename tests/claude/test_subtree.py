@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tests.claude.test_hooks import context, hook
+from tests.claude.hookcall import context, hook
 from tests.gitrepo import make_repo
 from tests.runner import refocus
 

@@ -1,7 +1,10 @@
 """Fixtures to drive the real Claude Code binary against the loopback API mock.
 
 - `claude_bin`: the pinned binary (scripts/install-claude, once per session; skips without it
-  unless `CI` is set).
+  unless `CI` is set). A module that sets ``BOTH_CLIENTS = True`` runs each of its tests against
+  the pinned release and the older one (OLDER_CLIENT).
+- `refocus_path`: PATH with this tree's `git refocus` (a logging shim, `shim_calls`) first.
+- `wired` (this directory's): src and dest set up with `git refocus init --claude`, committed.
 - `mock_api`: a running `MockAnthropic`; script it with `mock_api.add(Text(...), Bash(...))`.
 - `run_claude(cwd, prompt, session_id=None, resume=None, extra_env=None, timeout=120)`: runs
   `claude -p` with HOME=`claude_home`, the mock as its API, no other traffic and a fixed git
@@ -14,9 +17,11 @@
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -26,7 +31,8 @@ from typing import Callable, Iterator
 import pytest
 
 from tests.e2e.claude_mock import MockAnthropic, find_transcript
-from tests.runner import ROOT
+from tests.gitrepo import git
+from tests.runner import ROOT, refocus
 
 INSTALL_SCRIPT = ROOT / "scripts" / "install-claude"
 INSTALL_AGENT = ROOT / "scripts" / "install-agent"
@@ -62,27 +68,40 @@ GIT_IDENTITY_ENV = {
 }
 
 
+PINNED = "pinned"
+OLDER_CLIENT = "2.1.197"  # the older 2.1.x release the agent surface is also proven with
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``BOTH_CLIENTS = True`` in a module: its tests that use the client run once per release."""
+    if getattr(metafunc.module, "BOTH_CLIENTS", False) and "claude_bin" in metafunc.fixturenames:
+        metafunc.parametrize("claude_bin", [PINNED, OLDER_CLIENT], indirect=True, scope="session")
+
+
 @pytest.fixture(scope="session")
-def claude_bin() -> Path:
-    """The pinned `claude` binary, installed once per session by scripts/install-claude.
+def claude_bin(request: pytest.FixtureRequest) -> Path:
+    """The pinned `claude` binary (or the release a BOTH_CLIENTS module asks for), installed once
+    per session by scripts/install-claude.
 
     Skips the test when it cannot be installed, unless `CI` is set: there it must work.
     """
-    reason = _install_claude()
+    version = getattr(request, "param", PINNED)
+    reason = _install_claude(None if version == PINNED else version)
     if isinstance(reason, Path):
         return reason
     if os.environ.get("CI"):
-        pytest.fail(f"CI is set and the Claude Code CLI is unavailable: {reason}", pytrace=False)
-    pytest.skip(f"Claude Code CLI unavailable: {reason}")
+        pytest.fail(f"CI is set and Claude Code {version} is unavailable: {reason}", pytrace=False)
+    pytest.skip(f"Claude Code {version} unavailable: {reason}")
 
 
-def _install_claude() -> Path | str:
-    """The installed binary, or why there is none."""
+def _install_claude(version: str | None = None) -> Path | str:
+    """The installed binary (the pinned release, or ``version``), or why there is none."""
     if shutil.which("bash") is None:
         return "bash is required to run scripts/install-claude"
+    env = None if version is None else dict(os.environ, INSTALL_CLAUDE_VERSION=version)
     try:
         done = subprocess.run(
-            ["bash", str(INSTALL_SCRIPT)], capture_output=True, text=True,
+            ["bash", str(INSTALL_SCRIPT)], capture_output=True, text=True, env=env,
             stdin=subprocess.DEVNULL, timeout=INSTALL_TIMEOUT,
         )
     except subprocess.TimeoutExpired:
@@ -94,6 +113,55 @@ def _install_claude() -> Path | str:
     if not os.access(binary, os.X_OK):
         return f"scripts/install-claude printed {binary}, which is not executable"
     return binary
+
+
+@pytest.fixture
+def refocus_path(tmp_path: Path) -> dict[str, str]:
+    """PATH/PYTHONPATH so the client's hooks and Bash commands run this source tree's `git refocus`,
+    not the copy installed in the venv (whose bin/ may be on PATH too). The shim logs every call
+    to ``shim_calls(tmp_path)``, so a test can check the hooks really went through it."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    shim = bindir / "git-refocus"
+    log = shlex.quote(str(tmp_path / "git-refocus.calls"))
+    shim.write_text(f'#!/bin/sh\necho "$*" >> {log}\n'
+                    f'PYTHONPATH={shlex.quote(str(ROOT))} exec {shlex.quote(sys.executable)} -m gitrefocus "$@"\n')
+    shim.chmod(0o755)
+    return {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+
+
+def shim_calls(tmp_path: Path) -> list[str]:
+    """The arguments of every `git refocus` the shim ran, in order."""
+    log = tmp_path / "git-refocus.calls"
+    return log.read_text().splitlines() if log.exists() else []
+
+
+@pytest.fixture
+def wired(repos: tuple[Path, Path], refocus_path: dict[str, str]) -> tuple[Path, Path]:
+    """Source and dest, both set up with `git refocus init --claude` (hooks + commit-msg) and
+    committed (the client's flavour of tests/conftest.py's `wired`)."""
+    src, dest = repos
+    for repo in (src, dest):
+        refocus("init", "--claude", cwd=repo, env=refocus_path)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "wire git refocus")
+    return src, dest
+
+
+def spawn(src: Path, dest: Path, env: dict[str, str], slug: str = "mcp-standard") -> dict:
+    """`git refocus spawn` from src into dest, with a context line; its JSON."""
+    return refocus("spawn", dest, "--slug", slug, "--reason", "The memory session drifted into the MCP standard.",
+                   "--done-when", "MCPSTANDARD.md exists", "--context", "Transport is SSH-stdio via a dispatcher",
+                   "--json", cwd=src, env=env).json
+
+
+def client_env(claude_bin: Path, claude_home: Path, mock_api: MockAnthropic, claude_tmpdir: Path,
+               refocus_path: dict[str, str]) -> dict[str, str]:
+    """The client's environment, with this tree's `git refocus` and the client itself on PATH."""
+    bindir = Path(refocus_path["PATH"].split(os.pathsep)[0])
+    if not (bindir / "claude").exists():
+        (bindir / "claude").symlink_to(claude_bin)
+    return claude_env(claude_home, mock_api.url, claude_tmpdir, refocus_path)
 
 
 @pytest.fixture

@@ -21,12 +21,12 @@ import pytest
 from tests.backlog import waiting_results
 from tests.e2e import conftest as e2e
 from tests.e2e.claude_mock import Bash, Text, describe, last_user_content, tool_result_text, tool_results
-from tests.e2e.test_refocus_agent_surface import claude_bin, client_env  # noqa: F401 (both clients)
-from tests.e2e.test_refocus_claude import refocus_path, spawn, wired  # noqa: F401 (fixtures)
+from tests.e2e.conftest import client_env, spawn
 from tests.gitrepo import git, make_repo
 from tests.runner import refocus
 
 pytestmark = pytest.mark.claude
+BOTH_CLIENTS = True  # every test here runs against both client releases (tests/e2e/conftest.py)
 
 
 def said(body: dict) -> str:
@@ -76,7 +76,7 @@ class StreamSession:
 
 
 def test_sessions_side_by_side_and_a_clear_in_the_unrelated_one(
-        wired, refocus_path, run_claude, mock_api, claude_bin, claude_home, claude_tmpdir):  # noqa: F811
+        wired, refocus_path, run_claude, mock_api, claude_bin, claude_home, claude_tmpdir):
     """While the child works, another session in its directory commits and types /clear: its
     commits are not tagged, after /clear it is not the child (the hook says so in one line) even
     with the child's transcript the newest in the project folder, and its complete is refused
@@ -158,7 +158,7 @@ def test_sessions_side_by_side_and_a_clear_in_the_unrelated_one(
 
 @pytest.mark.parametrize("route", ["project", "user", "plugin"])
 def test_a_child_below_the_root_and_its_parent_in_a_monorepo_directory(
-        route, refocus_path, run_claude, mock_api, claude_bin, claude_home, claude_tmpdir, tmp_path):  # noqa: F811
+        route, refocus_path, run_claude, mock_api, claude_bin, claude_home, claude_tmpdir, tmp_path):
     mono, dest = make_repo(tmp_path / "mono"), make_repo(tmp_path / "dest")
     web, pkg = mono / "services" / "web", dest / "pkg"
     web.mkdir(parents=True)
@@ -206,7 +206,7 @@ def test_a_child_below_the_root_and_its_parent_in_a_monorepo_directory(
 
 
 def test_150_results_waiting_are_told_a_few_at_a_time_and_marked_only_when_told(
-        refocus_path, run_claude, mock_api, tmp_path):  # noqa: F811
+        refocus_path, run_claude, mock_api, tmp_path):
     src, dest, ids = waiting_results(tmp_path / "backlog", 150)
     refocus("init", "--claude", cwd=src, env=refocus_path)
     told: set[str] = set()
@@ -224,7 +224,7 @@ def test_150_results_waiting_are_told_a_few_at_a_time_and_marked_only_when_told(
 
 
 def test_a_brief_past_the_cap_reaches_the_child_rules_first(
-        wired, refocus_path, run_claude, mock_api):  # noqa: F811
+        wired, refocus_path, run_claude, mock_api):
     src, dest = wired
     args = ["spawn", str(dest), "--slug", "long", "--reason", "REASON-MARK: the reason this branch exists."]
     for i in range(60):
@@ -248,7 +248,7 @@ def run_default_mode(claude, env, cwd, prompt, session_id=None, resume=None):
 
 
 def test_the_commands_run_as_shipped_without_allowed_tools(
-        wired, refocus_path, mock_api, claude_bin, claude_home, claude_tmpdir):  # noqa: F811
+        wired, refocus_path, mock_api, claude_bin, claude_home, claude_tmpdir):
     src, dest = wired
     env = client_env(claude_bin, claude_home, mock_api, claude_tmpdir, refocus_path)  # `claude` on PATH
     mock_api.add(Bash("git refocus handoff --json"),
@@ -308,7 +308,7 @@ PROMPT = "Keep fixing the failing tests."
 
 
 def test_a_loop_past_the_clients_cap_pauses_and_never_captures_the_next_prompt(
-        refocus_path, run_claude, mock_api, tmp_path):  # noqa: F811
+        refocus_path, run_claude, mock_api, tmp_path):
     repo = make_repo(tmp_path / "work")
     refocus("init", "--claude", cwd=repo, env=refocus_path)
     mock_api.add(Bash(f"git refocus loop start --promise 'ALL GREEN' --max-iterations 12 --prompt '{PROMPT}'"),

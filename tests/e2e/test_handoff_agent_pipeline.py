@@ -35,20 +35,20 @@ from tests.e2e.claude_mock import (
     tool_result_text,
     tool_results,
 )
-from tests.e2e.test_refocus_agent_surface import claude_bin, client_env  # noqa: F401 (both releases)
-from tests.e2e.test_refocus_claude import refocus_path, wired  # noqa: F401 (fixtures)
+from tests.e2e.conftest import client_env
 from tests.gitrepo import git
 from tests.handoff.transcript import Session, text
 from tests.runner import refocus
 
 pytestmark = pytest.mark.claude
+BOTH_CLIENTS = True  # every test here runs against both client releases (tests/e2e/conftest.py)
 
 COMMAND_SENTENCE = "Extract: five subagents in ONE message"  # from commands/handoff.md
 SECTION_RE = re.compile(r"\(section (\w+)\)")
 CORRECTION = "No, the tokenizer is fine; the issue is actually the lexer dropping the last token."
 
 
-def run_default_mode(claude_bin, env, cwd, prompt, *, session_id=None, resume=None, timeout=180):  # noqa: F811
+def run_default_mode(claude_bin, env, cwd, prompt, *, session_id=None, resume=None, timeout=180):
     """`claude -p PROMPT` with no --allowedTools: what runs, runs under the command's own rules."""
     session = ["--resume", resume] if resume else ["--session-id", session_id or str(uuid.uuid4())]
     args = [str(claude_bin), "-p", prompt, *session]
@@ -133,7 +133,7 @@ def answer(name: str, content: str, *refs: str) -> str:
 
 
 def test_cold_handoff_runs_five_extractor_subagents_in_one_message(
-        wired, refocus_path, mock_api, claude_bin, claude_home, claude_tmpdir, tmp_path):  # noqa: F811
+        wired, refocus_path, mock_api, claude_bin, claude_home, claude_tmpdir, tmp_path):
     repo, _ = wired
     path = tmp_path / "handed-off.jsonl"
     lines = handed_off_session(repo, path)
@@ -234,7 +234,7 @@ def warm_answers(extra_dead: str = "") -> dict[str, str]:
     }
 
 
-def earlier_turns(mock_api, claude_bin, env, repo, sid):  # noqa: F811
+def earlier_turns(mock_api, claude_bin, env, repo, sid):
     """A real conversation in SID first, so the warm mode has a transcript to check against."""
     mock_api.add(Text("I think the tokenizer is broken."), Text("You're right: the lexer drops the last token."),
                  Text("Noted."))
@@ -246,7 +246,7 @@ def earlier_turns(mock_api, claude_bin, env, repo, sid):  # noqa: F811
 
 
 def test_warm_handoff_through_the_plugin_renders_the_sessions_own_brief(
-        repos, refocus_path, mock_api, claude_bin, claude_home, claude_tmpdir):  # noqa: F811
+        repos, refocus_path, mock_api, claude_bin, claude_home, claude_tmpdir):
     repo, _ = repos
     env = client_env(claude_bin, claude_home, mock_api, claude_tmpdir, refocus_path)
     installed = refocus("init", "--claude", "--plugin", cwd=repo, env=env)
@@ -274,7 +274,7 @@ def test_warm_handoff_through_the_plugin_renders_the_sessions_own_brief(
 
 
 def test_refocus_carries_the_warm_dead_ends_into_the_brief(
-        wired, refocus_path, mock_api, claude_bin, claude_home, claude_tmpdir):  # noqa: F811
+        wired, refocus_path, mock_api, claude_bin, claude_home, claude_tmpdir):
     src, dest = wired
     env = client_env(claude_bin, claude_home, mock_api, claude_tmpdir, refocus_path)
     sid = str(uuid.uuid4())
@@ -415,7 +415,7 @@ def chunked_session(repo: Path, path: Path) -> None:
 
 
 def test_chunked_handoff_summarizes_each_chunk_then_extracts_from_the_reduced_spine(
-        wired, refocus_path, mock_api, claude_bin, claude_home, claude_tmpdir, tmp_path):  # noqa: F811
+        wired, refocus_path, mock_api, claude_bin, claude_home, claude_tmpdir, tmp_path):
     repo, _ = wired
     path = tmp_path / "long-session.jsonl"
     chunked_session(repo, path)

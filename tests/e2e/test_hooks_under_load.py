@@ -13,7 +13,6 @@ import os
 
 import pytest
 
-from tests.e2e.test_refocus_claude import refocus_path, wired  # noqa: F401  (fixtures)
 from tests.e2e.test_refocus_claude import (
     test_child_exiting_without_complete_is_reported_next_time as scenario,
 )
@@ -40,6 +39,6 @@ def cpu_load():
 
 
 @pytest.mark.parametrize("run", range(RUNS))
-def test_child_started_and_unfinished_exit_reported_under_load(wired, refocus_path, run_claude, mock_api,  # noqa: F811
+def test_child_started_and_unfinished_exit_reported_under_load(wired, refocus_path, run_claude, mock_api,
                                                                 cpu_load, run):
     scenario(wired, refocus_path, run_claude, mock_api)

@@ -15,7 +15,7 @@ import uuid
 import pytest
 
 from tests.e2e.claude_mock import Bash, Text, describe, last_user_content
-from tests.e2e.test_refocus_claude import refocus_path, spawn, wired  # noqa: F401 - fixtures
+from tests.e2e.conftest import spawn
 from tests.gitrepo import git, make_repo
 from tests.runner import refocus
 
@@ -25,7 +25,7 @@ PROMPT = "Keep fixing the failing tests."
 
 
 @pytest.fixture
-def repo(tmp_path, refocus_path):  # noqa: F811
+def repo(tmp_path, refocus_path):
     """One repository with the Claude Code hooks (Stop included) wired by `init --claude`."""
     path = make_repo(tmp_path / "work")
     refocus("init", "--claude", cwd=path, env=refocus_path)
@@ -47,7 +47,7 @@ def loops_of(repo) -> list[dict]:
     return refocus("loop", "list", "--json", cwd=repo).json["loops"]
 
 
-def test_promise_on_the_third_turn_stops_after_exactly_three_iterations(repo, refocus_path, run_claude, mock_api):  # noqa: F811
+def test_promise_on_the_third_turn_stops_after_exactly_three_iterations(repo, refocus_path, run_claude, mock_api):
     mock_api.add(start_loop(5), Text("First pass: two tests still fail."), Text("Second pass: one test fails."),
                  Text("Third pass: everything passes.\n<promise>ALL GREEN</promise>"))
     done = run_claude(repo, "Fix the tests.", extra_env=refocus_path)
@@ -60,7 +60,7 @@ def test_promise_on_the_third_turn_stops_after_exactly_three_iterations(repo, re
     assert loop["session_id"] == done.session_id
 
 
-def test_a_promise_never_printed_stops_at_max_iterations(repo, refocus_path, run_claude, mock_api):  # noqa: F811
+def test_a_promise_never_printed_stops_at_max_iterations(repo, refocus_path, run_claude, mock_api):
     mock_api.add(start_loop(3), Text("Attempt one."), Text("Attempt two."), Text("Attempt three."),
                  Text("an extra turn the loop must not ask for"))
     done = run_claude(repo, "Fix the tests.", extra_env=refocus_path)
@@ -71,7 +71,7 @@ def test_a_promise_never_printed_stops_at_max_iterations(repo, refocus_path, run
     assert (loop["status"], loop["iteration"], loop["ended"]) == ("done", 3, "max-iterations")
 
 
-def test_a_second_session_started_meanwhile_is_not_captured(repo, refocus_path, run_claude, mock_api):  # noqa: F811
+def test_a_second_session_started_meanwhile_is_not_captured(repo, refocus_path, run_claude, mock_api):
     a_waiting, b_done = threading.Event(), threading.Event()
 
     def a_second_turn(body):  # session A holds its turn open until B has run to its end
@@ -102,7 +102,7 @@ def test_a_second_session_started_meanwhile_is_not_captured(repo, refocus_path, 
     assert (loop["session_id"], loop["status"], loop["iteration"]) == (sid_a, "done", 3)
 
 
-def test_cancel_lets_the_next_stop_through(repo, refocus_path, run_claude, mock_api):  # noqa: F811
+def test_cancel_lets_the_next_stop_through(repo, refocus_path, run_claude, mock_api):
     mock_api.add(start_loop(5), Text("One pass."), Bash("git refocus loop cancel"), Text("Stopping here."),
                  Text("an extra turn the loop must not ask for"))
     done = run_claude(repo, "Fix the tests.", extra_env=refocus_path)
@@ -113,7 +113,7 @@ def test_cancel_lets_the_next_stop_through(repo, refocus_path, run_claude, mock_
     assert (loop["status"], loop["iteration"], loop["ended"]) == ("cancelled", 1, "cancelled")
 
 
-def test_a_childs_loop_is_tied_to_its_refocus_and_ends_with_complete(wired, refocus_path, run_claude, mock_api):  # noqa: F811
+def test_a_childs_loop_is_tied_to_its_refocus_and_ends_with_complete(wired, refocus_path, run_claude, mock_api):
     src, dest = wired
     out = spawn(src, dest, refocus_path, slug="looped")
     rid, sid = out["id"], out["child_session_id"]

@@ -9,10 +9,8 @@ so each test proves the text reaches the model and the calls it leads to work.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -26,41 +24,17 @@ from tests.e2e.claude_mock import (
     tool_result_text,
     tool_results,
 )
-from tests.e2e.test_refocus_claude import refocus_path, shim_calls, spawn, wired  # noqa: F401 (fixtures)
+from tests.e2e.conftest import client_env, shim_calls, spawn
 from tests.gitrepo import make_repo
 from tests.runner import ROOT, refocus
 
 pytestmark = pytest.mark.claude
 
-PINNED = "pinned"
-OLDER_CLIENT = "2.1.197"  # the older 2.1.x release the surface is also proven with
+BOTH_CLIENTS = True  # every test here runs against both client releases (tests/e2e/conftest.py)
 PLUGIN = ROOT / "gitrefocus" / "claude" / "plugin"
 COMMAND_SENTENCE = "Draft the brief from this conversation"  # from commands/refocus.md
 COMPLETE_SENTENCE = "Save the full transcript into the repository? [y/N]"  # from commands/refocus-complete.md
 SKILL_DESCRIPTION = "Decide whether this session has drifted into a different CONCEPT"  # skills/refocus-drift
-
-
-@pytest.fixture(scope="session", params=[PINNED, OLDER_CLIENT])
-def claude_bin(request) -> Path:
-    """Overrides the e2e fixture: every test here runs against both client releases."""
-    env = None if request.param == PINNED else dict(os.environ, INSTALL_CLAUDE_VERSION=request.param)
-    done = subprocess.run(["bash", str(e2e.INSTALL_SCRIPT)], capture_output=True, text=True, env=env,
-                          stdin=subprocess.DEVNULL, timeout=e2e.INSTALL_TIMEOUT)
-    lines = done.stdout.strip().splitlines()
-    if done.returncode == 0 and lines and os.access(lines[-1], os.X_OK):
-        return Path(lines[-1])
-    reason = f"Claude Code {request.param} unavailable: {done.stderr.strip()[-1000:]}"
-    if os.environ.get("CI"):
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
-
-
-def client_env(claude_bin, claude_home, mock_api, claude_tmpdir, refocus_path):  # noqa: F811
-    """The client's environment, with this tree's `git refocus` and the client itself on PATH."""
-    bindir = Path(refocus_path["PATH"].split(os.pathsep)[0])
-    if not (bindir / "claude").exists():
-        (bindir / "claude").symlink_to(claude_bin)
-    return e2e.claude_env(claude_home, mock_api.url, claude_tmpdir, refocus_path)
 
 
 def first_request(mock_api, before=0) -> str:
@@ -97,7 +71,7 @@ def spawn_by_command(src, dest, mock_api, run_claude, env):
 
 
 def test_refocus_command_after_init_claude_spawns_and_the_skill_reaches_the_model(
-        wired, refocus_path, run_claude, mock_api, tmp_path):  # noqa: F811
+        wired, refocus_path, run_claude, mock_api, tmp_path):
     src, dest = wired
     for rel in install.COPIED:
         assert (src / ".claude" / rel).is_file(), f"init --claude installed .claude/{rel}"
@@ -107,7 +81,7 @@ def test_refocus_command_after_init_claude_spawns_and_the_skill_reaches_the_mode
 
 
 def test_refocus_command_after_init_claude_user(
-        repos, refocus_path, run_claude, mock_api, claude_home, tmp_path):  # noqa: F811
+        repos, refocus_path, run_claude, mock_api, claude_home, tmp_path):
     src, dest = repos
     env = {**refocus_path, "HOME": str(claude_home)}
     for repo in (src, dest):
@@ -120,7 +94,7 @@ def test_refocus_command_after_init_claude_user(
 
 
 def test_plugin_route_round_trip_with_project_hooks_too_fires_each_hook_once(
-        repos, refocus_path, run_claude, mock_api, claude_bin, claude_home, claude_tmpdir, tmp_path):  # noqa: F811
+        repos, refocus_path, run_claude, mock_api, claude_bin, claude_home, claude_tmpdir, tmp_path):
     src, dest = repos
     env = client_env(claude_bin, claude_home, mock_api, claude_tmpdir, refocus_path)
     installed = refocus("init", "--claude", "--plugin", cwd=src, env=env)
@@ -150,7 +124,7 @@ def test_plugin_route_round_trip_with_project_hooks_too_fires_each_hook_once(
 
 
 def test_child_refuses_refocus_then_completes_with_refocus_complete(
-        wired, refocus_path, run_claude, mock_api, tmp_path):  # noqa: F811
+        wired, refocus_path, run_claude, mock_api, tmp_path):
     src, dest = wired
     out = spawn(src, dest, refocus_path, slug="tls")
     rid, sid = out["id"], out["child_session_id"]
@@ -191,7 +165,7 @@ def test_child_refuses_refocus_then_completes_with_refocus_complete(
 
 
 def test_oneshot_runs_the_child_from_bash_and_receives_its_result(
-        wired, refocus_path, run_claude, mock_api, claude_bin, claude_home, claude_tmpdir, tmp_path):  # noqa: F811
+        wired, refocus_path, run_claude, mock_api, claude_bin, claude_home, claude_tmpdir, tmp_path):
     src, dest = wired
     env = client_env(claude_bin, claude_home, mock_api, claude_tmpdir, refocus_path)  # `claude` on PATH
     def pickup_run(body):  # the id the spawn call returned
@@ -241,7 +215,7 @@ def run_stream(claude_bin, env, cwd, messages, session_id):
 
 @pytest.mark.parametrize("command", ["/compact", "/clear"])
 def test_compact_or_clear_in_the_child_keeps_the_brief_with_one_started_event(
-        command, wired, refocus_path, mock_api, claude_bin, claude_home, claude_tmpdir, tmp_path):  # noqa: F811
+        command, wired, refocus_path, mock_api, claude_bin, claude_home, claude_tmpdir, tmp_path):
     src, dest = wired
     out = spawn(src, dest, refocus_path, slug="kept")
     rid, sid = out["id"], out["child_session_id"]

@@ -8,55 +8,15 @@ what really reached the model and what really landed in git.
 from __future__ import annotations
 
 import json
-import os
-import shlex
-import sys
 
 import pytest
 
 from tests.e2e.claude_mock import Bash, Text, describe, tool_result_text, tool_results
+from tests.e2e.conftest import shim_calls, spawn
 from tests.gitrepo import git, make_repo
-from tests.runner import ROOT, refocus
+from tests.runner import refocus
 
 pytestmark = pytest.mark.claude
-
-
-@pytest.fixture
-def refocus_path(tmp_path) -> dict[str, str]:
-    """PATH/PYTHONPATH so the client's hooks and Bash commands run this source tree's `git refocus`,
-    not the copy installed in the venv (whose bin/ may be on PATH too). The shim logs every call
-    to ``shim_calls(tmp_path)``, so a test can check the hooks really went through it."""
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    shim = bindir / "git-refocus"
-    log = shlex.quote(str(tmp_path / "git-refocus.calls"))
-    shim.write_text(f'#!/bin/sh\necho "$*" >> {log}\n'
-                    f'PYTHONPATH={shlex.quote(str(ROOT))} exec {shlex.quote(sys.executable)} -m gitrefocus "$@"\n')
-    shim.chmod(0o755)
-    return {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
-
-
-def shim_calls(tmp_path) -> list[str]:
-    """The arguments of every `git refocus` the shim ran, in order."""
-    log = tmp_path / "git-refocus.calls"
-    return log.read_text().splitlines() if log.exists() else []
-
-
-@pytest.fixture
-def wired(repos, refocus_path):
-    """Source and dest, both set up with `git refocus init --claude` (hooks + commit-msg)."""
-    src, dest = repos
-    for repo in (src, dest):
-        refocus("init", "--claude", cwd=repo, env=refocus_path)
-        git(repo, "add", "-A")
-        git(repo, "commit", "-q", "-m", "wire git refocus")
-    return src, dest
-
-
-def spawn(src, dest, env, slug="mcp-standard"):
-    return refocus("spawn", dest, "--slug", slug, "--reason", "The memory session drifted into the MCP standard.",
-                   "--done-when", "MCPSTANDARD.md exists", "--context", "Transport is SSH-stdio via a dispatcher",
-                   "--json", cwd=src, env=env).json
 
 
 def test_child_recognised_tags_commits_cannot_fork_and_completes(wired, refocus_path, run_claude, mock_api, transcript,

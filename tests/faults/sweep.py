@@ -30,6 +30,7 @@ from pathlib import Path
 
 from tests.faults import scenarios as sc
 from tests.faults.world import World, clear_tree, copy_tree, differences, snapshot
+from tests.runner import Result
 
 LEVELS = [0, 4 << 10, 16 << 10, 32 << 10, 64 << 10, 96 << 10, 128 << 10, 192 << 10, 256 << 10, 384 << 10,
           512 << 10, 1 << 20]
@@ -86,7 +87,7 @@ class Bench:
         clear_tree(self.world.root)
         copy_tree(self.template, self.world.root)
 
-    def run(self, **env: str) -> subprocess.CompletedProcess:
+    def run(self, **env: str) -> Result:
         cmd = self.command
         return self.world.refocus(*cmd.args, cwd=self.world.root / cmd.cwd, env=self.world.env(**cmd.env, **env),
                                   stdin=cmd.stdin, check=False)

@@ -21,8 +21,9 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.runner import Result, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 NOW = "2026-05-01T12:00:00Z"
@@ -85,9 +86,9 @@ class World:
         return proc.stdout
 
     def refocus(self, *args: str, cwd: Path, env: dict | None = None, stdin: str | None = None,
-                check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
-        proc = subprocess.run([sys.executable, "-m", "gitrefocus", *args], cwd=str(cwd), env=env or self.env(),
-                              capture_output=True, text=True, input=stdin, timeout=timeout)
+                check: bool = True, timeout: float = 120) -> Result:
+        """In this process, but a run that may be killed (tests/runner.py ``run_cli``)."""
+        proc = run_cli(list(args), cwd=cwd, env=env or self.env(), input=stdin, timeout=timeout)
         if check and proc.returncode != 0:
             raise RuntimeError(f"git refocus {' '.join(args)} in {cwd} exited {proc.returncode}: {proc.stderr}")
         return proc

@@ -129,7 +129,7 @@ def test_a_refresh_overtaken_by_another_writer_leaves_index_md_current(initializ
         text = real(ws, m)
         if not overtaken:  # another process moves the ref and refreshes INDEX.md meanwhile
             overtaken.append(text)
-            refocus("start", rid, cwd=dest)
+            refocus("start", rid, cwd=dest, own_process=True)  # not this process: its cache is open
         return text
 
     monkeypatch.setattr(index_md, "render_model", render_then_overtaken)

@@ -292,8 +292,6 @@ def test_a_cold_cache_loads_only_the_briefs_that_differ(repos, monkeypatch, asid
             forks.append(pid)
         return pid
 
-    monkeypatch.setattr(os, "fork", fork)
-    monkeypatch.setattr(catalog, "PREHASH_MIN", 1 if aside else 10 ** 9)
     src, dest = repos
     ids = [refocus(*spawn_args(dest, f"topic-{i}"), cwd=src).json["id"] for i in range(7)]
     briefs = dest / "docs/refocus"
@@ -309,12 +307,15 @@ def test_a_cold_cache_loads_only_the_briefs_that_differ(repos, monkeypatch, asid
     (briefs / f"{ids[6]}.md").unlink()
     (briefs / f"{ids[6]}.md").mkdir()
     shutil.rmtree(dest / ".git/refocus/cache")
-    ws = Workspace.open(str(dest))
-    try:
-        cat = catalog.Catalog(ws)
-        assert cat.unsettled() == {ids[2], ids[4], ids[5], ids[6]}
-    finally:
-        catalog_cache.forget()
+    with monkeypatch.context() as patch:  # this process's reads only, not the `git refocus` runs
+        patch.setattr(os, "fork", fork)
+        patch.setattr(catalog, "PREHASH_MIN", 1 if aside else 10 ** 9)
+        ws = Workspace.open(str(dest))
+        try:
+            cat = catalog.Catalog(ws)
+            assert cat.unsettled() == {ids[2], ids[4], ids[5], ids[6]}
+        finally:
+            catalog_cache.forget()
     assert len(forks) == (1 if aside and sys.platform.startswith("linux") else 0)
     with sqlite3.connect(dest / DB) as conn:
         files = dict(conn.execute("SELECT path, equal FROM files"))

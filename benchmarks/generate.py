@@ -177,9 +177,19 @@ def generate(root: str, n: int, env: dict | None = None, waiting: int = 0) -> tu
     with open(marks, encoding="ascii") as fh:
         oids = dict(ln.split() for ln in fh)
     os.unlink(marks)
-    # fast-import would write 2n loose refs one lock file at a time: write packed-refs ourselves
-    lines = sorted(f"{oids[f':{m}']} refs/refocus/{rid}\n" for rid, m in tips.items())
-    lines.sort(key=lambda ln: ln.split(" ", 1)[1])
+    install_refs(src, dest, oids, tips, env)
+    return src, dest
+
+
+def install_refs(src: str, dest: str, oids: dict[str, str], tips: dict[str, int], env: dict | None) -> None:
+    """``refs/refocus/<id>`` in both repositories, written straight into packed-refs (fast-import
+    would write 2n loose refs one lock file at a time), and src's pack (the event logs fast-import
+    wrote there) copied to dest, which holds the same logs."""
+    pack_dir = os.path.join(src, ".git", "objects", "pack")
+    for name in os.listdir(pack_dir):
+        if name.endswith((".pack", ".idx")):
+            shutil.copy(os.path.join(pack_dir, name), os.path.join(dest, ".git", "objects", "pack"))
+    lines = [f"{oids[f':{m}']} refs/refocus/{rid}\n" for rid, m in tips.items()]
     for repo in (src, dest):
         subprocess.run(["git", "-C", repo, "pack-refs", "--all"], check=True, env=env)
         packed = os.path.join(repo, ".git", "packed-refs")
@@ -188,12 +198,6 @@ def generate(root: str, n: int, env: dict | None = None, waiting: int = 0) -> tu
         with open(packed, "w", encoding="utf-8") as fh:
             fh.write(header)
             fh.writelines(sorted(ours + lines, key=lambda ln: ln.split(" ", 1)[1]))
-    # the destination holds the same event logs: share the pack
-    pack_dir = os.path.join(src, ".git", "objects", "pack")
-    for name in os.listdir(pack_dir):
-        if name.endswith((".pack", ".idx")):
-            shutil.copy(os.path.join(pack_dir, name), os.path.join(dest, ".git", "objects", "pack"))
-    return src, dest
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import calendar
 import os
-import shutil
 import subprocess
 import sys
 import uuid
@@ -179,20 +178,8 @@ def generate_realistic(root: str, n: int, env: dict | None = None) -> tuple[str,
                 oids = dict(ln.split() for ln in mfh)
             subprocess.run(["git", "-C", src, "update-ref", "-d", generate.SCRATCH], check=True, env=env)
     os.unlink(marks)
-    # the event logs are in src's pack: the destination gets a copy
-    pack_dir = os.path.join(src, ".git", "objects", "pack")
-    for name in os.listdir(pack_dir):
-        if name.endswith((".pack", ".idx")):
-            shutil.copy(os.path.join(pack_dir, name), os.path.join(dest, ".git", "objects", "pack"))
-    lines = sorted(f"{oids[f':{m}']} refs/refocus/{rid}\n" for rid, m in tips.items())
+    generate.install_refs(src, dest, oids, tips, env)
     for repo in (src, dest):
-        subprocess.run(["git", "-C", repo, "pack-refs", "--all"], check=True, env=env)
-        packed = os.path.join(repo, ".git", "packed-refs")
-        with open(packed, encoding="utf-8") as fh:
-            header, *ours = fh.readlines()
-        with open(packed, "w", encoding="utf-8") as fh:
-            fh.write(header)
-            fh.writelines(sorted(ours + lines, key=lambda ln: ln.split(" ", 1)[1]))
         subprocess.run(["git", "-C", repo, "checkout", "-q", "-f", "main"], check=True, env=env)
         for key, value in (("notes.displayRef", NOTES), ("notes.rewriteRef", NOTES)):
             subprocess.run(["git", "-C", repo, "config", key, value], check=True, env=env)

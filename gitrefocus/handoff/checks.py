@@ -23,6 +23,7 @@ from gitrefocus.handoff.sections import (
     Pointer,
     Section,
     SectionRejected,
+    inline_pointers,
     parse_answer,
     transcript_ref_lines,
     validate,
@@ -37,7 +38,6 @@ QUOTE_MIN = 12
 QUOTE_NOT_FOUND = "[quote not found in the transcript]"
 _QUOTE_RE = re.compile(r'"([^"\n]{%d,2000})"|“([^”\n]{%d,2000})”' % (QUOTE_MIN, QUOTE_MIN))
 _ELLIPSIS_RE = re.compile(r"\s*(?:…|\.\.\.|\[\.\.\.\])\s*")
-_INLINE_RE = re.compile(r"`?\b(transcript|commit|file):([^\s`()]+)`?")
 _FOLD = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "—": "-", "–": "-"})
 NOT_CHECKED = frozenset({"code_state"})  # its quotes are git's words (commit subjects), not the transcript's
 
@@ -145,7 +145,7 @@ def judge(name: str, answers: list[str], index: TranscriptIndex, resolve: Callab
     cited = {p.locator(): p for p in section.pointers}  # every pointer given, inline or listed
     lines = section.content.split("\n")
     for i, line in enumerate(lines):
-        inline = [Pointer(m.group(1), m.group(2).rstrip(".,;")) for m in _INLINE_RE.finditer(line)]
+        inline = inline_pointers(line)
         cited.update((p.locator(), p) for p in inline)
         if name not in NOT_CHECKED:
             lines[i] = _check_quotes(line, inline, index, resolve, git_words, verdict, section)

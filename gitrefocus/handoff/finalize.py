@@ -25,6 +25,7 @@ from gitrefocus.handoff.sections import (
     SECTION_NAMES,
     Pointer,
     Section,
+    inline_pointers,
     transcript_ref_lines,
 )
 from gitrefocus.model.records import dataclass, field
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 MAX_LINES = 400
 UNSOURCED = "[unsourced]"
 ALL_UNSOURCED = "_(every claim in this section is unsourced — verify before relying on it)_"
-_INLINE_RE = re.compile(r"`?\b(transcript|commit|file):([^\s`()]+)`?")
 _QUOTED_RE = re.compile(r'"[^"\n]*"|“[^”\n]*”')  # quotation marks only: `code` is not a quotation
 _REMOVED = "_[line removed: instruction-like text outside a quotation]_"
 _BREAKS_RE = re.compile(r"\r\n|[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
@@ -141,7 +141,7 @@ def enforce_pointers(section: Section, resolve: Callable[[Pointer], bool]) -> tu
             out.append(line)
             continue
         claims += 1
-        inline = [Pointer(m.group(1), m.group(2).rstrip(".,;")) for m in _INLINE_RE.finditer(line)]
+        inline = inline_pointers(line)
         if not any(resolve(p) for p in inline):
             unsourced += 1
             if UNSOURCED not in line:

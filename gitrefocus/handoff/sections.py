@@ -154,3 +154,11 @@ def transcript_ref_lines(ref: str) -> tuple[str | None, int, int] | None:
     a = int(m.group("a"))
     b = int(m.group("b")) if m.group("b") else a
     return m.group("file"), a, max(a, b)
+
+
+_INLINE_RE = re.compile(r"`?\b(transcript|commit|file):([^\s`()]+)`?")
+
+
+def inline_pointers(line: str) -> list[Pointer]:
+    """The pointers a line of section text cites inline (``transcript:L12``, `` `commit:abc` ``)."""
+    return [Pointer(m.group(1), m.group(2).rstrip(".,;")) for m in _INLINE_RE.finditer(line)]

@@ -356,15 +356,3 @@ def undo_steps(agent: str, env: Mapping[str, str] = os.environ) -> list[setup.St
         out.append(setup.Step(agent, f"remove the `git refocus hook` entries from {shown}", True,
                               apply=functools.partial(uninstall, agent, env)))
     return out
-
-
-def installed(agent: str, env: Mapping[str, str] = os.environ) -> bool:
-    """Whether the agent's user-level file runs our session-start hook."""
-    path, shown = config_file(agent, env)
-    try:
-        data = _read(path, shown)
-    except RefocusError:
-        return False
-    groups = (data.get("hooks") or {}).get("SessionStart")
-    return isinstance(groups, list) and any(_ours(e, agent) for e in groups)
-

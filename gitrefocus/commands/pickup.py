@@ -90,9 +90,7 @@ def run_oneshot(*, refocus_id: str, allowed_tools: Sequence[str] = (), cwd: str 
     from gitrefocus.model import agents
 
     agent = agents.of_state(state.extra)
-    session_id = state.child_session_id
-    if agent == agents.CODEX and state.sessions:
-        session_id = state.sessions[-1]  # the id Codex chose when the child started
+    session_id = str(agents.child_session(state))
     started = bool(state.launched_at or (agent == agents.CLAUDE and find_transcript(dest, session_id)))
     code = run_child(dest, session_id, outcome.prompt, resume=started, allowed_tools=allowed_tools, env=env,
                      agent=agent, refocus_id=outcome.id,

@@ -15,6 +15,8 @@ TYPE_CHECKING = False  # no `typing` at run time: hooks import this module
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from gitrefocus.model.events import RefocusState
+
 CLAUDE, CODEX, GEMINI = "claude", "codex", "gemini"
 NAMES = (CLAUDE, CODEX, GEMINI)
 DEFAULT = CLAUDE
@@ -56,17 +58,18 @@ def running_in(env: Mapping[str, str]) -> str | None:
     return None
 
 
-def check(name: str) -> str:
-    """``name`` when it is an agent this version knows; ValueError otherwise."""
-    if name not in NAMES:
-        raise ValueError(f"unknown agent {name!r} (one of {', '.join(NAMES)})")
-    return name
-
-
 def of_state(extra: Mapping[str, object]) -> str:
     """The agent a refocus's child runs in, as its brief records it (Claude Code when unsaid)."""
     value = extra.get("child_agent")
     return value if isinstance(value, str) and value in NAMES else DEFAULT
+
+
+def child_session(state: RefocusState) -> str | None:
+    """The child's session id: the one spawn gave it, or, for Codex (which chooses its own),
+    the last session that opened the refocus."""
+    if of_state(state.extra) == CODEX and state.sessions:
+        return state.sessions[-1]
+    return state.child_session_id
 
 
 def continue_reply(agent: str, reason: str | None) -> dict[str, str | None]:

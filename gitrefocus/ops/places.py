@@ -163,9 +163,7 @@ def relaunch(ws: Workspace, state: RefocusState, *, short: bool = True) -> str:
     from gitrefocus.store.transcripts import find_transcript
 
     agent = agents.of_state(state.extra)
-    sid = str(state.child_session_id)
-    if agent == agents.CODEX and state.sessions:
-        sid = state.sessions[-1]  # Codex chose the child's session id when it started
+    sid = str(agents.child_session(state))
     dest = local_dir(ws, state, DEST)
     launched = bool(state.launched_at) or (agent == agents.CLAUDE and dest is not None
                                            and find_transcript(dest, sid) is not None)

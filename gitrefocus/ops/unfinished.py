@@ -21,7 +21,7 @@ def quiet_hours(state: RefocusState, dest_dir: str | None) -> float:
 
     last = state.last_event_at
     agent = agents.of_state(state.extra)
-    sid = state.sessions[-1] if agent == agents.CODEX and state.sessions else state.child_session_id
+    sid = agents.child_session(state)
     transcript = find_for(agent, dest_dir, str(sid)) if sid and dest_dir else None
     if transcript:
         last = max(last or "", clock.iso(clock.parse_epoch(os.path.getmtime(transcript))))

@@ -11,6 +11,7 @@ only on the evidence of :mod:`claude.client`.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 
 from gitrefocus.claude import hookio
@@ -25,7 +26,7 @@ from gitrefocus.store.workspace import Workspace
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
     from typing import Any
 
 # A first start on a repository whose catalog cache is cold builds it this long at
@@ -35,7 +36,8 @@ COLD_BUILD_SECONDS = 3.0
 BUDGET_LIMITS = {"economy": (0, 2500, 0, 2), "light": (3, 5000, 3, 3), "standard": (8, 8000, 5, 5),
                  "detailed": (20, hookio.CONTEXT_LIMIT, 10, 8)}
 RESULTS_ROOM = 7000  # characters of results at most, leaving room for the advisories
-CONTINUED = ("clear", "fork", "compact")  # starts that continue a session under a new id (or the same)
+CONTINUED = ("clear", "fork", "compact")
+OPEN = lifecycle.PENDING_LAUNCH | {lifecycle.IN_PROGRESS}  # the refocuses advisories speak of  # starts that continue a session under a new id (or the same)
 
 
 def relaunch(ws: Workspace, state: RefocusState) -> str:
@@ -64,31 +66,50 @@ def _unlaunched(ws: Workspace, rid: str, state: RefocusState, age: float) -> str
             f"{int(age)} h: continue waiting, or abandon it.")
 
 
-def advisories(ws: Workspace, cat: catalog.Catalog, session_id: str | None, own: str | None = None) -> list[Advisory]:
+class Open:
+    """The refocuses open here (reserved, brief, in progress), oldest first, loaded as they are
+    asked for: a hook that shows eight advisories loads about eight entries, however many are
+    open, and says how many it did not look at."""
+
+    def __init__(self, cat: catalog.Catalog, statuses: Collection[str] = OPEN):
+        self.cat = cat
+        self.ids = cat.cache.ids_where(statuses=statuses)
+        self.seen = 0
+
+    def __iter__(self) -> Iterator[catalog.Entry]:
+        for entry in self.cat.each(self.ids):
+            self.seen = self.ids.index(entry.id, self.seen) + 1
+            yield entry
+
+    @property
+    def unseen(self) -> int:
+        return len(self.ids) - self.seen
+
+
+def advisories(ws: Workspace, found: Iterable[catalog.Entry], session_id: str | None,
+               own: str | None = None) -> Iterator[Advisory]:
     """Lines about other refocuses here (``own``: this session's child refocus, left out), each
-    written when called."""
-    out: list[Advisory] = []
+    written when called, made as they are asked for."""
     stale_hours = ws.setting("staleReservedHours")
     quiet_hours = ws.setting("quietHours")
-    for entry in sorted(cat.entries.values(), key=lambda e: e.id):
+    for entry in found:
         st = entry.status
         state = entry.state
         if state is None:  # a brief without an event log: doctor reports it
             continue
         incoming = entry.incoming
         if incoming and st in lifecycle.PENDING_LAUNCH and state.child_session_id != session_id:
-            out.append(functools.partial(_incoming, ws, entry.id, state))
+            yield functools.partial(_incoming, ws, entry.id, state)
         elif incoming and st == lifecycle.IN_PROGRESS:
             sid = state.child_session_id
             if session_id in state.sessions or sid == session_id or entry.id == own:
                 continue
             why = unfinished.why_unfinished(state, unfinished.quiet_hours(state, places.local_dir(ws, state, DEST)), quiet_hours)
             if why:
-                out.append(functools.partial(_unfinished, ws, entry.id, state, why))
+                yield functools.partial(_unfinished, ws, entry.id, state, why)
         age = entry.unlaunched_hours(stale_hours)
         if age is not None:
-            out.append(functools.partial(_unlaunched, ws, entry.id, state, age))
-    return out
+            yield functools.partial(_unlaunched, ws, entry.id, state, age)
 
 
 def extra_advisories(ws: Workspace, budget: str, commit_lines: int) -> list[str]:
@@ -110,8 +131,11 @@ def recognise(ws: Workspace, cat: catalog.Catalog, session_id: str | None, sourc
     before, resumed) or ``client`` (a /clear, fork or compact in the client process that ran
     the child, or a client started to resume it). (None, None): no evidence, not a child."""
     def open_child(rid: str | None, child_sid: str | None = None) -> catalog.Entry | None:
-        return next((e for e in cat.entries.values() if e.incoming and e.state and e.status == lifecycle.IN_PROGRESS
-                     and (e.id == rid or (child_sid and e.state.child_session_id == child_sid))), None)
+        ids = [rid] if rid else []
+        if child_sid:  # the refocus whose child session this is, by the index
+            ids += [i for i in cat.cache.ids_where(session_id=child_sid) if i != rid]
+        return next((e for e in map(cat.get, ids) if e is not None and e.incoming and e.state
+                     and e.status == lifecycle.IN_PROGRESS), None)
 
     if session_id:
         own = next((e for e in cat.entries.values() if e.incoming and e.state
@@ -146,7 +170,7 @@ def launched_child(cat: catalog.Catalog, env: Mapping[str, str], agent: str) -> 
     rid = env.get(CHILD_VARIABLE)
     if agent == "claude" or not rid:
         return None
-    entry = cat.entries.get(rid)
+    entry = cat.get(rid)
     if entry is None or not entry.incoming or entry.state is None or entry.status not in lifecycle.PENDING_LAUNCH:
         return None
     return entry if of_state(entry.state.extra) == agent else None
@@ -155,12 +179,13 @@ def launched_child(cat: catalog.Catalog, env: Mapping[str, str], agent: str) -> 
 def not_the_child(cat: catalog.Catalog, source: str) -> str | None:
     """The one line a cleared or forked session gets when a child works here but nothing
     links this session to it."""
-    working = sorted(e.id for e in cat.entries.values() if e.incoming and e.status == lifecycle.IN_PROGRESS)
-    if not working:
+    found = Open(cat, {lifecycle.IN_PROGRESS})
+    working = next((e.id for e in found if e.incoming and e.status == lifecycle.IN_PROGRESS), None)
+    if working is None:
         return None
     how = "/clear" if source == "clear" else "a fork"
-    more = f" (and {len(working) - 1} more)" if len(working) > 1 else ""
-    return (f"git refocus: this session began with {how} and is not the child session of refocus {working[0]}{more}: "
+    more = f" (and up to {found.unseen} more)" if found.unseen else ""
+    return (f"git refocus: this session began with {how} and is not the child session of refocus {working}{more}: "
             "nothing links it to the client process that ran that child.")
 
 
@@ -185,10 +210,10 @@ def become_child(ws: Workspace, entry: catalog.Entry, session_id: str | None, ho
 
 
 def hook_catalog(ws: Workspace, session_id: str | None) -> catalog.Catalog:
-    """Only the entries the hook can speak of, looked up in the catalog's index:
-    this session's child, open briefs (advisories) and results not received yet."""
-    return catalog.select(ws, statuses=lifecycle.PENDING_LAUNCH | {lifecycle.IN_PROGRESS},
-                          unreceived=lifecycle.RETURNED, session_id=session_id, budget=COLD_BUILD_SECONDS)
+    """Only the entries the hook can speak of, looked up in the catalog's index: this
+    session's child and results not received yet. Other entries are loaded when asked
+    for (:meth:`catalog.Catalog.get`, :class:`Open`)."""
+    return catalog.select(ws, unreceived=lifecycle.RETURNED, session_id=session_id, budget=COLD_BUILD_SECONDS)
 
 
 def handle(payload: dict[str, Any], env: Mapping[str, str] = os.environ, agent: str = "claude") -> hookio.Reply | None:
@@ -228,9 +253,10 @@ def handle(payload: dict[str, Any], env: Mapping[str, str] = os.environ, agent: 
             parts.append(delivery.text)
 
     if max_adv:
-        lines = advisories(ws, cat, session_id, child.id if child else None) + [
-            functools.partial(str, line) for line in extra_advisories(ws, budget, commit_lines)]
-        notes = _fit_advisories(lines, max_adv, hookio.CONTEXT_LIMIT - _size(parts) - 2)
+        found = Open(cat)
+        notes = _fit_advisories(advisories(ws, found, session_id, child.id if child else None),
+                                extra_advisories(ws, budget, commit_lines), max_adv,
+                                hookio.CONTEXT_LIMIT - _size(parts) - 2, lambda: found.unseen)
         if notes:
             parts.append(notes)
     if not parts:
@@ -243,9 +269,15 @@ def _size(parts: list[str]) -> int:
     return sum(len(p) + 2 for p in parts)
 
 
-def _fit_advisories(lines: list[Advisory], most: int, room: int) -> str | None:
-    """The advisories that fit, whole (only those are written), and a count of the rest."""
+def _fit_advisories(found: Iterator[Advisory], extra: list[str], most: int, room: int,
+                    unseen: Callable[[], int]) -> str | None:
+    """The advisories that fit, whole (only those are written), and a count of the rest: of the
+    refocuses ``found`` (made as asked for: at most ``most`` are) then the ``extra`` lines. The
+    open refocuses never looked at (``unseen``) are counted as "up to" that many more."""
     head = "git refocus notes for this repository:"
+    lines = list(itertools.islice(found, most))
+    unlooked = unseen()
+    lines += [functools.partial(str, line) for line in extra]
     kept: list[str] = []
     used = len(head) + 40  # and the count line
     for advisory in lines[:most]:
@@ -256,6 +288,6 @@ def _fit_advisories(lines: list[Advisory], most: int, room: int) -> str | None:
         used += 3 + len(line)
     if not kept:
         return None
-    rest = len(lines) - len(kept)
-    more = f"\n({rest} more: git refocus status)" if rest else ""
+    rest = len(lines) - len(kept) + unlooked
+    more = f"\n({'up to ' if unlooked else ''}{rest} more: git refocus status)" if rest else ""
     return head + "\n" + "\n".join(kept) + more

@@ -145,7 +145,7 @@ def check_note_lines(ws: Workspace, cat: Catalog) -> list[Finding]:
             if event.kind == ev.LINKED and via in linkage.VIAS:
                 replaces = event.data.get("replaces")
                 for commit in event.data.get("commits") or []:
-                    if isinstance(commit, str) and (entry.id, commit) not in linked and _is_commit(ws, commit):
+                    if isinstance(commit, str) and (entry.id, commit) not in linked and linkage.is_commit(ws, commit):
                         gone = replaces.get(commit) if isinstance(replaces, dict) else None
                         gone = [o for o in gone if isinstance(o, str)] if isinstance(gone, list) else None
                         missing.append((commit, record.note_line(
@@ -156,13 +156,6 @@ def check_note_lines(ws: Workspace, cat: Catalog) -> list[Finding]:
                                f"{notes.NOTES_REF} ({names}); the events are recorded.", entry.id,
                                fix=functools.partial(_add_lines, ws, missing), repair="re-create them from the event log"))
     return out
-
-
-def _is_commit(ws: Workspace, oid: str) -> bool:
-    try:
-        return isinstance(ws.repo.get(oid), load_pygit2().Commit)
-    except (ValueError, KeyError):
-        return False
 
 
 def _add_lines(ws: Workspace, missing: list[tuple[str | None, NoteRecord]]) -> None:

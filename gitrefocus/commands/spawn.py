@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 import os
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
@@ -148,15 +149,32 @@ class _States(Mapping[str, RefocusState]):
         return matches[0]
 
 
-def stale_outgoing(cat: catalog.Catalog, hours: float) -> list[str]:
-    out = []
-    for entry in cat.entries.values():
+STALE_SHOWN = 3  # un-launched refocuses a spawn warns about by name; `status` lists them all
+
+
+def stale_outgoing(ws: Workspace, hours: float) -> list[str]:
+    """Warnings about this repository's outgoing refocuses nobody launched after ``hours``:
+    the oldest few by name. Ids begin with the day they were spawned, so the reserved ones
+    are read oldest first and only until the few are found or the rest are too young."""
+    if not hours:
+        return []
+    cat = catalog.select(ws)  # the index made fresh, nothing loaded
+    reserved = cat.cache.ids_where(statuses=[lifecycle.RESERVED])
+    young = clock.iso(clock.now() - _dt.timedelta(hours=hours))[:10]  # an id's date is its UTC spawn day
+    out: list[str] = []
+    rest = 0
+    for entry in cat.each(reserved):
+        if entry.id[:10] > young:
+            break
+        if len(out) == STALE_SHOWN:
+            rest = sum(1 for rid in reserved[reserved.index(entry.id):] if rid[:10] <= young)
+            break
         age = entry.unlaunched_hours(hours)
         if age is not None and entry.state is not None:
-            out.append(
-                f"pending refocus {entry.id} to {entry.state.dest_dir} still un-launched after "
-                f"{int(age)} h: continue waiting, or `git refocus abandon {entry.id} --reason ...`."
-            )
+            out.append(f"pending refocus {entry.id} to {entry.state.dest_dir} still un-launched after "
+                       f"{int(age)} h: continue waiting, or `git refocus abandon {entry.id} --reason ...`.")
+    if rest:
+        out.append(f"up to {rest} more reserved refocus(es) may be un-launched: `git refocus status` lists them.")
     return out
 
 
@@ -348,8 +366,7 @@ def spawn(
     warnings += uninitialised(dest_ws, dest_written)
     warnings += wired_subtrees(dest_written + source_written, [dest_ws.workdir, source.workdir])
     registry.try_register(source, dest_ws)  # the user-level list `--global` commands read
-    warnings += stale_outgoing(catalog.select(source, statuses=[lifecycle.RESERVED]),
-                               source.setting("staleReservedHours"))
+    warnings += stale_outgoing(source, source.setting("staleReservedHours"))
 
     commits: dict[str, str | None] = {}
     if commit:

@@ -66,7 +66,9 @@ def owned_by(ws: Workspace, state: RefocusState, session_id: str | None, env: Ma
     launched this Codex or Gemini CLI session named it)."""
     if not session_id or env.get("SESSION_REFOCUS_ID") == state.id or env.get(CHILD_VARIABLE) == state.id:
         return True
-    return session_id in owners(ws, state)
+    # owners() without listing every mapped session: this one's mapping is one file
+    return (session_id in (state.child_session_id, *state.sessions)
+            or localstate.refocus_for_session(ws.git_dir, session_id) == state.id)
 
 
 def require_owner(ws: Workspace, state: RefocusState, session_id: str | None, env: Mapping[str, str],

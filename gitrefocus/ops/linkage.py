@@ -8,9 +8,12 @@ line naming the id and that final status::
 
     2026-04-26T19:23:00Z refocus 2026-04-26-mcp-standard-a3f91c linked status=result via=trailer
 
-Commits are found with one ``git log`` walk over branches, tags, remote
-branches and HEAD whose ``--grep`` also searches the refocus notes, so only
-commits that mention the id are ever parsed.
+``log`` and doctor find commits with one ``git log`` walk over branches, tags,
+remote branches and HEAD whose ``--grep`` also searches the refocus notes, so
+only commits that mention the id are ever parsed. A finish does less, as in a
+long history the notes are most of what that walk reads: the walk greps messages
+only (the trailer), the ``linked`` events of the refocus's event log name the
+other commits, and only the notes of those are read (:func:`named`).
 
 A ``Refocus-Id:`` line counts anywhere in the message, not only in the final
 trailer block: a forge's squash commit lists the squashed commits' messages one
@@ -28,6 +31,7 @@ from gitrefocus.model.note_line import NoteRecord
 from gitrefocus.model.records import dataclass, field
 from gitrefocus.ops import record
 from gitrefocus.store import eventlog, git, localstate, notes
+from gitrefocus.store.workspace import load_pygit2
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
@@ -94,10 +98,46 @@ def _revs(ws: Workspace) -> list[str]:
 
 def scan(ws: Workspace, needle: str) -> list[Commit]:
     """Reachable commits whose message or refocus note contains ``needle``, oldest first."""
-    proc = ws.git(
-        "log", *_revs(ws), "--reverse", "--no-notes", f"--notes={notes.NOTES_REF}",
-        "-F", "-i", f"--grep={needle}", f"--format={_FORMAT}", "--", check=False,
-    )
+    return _log(ws, *_revs(ws), "--reverse", "--no-notes", f"--notes={notes.NOTES_REF}",
+                "-F", "-i", f"--grep={needle}")
+
+
+def named(ws: Workspace, refocus_id: str, also: list[str]) -> list[Commit]:
+    """The commits linked to ``refocus_id`` that a finish can know of without reading every
+    note in the repository (in a long history the notes are most of what a walk reads):
+    reachable commits whose *message* names it (the trailer), and ``also`` (the commits its
+    ``linked`` events name, :func:`event_commits`), each with its notes. A note-only link the
+    event log does not know of (one written while the log was not here) is found by doctor."""
+    found = [c.oid for c in _log(ws, *_revs(ws), "--no-notes", "-F", "-i", f"--grep={refocus_id}")]
+    oids = list(dict.fromkeys([*found, *(o for o in also if is_commit(ws, o))]))
+    if not oids:
+        return []
+    commits = _log(ws, "--no-walk=unsorted", "--ignore-missing", "--no-notes", f"--notes={notes.NOTES_REF}", *oids)
+    return [c for c in commits if c.via(refocus_id)]
+
+
+def is_commit(ws: Workspace, oid: str) -> bool:
+    """``oid`` names a commit here (an event from a remote may name anything)."""
+    try:
+        return isinstance(ws.repo.get(oid), load_pygit2().Commit)
+    except (ValueError, KeyError):
+        return False
+
+
+def event_commits(ws: Workspace, refocus_id: str) -> list[str]:
+    """The commits the ``linked`` events of ``refocus_id``'s event log here name."""
+    tip = eventlog.read_tip(ws.repo, refocus_id)
+    if tip is None:
+        return []
+    out: list[str] = []
+    for _, event in eventlog.chain(ws.repo, tip.oid):
+        commits = event.data.get("commits") if event.kind == LINKED else None
+        out += [c for c in commits if isinstance(c, str)] if isinstance(commits, list) else []
+    return out
+
+
+def _log(ws: Workspace, *args: str) -> list[Commit]:
+    proc = ws.git("log", *args, f"--format={_FORMAT}", "--", check=False)
     if proc.returncode != 0:
         if ws.head_oid() is None and not proc.stdout:
             return []  # no commits yet
@@ -160,8 +200,9 @@ def on_finish(ws: Workspace, refocus_id: str, status: str) -> list[str]:
         other = record.counterpart(ws, tip.state) if tip is not None else None
         if other is not None:
             places.append(other)
+        also = event_commits(ws, refocus_id)
         for place in places:
-            record_final(place, refocus_id, status)
+            record_final(place, refocus_id, status, named(place, refocus_id, also))
     except Exception as exc:  # noqa: BLE001 - the status change is recorded; linkage can be redone by doctor --repair
         localstate.log_error(ws.git_dir, "linkage", exc)
         return [f"could not add linkage notes for {refocus_id} ({exc}); `git refocus doctor --repair` adds them."]

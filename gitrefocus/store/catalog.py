@@ -21,7 +21,7 @@ import signal
 import stat
 import sys
 import time
-from collections.abc import Callable, Collection, Generator, Iterable, Iterator
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model import clock, lifecycle
@@ -847,6 +847,22 @@ class Catalog:
         self._save_files()
         return self
 
+    def each(self, ids: Sequence[str], chunk: int = 16) -> Iterator[Entry]:
+        """The entries ``ids`` in order, loaded ``chunk`` at a time as they are asked
+        for (:meth:`load_ids`): a caller that stops after a few has loaded a few."""
+        for start in range(0, len(ids), chunk):
+            part = ids[start:start + chunk]
+            self.load_ids(part)
+            yield from (self.entries[rid] for rid in part if rid in self.entries)
+
+    def get(self, rid: str | None) -> Entry | None:
+        """The entry ``rid``, loaded if it is not yet (None: no such refocus here)."""
+        if not rid:
+            return None
+        if rid not in self.entries:
+            self.load_ids([rid])
+        return self.entries.get(rid)
+
 
 def load(ws: Workspace, only: str | None = None) -> Catalog:
     return Catalog(ws).load(only)
@@ -945,9 +961,12 @@ def _newest(cat: Catalog, cutoff: _dt.datetime, limit: int | None,
     not archived, by the cache's rows; and how many of each are left out."""
     cache = cat.cache
     active = set(cache.ids_where(statuses=lifecycle.ACTIVE))
-    # the index compares times as text: a day of slack, then the exact rule ops/index_md applies
-    recent = {rid for rid, finished, status in cache.finished_since(clock.iso(cutoff - _dt.timedelta(days=1)))
-              if status not in lifecycle.ACTIVE and _at_or_after(finished, cutoff)}
+    # the index compares times as text: a day of slack either side, and the exact rule ops/index_md
+    # applies only to the rows within it (parsing every row of a month costs more than the rest)
+    day = _dt.timedelta(days=1)
+    sure = clock.iso(cutoff + day)
+    recent = {rid for rid, finished, status in cache.finished_since(clock.iso(cutoff - day))
+              if status not in lifecycle.ACTIVE and (finished >= sure or _at_or_after(finished, cutoff))}
     gone = archived_among(active | recent)
     newest_active, newest_recent = sorted(active - gone, reverse=True), sorted(recent - gone, reverse=True)
     cut = len(active) + len(recent) if limit is None else limit

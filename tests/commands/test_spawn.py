@@ -142,6 +142,21 @@ def test_stale_reserved_warning(repos):
     assert [u["slug"] for u in st["outgoing"]["unlaunched"]] == ["old"]
 
 
+def test_stale_reserved_warnings_name_the_oldest_few_and_count_the_rest(repos):
+    """A history with many un-launched refocuses (a thousand at 100k entries) gets three named
+    and a count, not a line each."""
+    src, dest = repos
+    for n in range(6):
+        refocus(*spawn_args(dest, f"old-{n}"), cwd=src, env={"GIT_REFOCUS_NOW": f"2026-01-0{1 + n % 2}T00:00:00Z"})
+    refocus(*spawn_args(dest, "young"), cwd=src, env={"GIT_REFOCUS_NOW": "2026-01-09T00:00:00Z"})
+    r = refocus(*spawn_args(dest, "new"), cwd=src, env={"GIT_REFOCUS_NOW": "2026-01-09T01:00:00Z"})
+    named = [line for line in r.stderr.splitlines() if "still un-launched" in line]
+    assert len(named) == 3 and all("-old-" in line for line in named), r.stderr
+    assert "up to 3 more reserved refocus(es) may be un-launched" in r.stderr, r.stderr
+    st = refocus("status", "--json", cwd=src, env={"GIT_REFOCUS_NOW": "2026-01-09T01:00:00Z"}).json
+    assert len(st["outgoing"]["unlaunched"]) == 6
+
+
 def test_chain_cycle_refused_and_depth_warned(tmp_path):
     a, b, c = (make_repo(tmp_path / n) for n in "abc")
     first = refocus(*spawn_args(b, "first"), cwd=a).json

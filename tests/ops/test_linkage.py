@@ -67,3 +67,40 @@ def test_blocked_then_abandoned_names_both(started):
     refocus("abandon", rid, "--reason", "gave up", cwd=dest)
     statuses = [r.fields["status"] for r in records(dest, work) if r.event == "linked"]
     assert statuses == ["blocked", "abandoned"]
+
+
+def test_a_finish_reads_the_notes_of_its_commits_not_of_the_whole_history(started, monkeypatch):
+    """At completion the commits are found by their messages (the trailer) and by the event
+    log's ``linked`` events; only their notes are read (a long history's notes are most of
+    what a walk with --notes reads). A link the event log never knew of — a note line alone —
+    is left to doctor, which finds it and adds the final line."""
+    src, dest, rid = started
+    by_trailer = commit(dest, "the work")
+    git(dest, "commit", "-q", "--no-verify", "--allow-empty", "-m", "an older fix")
+    by_link = git(dest, "rev-parse", "HEAD").strip()
+    refocus("link", rid, by_link, cwd=dest)
+    git(dest, "commit", "-q", "--no-verify", "--allow-empty", "-m", "linked by a note line alone")
+    note_only = git(dest, "rev-parse", "HEAD").strip()
+    git(dest, "notes", "--ref=refocus", "append", "-m", f"2026-01-01T00:00:00Z refocus {rid} linked via=link",
+        note_only)
+    from gitrefocus.store import git as store_git
+
+    walks = []
+    real = store_git.run
+
+    def watching(cwd, *args, **kw):
+        if args[:1] == ("log",) and "--branches" in args and any(a.startswith("--notes=") for a in args):
+            walks.append(args)
+        return real(cwd, *args, **kw)
+
+    monkeypatch.setattr(store_git, "run", watching)
+    refocus("complete", "--summary", "done", "--no-material-changes", "n/a", cwd=dest)
+    monkeypatch.undo()
+    assert walks == [], "completion walked the history reading every note"
+    for oid in (by_trailer, by_link):
+        assert "result" in {r.fields.get("status") for r in records(dest, oid) if r.event == "linked"}, oid
+    assert {r.fields.get("status") for r in records(dest, note_only) if r.event == "linked"} == {None}
+    found = refocus("doctor", "--json", cwd=dest, check=False).json
+    assert [(f["kind"], f["id"]) for f in found["findings"]] == [("linkage-missing", rid)], json.dumps(found)
+    refocus("doctor", "--repair", cwd=dest)
+    assert "result" in {r.fields.get("status") for r in records(dest, note_only) if r.event == "linked"}

@@ -73,8 +73,9 @@ def reconcile_one(ws: Workspace, rid: str, *, strict: bool) -> list[str]:
 
 def reconcile_all(ws: Workspace, cat: Catalog) -> list[str]:
     notices = []
+    since = catalog.watched_since()
     for entry in cat.entries.values():
-        if entry.path and entry.state and not entry.file_matches_ref and not entry.file_error:
+        if entry.path and entry.state and not entry.file_matches_ref and not entry.file_error and entry.watched(since):
             try:
                 notices += reconcile_one(ws, entry.id, strict=False)
             except RefocusError as exc:

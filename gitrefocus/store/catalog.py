@@ -12,12 +12,9 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import functools
-import gc
 import heapq
 import itertools
-import marshal
 import os
-import signal
 import stat
 import sys
 import time
@@ -97,6 +94,14 @@ class Entry:
     def outgoing(self) -> bool:
         """This repository is the source (a refocus into itself is both)."""
         return self.direction in (OUTGOING, LOCAL)
+
+    def watched(self, since: str) -> bool:
+        """Whether an edit of this brief can still matter (:meth:`Catalog.unsettled`):
+        no event log, open, or finished at or after ``since`` (:func:`watched_since`)."""
+        if self.state is None or self.status in lifecycle.ACTIVE:
+            return True
+        finished = self.state.completed_at or self.state.last_event_at
+        return isinstance(finished, str) and finished >= since
 
     def unlaunched_hours(self, stale_after: float) -> float | None:
         """Hours since spawn when this is an outgoing brief still reserved after
@@ -204,8 +209,6 @@ def _read_regular_stat(path: str) -> tuple[bytes, os.stat_result]:
 
 
 HashSig = tuple[int, int, str]  # (mtime_ns, size, blob id) of a brief as it was opened
-PREHASH_MIN = 1000  # briefs to hash before a forked child does it beside the refs' reading
-_UNHASHED: Any = object()  # a path the child did not hash
 
 
 def _hash_brief(path: str) -> HashSig | None:
@@ -217,77 +220,6 @@ def _hash_brief(path: str) -> HashSig | None:
     except OSError:
         return None
     return st.st_mtime_ns, st.st_size, git.blob_hash(data)
-
-
-Hashed = tuple[dict[str, HashSig | None], str | None]  # ({path: signature}, the files rows they make)
-
-
-@contextlib.contextmanager
-def _hashed_aside(files: list[tuple[str, str]]) -> Iterator[Callable[[], Hashed]]:
-    """Hash ``files``, (path, cache key) pairs (:func:`_hash_brief`), in a
-    forked child while the body runs, on another core: a cold cache's refs are
-    read meanwhile. The body gets a callable that waits for the child and
-    returns {path: signature} and the cache's files rows of them as one JSON
-    document (:func:`catalog_cache.hashed_files_doc`, keyed by cache key), made
-    by the child too; a path missing from it (a child that failed, too few
-    paths to be worth a fork, not Linux, a process with other threads that a
-    fork could catch holding a lock) is for the caller to hash. Leaving the
-    body stops a child not waited for."""
-    import threading
-
-    if len(files) < PREHASH_MIN or not sys.platform.startswith("linux") or threading.active_count() > 1:
-        yield lambda: ({}, None)
-        return
-    r, w = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(r)
-        os.close(w)
-        yield lambda: ({}, None)
-        return
-    if pid == 0:  # the child: nothing of the parent's runs here (no gc, atexit, finalizers or buffered output)
-        code = 1
-        try:
-            gc.disable()
-            os.close(r)
-            os.nice(10)  # the reading of the refs comes first: this runs on whatever core it leaves idle
-            found = {path: _hash_brief(path) for path, _ in files}
-            # rows for briefs only: not INDEX.md, nor any other page kept beside them
-            doc = catalog_cache.hashed_files_doc((key, found[path]) for path, key in files
-                                                 if RefocusId.is_valid(os.path.basename(path)[:-3]))
-            view = memoryview(marshal.dumps((found, doc)))
-            while view:
-                view = view[os.write(w, view):]
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(w)
-    waited = False
-
-    def collect() -> Hashed:
-        nonlocal waited
-        chunks = []
-        while chunk := os.read(r, 1 << 20):
-            chunks.append(chunk)
-        _, status = os.waitpid(pid, 0)
-        waited = True
-        try:
-            found, doc = marshal.loads(b"".join(chunks)) if status == 0 else ({}, None)
-        except (ValueError, EOFError, TypeError):
-            return {}, None
-        if not isinstance(found, dict) or not isinstance(doc, str):
-            return {}, None
-        return found, doc
-
-    try:
-        yield collect
-    finally:
-        os.close(r)
-        if not waited:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
 
 
 def _brief_names(ws: Workspace) -> tuple[set[str], set[str]]:
@@ -750,88 +682,59 @@ class Catalog:
     def unsettled(self) -> set[str]:
         """Ids whose brief file needs a look: no ref, not equal to the ref's
         snapshot, unreadable or not a regular file. Makes the rows fresh first
-        (:meth:`fresh`). A stat per brief; a file not known by its size, mtime
-        and the ref's snapshot (cached) is read and hashed once, and remembered
-        when it equals the snapshot, so a cold cache does not load every entry;
-        a cold cache's briefs are hashed by a forked child while this process
-        reads the refs (:func:`_hashed_aside`), and the rows it makes written
-        by a thread while this compares (:func:`catalog_cache.aside`). (What
-        reconciling and the problem lists need.)"""
-        rows = self.cache.files()
+        (:meth:`fresh`). Only the briefs that can still change a refocus are
+        watched (:meth:`Entry.watched`): those of open refocuses, of refocuses
+        finished in the last WATCHED_DAYS (a write cut short leaves its brief
+        behind: the next command brings it forward), and those without a ref.
+        An older finished refocus cannot change status by an edit of its brief
+        (doctor, which reads every brief, still reports such a file), so a
+        history's finished briefs cost a listing of their names, not a stat or
+        a hash each. A
+        watched file not known by its size, mtime and the ref's snapshot
+        (cached) is read and hashed once, and remembered when it equals the
+        snapshot. (What reconciling and the problem lists need.)"""
         started = time.time()
         stale = not self.cache.fresh()
         listed = self._list_refs() if stale else None  # git lists the refs while the briefs are listed
         stamp, newest = census_stamp(self.ws)
         listing = _brief_listing(self.ws)
-        workdir = self.ws.workdir.rstrip(os.sep) + os.sep
-
-        def key_of(path: str) -> str:
-            """The cache's key (see _file_key), without a path check per file where it is plainly inside."""
-            return path[len(workdir):] if path.startswith(workdir) and ".." not in path else self._file_key(path)
-
-        unknown = [(path, key) for _, path in itertools.chain(*listing)
-                   if (key := key_of(path)) not in rows] if stale else []
-        with _hashed_aside(unknown) as hashed:
-            if listed is not None:
-                self._sync_tips(listed=listed)
-            found, doc = hashed()
-        # the child's rows, and a census, written on the other core while this compares
-        with catalog_cache.aside(self.cache, threaded=doc is not None) as write:
-            if doc is not None:
-                write(lambda cache: cache.put_hashed_files(doc))
-            snapshots = self.cache.snapshots()
-            files = _brief_files(self.ws, snapshots, listing)
-            if self.cache.census_stamp() != stamp:  # the census of this listing: :meth:`census` need not list again
-                live, archived = _census_of(files)
-                settled = catalog_cache.stamp_if_settled(stamp, newest, started)
-
-                def keep(cache: catalog_cache.Cache) -> None:
-                    cache.replace_census(live, archived)
-                    cache.set_census_stamp(settled)
-
-                write(keep)
-            out = self._unsettled_among(files, snapshots, found, rows, key_of)
+        if listed is not None:
+            self._sync_tips(listed=listed)
+        snapshots = self.cache.snapshots()
+        files = _brief_files(self.ws, snapshots, listing)
+        if self.cache.census_stamp() != stamp:  # the census of this listing: :meth:`census` need not list again
+            live, archived = _census_of(files)
+            self._keep_census(live, archived, catalog_cache.stamp_if_settled(stamp, newest, started))
+        since = watched_since()
+        watched = {*self.cache.ids_where(statuses=lifecycle.ACTIVE), *(r[0] for r in self.cache.finished_since(since))}
+        out = set()
+        for rid, (path, _) in files.items():
+            if rid in snapshots and rid not in watched:
+                continue
+            snapshot = snapshots.get(rid)
+            if snapshot is None or not self._settled(path, self._file_key(path), snapshot):
+                out.add(rid)  # no ref, or a tip without brief.md; or the file differs
         self._save_files()
         return out
 
-    def _unsettled_among(self, files: dict[str, tuple[str, bool]], snapshots: dict[str, str | None],
-                         found: dict[str, HashSig | None], rows: dict[str, list[Any]],
-                         key_of: Callable[[str], str]) -> set[str]:
-        """:meth:`unsettled` of the listed ``files``: compared with their refs'
-        ``snapshots``, through the child's hashes (``found``) or the cached ``rows``."""
-        out = set()
-        for rid, (path, _) in files.items():
-            snapshot = snapshots.get(rid)
-            if snapshot is None:  # no ref, or a tip without brief.md
-                out.add(rid)
-                continue
-            sig = found.get(path, _UNHASHED)
-            if sig is not _UNHASHED:  # hashed by the child, its row written aside
-                if sig is None or sig[2] != snapshot:
-                    out.add(rid)
-                continue
-            key = key_of(path)
-            row = rows.get(key)
-            if row is not None:  # known: a stat tells whether it is still what was compared
-                try:
-                    st = os.lstat(path)
-                except OSError:
-                    out.add(rid)
-                    continue
-                if not stat.S_ISREG(st.st_mode):  # a symlink, a directory, a FIFO...
-                    out.add(rid)
-                    continue
-                if row[0] == st.st_mtime_ns and row[1] == st.st_size and row[2] == snapshot:
-                    if not row[5]:
-                        out.add(rid)
-                    continue
-            # not known: equal to the snapshot is settled, and remembered (as _file_info would)
-            sig = _hash_brief(path)
-            if sig is not None and sig[2] == snapshot:
-                self._new_files[key] = [sig[0], sig[1], snapshot, None, None, 1]
-            else:  # differs, or gone, unreadable, not a regular file
-                out.add(rid)
-        return out
+    def _settled(self, path: str, key: str, snapshot: str) -> bool:
+        """The brief file ``path`` is a regular file equal to ``snapshot``: by its cached
+        row when its size and mtime are still those compared, else read and hashed (and
+        remembered when equal)."""
+        row = self.cache.file(key)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return False
+        if not stat.S_ISREG(st.st_mode):  # a symlink, a directory, a FIFO...
+            return False
+        if row is not None and row[0] == st.st_mtime_ns and row[1] == st.st_size and row[2] == snapshot:
+            return bool(row[5])
+        sig = _hash_brief(path)
+        if sig is None or sig[2] != snapshot:
+            return False
+        self._new_files[key] = [sig[0], sig[1], snapshot, None, None, 1]
+        return True
 
     def load_ids(self, ids: Collection[str]) -> "Catalog":
         """Only the entries ``ids`` (those with a ref or a brief here): a ref
@@ -862,6 +765,14 @@ class Catalog:
         if rid not in self.entries:
             self.load_ids([rid])
         return self.entries.get(rid)
+
+
+WATCHED_DAYS = 7  # a finished refocus's brief is watched for edits this long (Catalog.unsettled)
+
+
+def watched_since() -> str:
+    """The time (as the index keeps it) since which a finished refocus's brief is watched."""
+    return clock.iso(clock.now() - _dt.timedelta(days=WATCHED_DAYS))
 
 
 def load(ws: Workspace, only: str | None = None) -> Catalog:

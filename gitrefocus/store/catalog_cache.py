@@ -86,8 +86,6 @@ REFS_INDEXES = {
 }
 _CREATE_REFS_INDEXES = tuple(f"CREATE INDEX IF NOT EXISTS {name} {on}" for name, on in REFS_INDEXES.items())
 _PUT_BRIEF = "INSERT OR REPLACE INTO briefs SELECT ?1, ?2, EXISTS (SELECT 1 FROM refs WHERE id = ?1)"
-_PUT_HASHED = ("INSERT OR REPLACE INTO files SELECT key, json_extract(value, '$[0]'), json_extract(value, '$[1]'), "
-               "json_extract(value, '$[2]'), NULL, NULL, 1 FROM json_each(?1)")
 _PUT_BRIEFS = "INSERT INTO briefs SELECT key, value, EXISTS (SELECT 1 FROM refs WHERE id = key) FROM json_each(?1)"
 # has_ref follows the refs rows: the names without a ref are found through an index, never by
 # comparing every name with every ref (INSERT OR REPLACE fires only the insert trigger)
@@ -299,19 +297,6 @@ class Cache:
         self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
                               ((path, *rows[path]) for path in sorted(rows) if storable(path)))
 
-    def put_hashed_files(self, doc: str) -> None:
-        """Files rows from ``doc``, a JSON object {path: [mtime_ns, size, blob
-        id]} of files as hashed (see :func:`hashed_files_doc`): each is stored
-        as compared with its own blob id, and so equal. (A file that differs
-        from its ref's snapshot has a row that snapshot never matches: it is
-        read again, as when it has none.)"""
-        def one_at_a_time() -> Iterable[tuple[Any, ...]]:
-            rows = json.loads(doc)
-            return ((path, *rows[path]) for path in sorted(rows))
-
-        self._put_json(_PUT_HASHED, doc, "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, NULL, NULL, 1)",
-                       one_at_a_time)
-
     def _put_json(self, statement: str, doc: str, row_statement: str,
                   rows: Callable[[], Iterable[tuple[Any, ...]]]) -> None:
         """Rows put by one ``statement`` walking the JSON document ``doc``, sqlite
@@ -502,14 +487,6 @@ def forget(git_dir: str | None = None) -> None:
             _open.pop(key).conn.close()
         except sqlite3.Error:
             pass
-
-
-def hashed_files_doc(hashed: Iterable[tuple[str, tuple[int, int, str] | None]]) -> str:
-    """The JSON document :meth:`Cache.put_hashed_files` reads, from (path,
-    (mtime_ns, size, blob id) or None) pairs, in path order (b-tree appends)."""
-    # not escaped to ASCII: a name that is not ASCII keeps the document from sqlite's JSON reading
-    return json.dumps({path: sig for path, sig in sorted(hashed) if sig is not None and storable(path)},
-                      separators=(",", ":"), ensure_ascii=False)
 
 
 def storable(text: str) -> bool:

@@ -77,9 +77,12 @@ def test_list_status_and_index_equal_a_full_load(repos, monkeypatch, cache):
     refocus("gc", "--days", "1", cwd=dest, env={"GIT_REFOCUS_NOW": "2026-01-12T12:00:00Z"})
     briefs = dest / "docs/refocus"
     assert (briefs / "archive").is_dir()
-    # an old finished (archived) brief edited by hand to an illegal status: reported by every command
+    # an old finished (archived) brief edited by hand to an illegal status: an edit cannot change a
+    # refocus finished long ago, so only doctor reads it; a fresh one's edit is reported by every command
     (edited,) = briefs.glob(f"archive/*/{ids['edited-old']}.md")
     edited.write_text(edited.read_text().replace("status: result", "status: in-progress", 1))
+    fresh = briefs / f"{ids['new-result']}.md"
+    fresh.write_text(fresh.read_text().replace("status: result", "status: in-progress", 1))
     # a brief without a ref, a directory named like a brief, a ref that is not an event log
     stray = "2026-05-30-stray-copy-" + ids["new-open"][-6:]
     (briefs / f"{stray}.md").write_text((briefs / f"{ids['new-open']}.md").read_text().replace(ids["new-open"], stray))
@@ -116,4 +119,7 @@ def test_list_status_and_index_equal_a_full_load(repos, monkeypatch, cache):
     shown = {e["id"] for e in dest_list["entries"]}
     assert stray in shown and ids["new-open"] in shown and ids["old-open"] in shown
     assert ids["archived-one"] not in shown and ids["old-result"] not in shown
-    assert any("not a legal transition" in n for n in dest_list["notices"])
+    assert [n[:n.index(" says")] for n in dest_list["notices"] if "not a legal transition" in n] == [
+        f"docs/refocus/{ids['new-result']}.md"]
+    doctor = refocus("doctor", "--json", cwd=dest, env=NOW, check=False).json
+    assert any(f["kind"] == "status-edited" and f["id"] == ids["edited-old"] for f in doctor["findings"])

@@ -246,39 +246,14 @@ def _empty_cache(path):
     return catalog_cache, cache
 
 
-@pytest.mark.parametrize("json_functions", [True, False], ids=["json_each", "row-by-row"])
-def test_hashed_files_are_stored_the_same_by_sqlite_json_or_a_row_at_a_time(tmp_path, monkeypatch, json_functions):
-    """A cold build's hashes go to the files table as one JSON document when they can; a name
-    that is not ASCII (a lone surrogate from undecodable bytes too), or an sqlite without JSON
-    functions, goes a row at a time. Either way each row is what comparing the file with its
-    own blob id would have kept (equal; mtimes past 2**53 kept exact), and a path that could
-    not be hashed has none."""
+def test_a_name_sqlite_cannot_take_gets_no_files_row(tmp_path):
+    """Undecodable bytes in a brief's path (a lone surrogate) make no row, never an error."""
     catalog_cache, cache = _empty_cache(tmp_path / "c.sqlite")
-    if not json_functions:
-        monkeypatch.setattr(catalog_cache, "_PUT_HASHED", "INSERT INTO files SELECT * FROM no_such_function(?1)")
-    ran: list[str] = []
-    cache.conn.set_trace_callback(ran.append)
-    big = 1_795_399_305_077_498_751  # nanoseconds: not a double's
-
-    def stored(hashed) -> dict:
-        ran.clear()
-        cache.conn.execute("DELETE FROM files")
-        with cache.transaction():
-            cache.put_hashed_files(catalog_cache.hashed_files_doc(hashed))
-        return {r[0]: list(r[1:]) for r in cache.conn.execute("SELECT * FROM files")}
-
-    hashed = [("docs/refocus/b.md", (big, 12, "b" * 40)), ('docs/refocus/q"uote\\.md', (big + 1, 0, "c" * 40)),
-              ("docs/refocus/gone.md", None)]
-    expected = {path: [sig[0], sig[1], sig[2], None, None, 1] for path, sig in hashed if sig}
-    assert stored(hashed) == expected
-    assert any("json_each" in statement for statement in ran) == json_functions
-    # not ASCII: a row at a time; undecodable bytes (a lone surrogate) no row, never an error
-    odd = [("docs/refocus/é.md", (big, 1, "d" * 40)), ("docs/refocus/archive/\udcff/x.md", (1, 2, "e" * 40))]
-    assert stored(odd) == {"docs/refocus/é.md": [big, 1, "d" * 40, None, None, 1]}
-    assert not any("json_each" in statement for statement in ran)
     with cache.transaction():
-        cache.put_files({"docs/refocus/\udcff.md": [1, 2, "e" * 40, None, None, 1]})
+        cache.put_files({"docs/refocus/\udcff.md": [1, 2, "e" * 40, None, None, 1],
+                         "docs/refocus/é.md": [1, 2, "d" * 40, None, None, 1]})
     assert cache.file("docs/refocus/\udcff.md") is None
+    assert cache.file("docs/refocus/é.md") == [1, 2, "d" * 40, None, None, 1]
 
 
 def test_writes_aside_run_in_a_thread_on_a_connection_of_their_own(tmp_path):

@@ -23,6 +23,7 @@ repositories accumulates over three years (the scale issue's generator):
 from __future__ import annotations
 
 import calendar
+import json
 import os
 import subprocess
 import sys
@@ -191,9 +192,13 @@ def generate_realistic(root: str, n: int, env: dict | None = None) -> tuple[str,
                 fh.write(other + "\n")
     mapped = os.path.join(dest, ".git", "refocus", "sessions")  # the session map of the in-progress ones
     os.makedirs(mapped)
+    reverse = os.path.join(dest, ".git", "refocus", "mapped")  # and its reverse, a list per refocus
+    os.makedirs(reverse)
     for sid, rid in sessions.items():
         with open(os.path.join(mapped, sid), "w", encoding="utf-8") as fh:
             fh.write(rid + "\n")
+        with open(os.path.join(reverse, rid + ".jsonl"), "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"sessions": sid}) + "\n")
     return src, dest
 
 

@@ -7,6 +7,8 @@ Layout::
     refocus/sessions/<sid>      id a Claude session works on (commit-msg hook)
     refocus/clients/<key>       id the child session run by one client process works on: how a
                                 /clear or fork in that client is known to continue the child
+    refocus/mapped/<id>.jsonl   the sessions and clients mapped to that id (the reverse of the
+                                two above, read when the refocus finishes)
     refocus/suggested/<id>.jsonl files the agent wrote (post-tool-use hook)
     refocus/cache/              derived data, safe to delete
     refocus/errors.jsonl        hook failures
@@ -147,12 +149,30 @@ def active_refocus(git_dir: str, env: Mapping[str, str], session_id: str | None 
 
 
 def map_session(git_dir: str, session_id: str, refocus_id: str) -> None:
+    _remember(git_dir, refocus_id, "sessions", session_id)
     write(git_dir, "sessions", session_id, text=refocus_id + "\n")
+
+
+def _remember(git_dir: str, refocus_id: str, kind: str, name: str) -> None:
+    """The reverse of a mapping, appended before the mapping is written: forgetting a
+    refocus's mappings reads this one file, not every mapping (a history holds one per
+    open refocus); a crash between the two leaves a line naming nothing."""
+    append_jsonl(git_dir, "mapped", refocus_id + ".jsonl", record={kind: name})
+
+
+def _mapped(git_dir: str, refocus_id: str, kind: str) -> list[str]:
+    """The names of ``kind`` (sessions, clients) that may map to ``refocus_id``: its reverse
+    list; every name when it has none (mapped by a version that kept no such list)."""
+    if not os.path.lexists(_checked(git_dir, "mapped", refocus_id + ".jsonl")):
+        return _names(git_dir, kind)
+    names = {r.get(kind) for r in read_jsonl(git_dir, "mapped", refocus_id + ".jsonl")}
+    return sorted(n for n in names if isinstance(n, str) and _NAME_RE.match(n))
 
 
 def sessions_of(git_dir: str, refocus_id: str) -> list[str]:
     """The session ids mapped to ``refocus_id``."""
-    return [name for name in _names(git_dir, "sessions") if refocus_for_session(git_dir, name) == refocus_id]
+    return [name for name in _mapped(git_dir, refocus_id, "sessions")
+            if refocus_for_session(git_dir, name) == refocus_id]
 
 
 def _names(git_dir: str, directory: str) -> list[str]:
@@ -166,9 +186,10 @@ def unmap_sessions(git_dir: str, refocus_id: str) -> None:
     """Forget every session, and every client process, that works on ``refocus_id``."""
     for name in sessions_of(git_dir, refocus_id):
         remove(git_dir, "sessions", name)
-    for key in _names(git_dir, "clients"):
+    for key in _mapped(git_dir, refocus_id, "clients"):
         if refocus_for_client(git_dir, key) == refocus_id:
             remove(git_dir, "clients", key)
+    remove(git_dir, "mapped", refocus_id + ".jsonl")
 
 
 def refocus_for_client(git_dir: str, key: str) -> str | None:
@@ -180,6 +201,7 @@ def refocus_for_client(git_dir: str, key: str) -> str | None:
 
 
 def map_client(git_dir: str, key: str, refocus_id: str) -> None:
+    _remember(git_dir, refocus_id, "clients", key)
     write(git_dir, "clients", key, text=refocus_id + "\n")
 
 

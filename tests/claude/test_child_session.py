@@ -103,6 +103,37 @@ def test_clear_in_the_childs_client_continues_the_child(spawned, client):
     assert kinds.count("started") == 1, "a /clear is no second start"
 
 
+def test_a_finish_forgets_the_childs_sessions_from_its_own_list(spawned, client, monkeypatch):
+    """Complete forgets every session and client process mapped to the child (its first
+    session, the one after /clear) by reading the refocus's own reverse list, not every
+    mapping here (a history holds one per open refocus); a mapping an older version made,
+    without that list, is still found by reading them all."""
+    src, dest, out = spawned
+    rid, sid = out["id"], out["child_session_id"]
+    cleared = "c1ea4ed0-0000-4000-8000-000000000002"
+    client(dest, {"session_id": sid, "source": "startup"}, {"session_id": cleared, "source": "clear"})
+    state = dest / ".git" / "refocus"
+    others = {f"other-{n}": "2026-01-01-other-abcdef" for n in range(30)}
+    for name, other in others.items():
+        (state / "sessions" / name).write_text(other + "\n")
+    assert (state / "clients").is_dir() and any((state / "clients").iterdir())
+    from gitrefocus.store import localstate
+
+    asked: list[str] = []
+    real = localstate.refocus_for_session
+    monkeypatch.setattr(localstate, "refocus_for_session", lambda g, s: asked.append(s) or real(g, s))
+    refocus("complete", rid, "--summary", "done", "--no-material-changes", "n/a", cwd=dest)
+    monkeypatch.undo()
+    assert sessions(dest) == others and not any((state / "clients").iterdir())
+    assert not (state / "mapped" / f"{rid}.jsonl").exists()
+    assert not set(others) & set(asked), "a finish read other refocuses' mappings"
+    # a mapping made before reverse lists existed: found by reading every mapping
+    second = refocus("spawn", str(dest), "--slug", "legacy", "--reason", "r", "--done-when", "d", "--json", cwd=src).json
+    (state / "sessions" / "legacy-session").write_text(second["id"] + "\n")
+    refocus("abandon", second["id"], "--reason", "not needed", cwd=src)
+    assert sessions(dest) == others
+
+
 def test_clear_in_another_client_is_not_the_child_even_when_it_is_the_newest(spawned, client, hermetic):
     src, dest, out = spawned
     rid, sid = out["id"], out["child_session_id"]

@@ -36,8 +36,8 @@ COLD_BUILD_SECONDS = 3.0
 BUDGET_LIMITS = {"economy": (0, 2500, 0, 2), "light": (3, 5000, 3, 3), "standard": (8, 8000, 5, 5),
                  "detailed": (20, hookio.CONTEXT_LIMIT, 10, 8)}
 RESULTS_ROOM = 7000  # characters of results at most, leaving room for the advisories
-CONTINUED = ("clear", "fork", "compact")
-OPEN = lifecycle.PENDING_LAUNCH | {lifecycle.IN_PROGRESS}  # the refocuses advisories speak of  # starts that continue a session under a new id (or the same)
+CONTINUED = ("clear", "fork", "compact")  # starts that continue a session under a new id (or the same)
+OPEN = lifecycle.PENDING_LAUNCH | {lifecycle.IN_PROGRESS}  # the refocuses advisories speak of
 
 
 def relaunch(ws: Workspace, state: RefocusState) -> str:

@@ -445,9 +445,6 @@ class Graded:
 
 def briefs_of(split: str, mirrors: str, data: Path = DATA):
     """(source, gold items, built-in sections) of each graded session of ``split``."""
-    from gitrefocus.handoff import extract, prepare, transcript_paths
-    from gitrefocus.handoff.gitstate import GitState
-
     srcs = sources(data)
     golds: dict[str, list[Gold]] = {}
     for row in _tsv("briefs.tsv", data):
@@ -458,13 +455,20 @@ def briefs_of(split: str, mirrors: str, data: Path = DATA):
         source = srcs[path]
         if source.split not in PARTS[split]:
             continue
-        data_bytes = source.load(mirrors)
-        with tempfile.TemporaryDirectory() as tmp:
-            transcript = Path(tmp) / "session.jsonl"
-            transcript.write_bytes(data_bytes)
-            plan = prepare.prepare(transcript_paths.resolve(str(transcript)))
-            sections = extract.builtin_sections(plan, GitState(problem="no repository: graded on the transcript"))
-        yield source, items, sections
+        yield source, items, builtin_sections(source, mirrors)
+
+
+def builtin_sections(source: Source, mirrors: str) -> dict:
+    """The built-in extractors' sections of one session, graded on the transcript alone."""
+    from gitrefocus.handoff import extract, prepare, transcript_paths
+    from gitrefocus.handoff.gitstate import GitState
+
+    data_bytes = source.load(mirrors)
+    with tempfile.TemporaryDirectory() as tmp:
+        transcript = Path(tmp) / "session.jsonl"
+        transcript.write_bytes(data_bytes)
+        plan = prepare.prepare(transcript_paths.resolve(str(transcript)))
+        return extract.builtin_sections(plan, GitState(problem="no repository: graded on the transcript"))
 
 
 def brief_scores(split: str, mirrors: str, data: Path = DATA) -> tuple[dict[str, Graded], int, list[str]]:

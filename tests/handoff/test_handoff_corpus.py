@@ -91,15 +91,15 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
     assert all(s.split == corpus.split_of(path) for path, s in old.items()), "split by the hash rule"
     first = [path for path, s in sessions.items() if s.split == "retired-2"]
     second = [path for path, s in sessions.items() if s.split == "retired-3"]
+    third = [path for path, s in sessions.items() if s.split == "retired-4"]
     fresh = [path for path, s in sessions.items() if s.split == "held-out"]
-    assert len(first) >= 15 and len(second) >= 15 and len(fresh) >= 16, \
-        "the first two fresh sets (now tuned on) and the third, held out"
+    assert len(first) >= 15 and len(second) >= 15 and len(third) >= 16, "the first three fresh sets, now tuned on"
     checkpoints = {"/".join(p.split("/")[:2]) for p in old}
     assert all(corpus.split_of(p) == "retired" and "/".join(p.split("/")[:2]) not in checkpoints
-               for p in first + second + fresh), \
+               for p in first + second + third + fresh), \
         "drawn from the side nobody tuned on, outside the old corpus's checkpoints"
-    sets = [{"/".join(p.split("/")[:2]) for p in group} for group in (first, second, fresh)]
-    assert not (sets[0] & sets[1] or sets[0] & sets[2] or sets[1] & sets[2]), "the fresh sets share no checkpoint"
+    sets = [{"/".join(p.split("/")[:2]) for p in group} for group in (first, second, third, fresh)]
+    assert all(not (a & b) for i, a in enumerate(sets) for b in sets[i + 1:]), "the fresh sets share no checkpoint"
     rows = corpus._tsv("sentences.tsv", corpus.DATA)
     assert len(rows) >= 600
     families = set(corpus.FAMILY_ROLES)
@@ -108,19 +108,31 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
         corpus.Pointer.parse(row["pointer"])
         assert set(filter(None, row["labels"].split(","))) <= families, row
         assert row["role"] in ("user", "assistant") and row["draw"] in ("random", "boundary")
-    held = [r for r in rows if sessions[r["path"]].split == "held-out"]
-    assert len(held) >= 300
+    assert len([r for r in rows if sessions[r["path"]].split == "retired-4"]) >= 300
     briefs = corpus._tsv("briefs.tsv", corpus.DATA)
     graded = {r["path"] for r in briefs}
     assert len(graded) >= 15 and graded == {p for p, s in sessions.items() if s.graded}
-    assert len(graded & set(fresh)) >= 8
+    assert len(graded & set(third)) >= 8
     assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
     for r in briefs:
         for p in r["pointers"].split("|"):
             corpus._line_pointer(p) if p.endswith(":*") else corpus.Pointer.parse(p)
 
 
-@pytest.mark.parametrize("name", ["sessions.tsv", "sentences.tsv", "briefs.tsv"])
+def test_the_second_reading_reads_the_same_sentences_and_sessions():
+    sentences = {(r["path"], r["pointer"]) for r in corpus._tsv("sentences.tsv", corpus.DATA)}
+    second = corpus._tsv("second_reading.tsv", corpus.DATA)
+    assert len(second) >= 300 and all((r["path"], r["pointer"]) in sentences for r in second)
+    families = set(corpus.FAMILY_ROLES)
+    assert all(set(filter(None, r["labels"].split(","))) <= families for r in second)
+    briefs = corpus._tsv("second_briefs.tsv", corpus.DATA)
+    graded = {p for p, s in corpus.sources().items() if s.graded}
+    assert {r["path"] for r in briefs} <= graded and len({r["path"] for r in briefs}) >= 8
+    assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
+
+
+@pytest.mark.parametrize("name", ["sessions.tsv", "sentences.tsv", "briefs.tsv", "second_reading.tsv",
+                                  "second_briefs.tsv"])
 def test_no_transcript_text_is_committed(name):
     """Pointers, hashes, labels and the labeller's own short notes: no field is long enough to
     hold a quoted message."""

@@ -65,6 +65,16 @@ _PLACEHOLDER_RE = re.compile(r"^\W*\(no answer provided\)\W*$", re.I)
 # a user's turn that adds to the work rather than reverses it ("it should also check …")
 EXTEND_RE = re.compile(r"\b(?:also|as well|additionally|too)\b", re.I)
 FENCE_RE = re.compile(r"```.*?(?:```|$)", re.S)
+# words quoted in a user's message (code pasted from a review: fmt.Errorf("IsInstalled failed: %w", err))
+_QUOTED_RE = re.compile(r'`[^`\n]*`|"[^"\n]*"')
+# tools that only look: refusing one drops no approach of the assistant's (no dead end)
+READ_ONLY_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "LSP", "WebFetch", "WebSearch", "NotebookRead",
+                             "TodoRead", "TaskList", "TaskGet", "TaskOutput", "BashOutput", "ListMcpResourcesTool",
+                             "ReadMcpResourceTool"})
+
+
+def _blank(m: Match[str]) -> str:
+    return " " * len(m.group())
 
 
 @dataclass
@@ -144,7 +154,8 @@ class Analysis:
                     if block.text:  # declining the menu to type an answer: the user's words, no refusal
                         self._user_sentences(index, message, block, kind=classify.ANSWER)
                 elif block.kind == sp.REJECTED:
-                    self.refusals.append((message, block))
+                    if block.tool not in READ_ONLY_TOOLS:
+                        self.refusals.append((message, block))
                     if block.text:
                         self._user_sentences(index, message, block, refusal=True)
                 elif block.kind in sp.WORDS and message.role == sp.USER:
@@ -191,7 +202,7 @@ class Analysis:
             if refusal and _PLACEHOLDER_RE.match(sentence):
                 continue
             if index not in self.failure_reports and message.is_user_turn and not refusal:
-                m = FAILURE_RE.search(sentence)
+                m = FAILURE_RE.search(_QUOTED_RE.sub(_blank, sentence))  # a quoted "…failed: %w" reports nothing
                 if m and not sentence.rstrip().endswith("?"):  # "can you explain why they fail?" reports none
                     self.failure_reports[index] = self._quote(block.text, a, b, m, label, index, "user")
             ctx = classify.Context(context.role, context.kind, first=first, prior=context.prior)
@@ -208,7 +219,7 @@ class Analysis:
             if corrects or classify.asks(sentence):
                 continue  # a correction overrules a decision, it is none of the user's own; a question settles nothing
             m = cues.DECISION.search(sentence, low, present)
-            if m:
+            if m or classify.picks(sentence, ctx):
                 self.decisions.append(self._quote(block.text, a, b, m, label, index, "user"))
 
     def _answer(self, index: int, message: Message, block: Block) -> None:

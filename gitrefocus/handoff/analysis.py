@@ -65,6 +65,9 @@ _PLACEHOLDER_RE = re.compile(r"^\W*\(no answer provided\)\W*$", re.I)
 # a user's turn that adds to the work rather than reverses it ("it should also check …")
 EXTEND_RE = re.compile(r"\b(?:also|as well|additionally|too)\b", re.I)
 FENCE_RE = re.compile(r"```.*?(?:```|$)", re.S)
+# an assistant's text that opens by reporting its work done ("Done.", "All done.", "Fixed.", "Merged origin/main, …")
+COMPLETED_RE = re.compile(r"^\W*(?:all done|done|fixed|finished|completed?|created|merged|committed|pushed|"
+                          r"implemented)\b(?!\s+(?:yet|with)\b)", re.I)
 # words quoted in a user's message (code pasted from a review: fmt.Errorf("IsInstalled failed: %w", err))
 _QUOTED_RE = re.compile(r'`[^`\n]*`|"[^"\n]*"')
 # tools that only look: refusing one drops no approach of the assistant's (no dead end)
@@ -240,7 +243,9 @@ class Analysis:
         if not thinking:
             self._awaiting_reply = False  # the assistant's first text after the turn answers it
         opening = len(block.text) - len(block.text.lstrip())
+        opens = True
         for a, b, sentence, low, present, label in self._sentences(index, message, block, thinking):
+            first_sentence, opens = opens, False
             m = cues.ABANDON.search(sentence, low, present)
             conceded = CONCEDE_RE.search(sentence) if first_reply and not thinking and \
                 a - opening < classify.REPLY_REACH else None
@@ -263,6 +268,8 @@ class Analysis:
                 if (cue is cues.OPEN and index < self.tail_start) or (cue is cues.DECISION and classify.asks(sentence)):
                     continue
                 m = cue.search(sentence, low, present)
+                if m is None and cue is cues.DECISION and first_sentence:
+                    m = COMPLETED_RE.match(sentence)  # "Done. Added the flag …": a text that opens by reporting work done
                 if m:
                     end = b
                     if cue is cues.DECISION and len(sentence.strip()) < 20:
@@ -272,6 +279,8 @@ class Analysis:
                         if more and more[0][1] - a <= cues.QUOTE_CAP and "\n" not in block.text[a:more[0][1]] \
                                 and not _ANNOUNCE_RE.match(nxt) and not nxt.rstrip().endswith(":"):
                             end = more[0][1]
+                    if end == b and m.re is COMPLETED_RE and len(sentence.split()) < 4:
+                        continue  # a bare "Done." names nothing done
                     found.append(self._quote(block.text, a, end, m, label, index, "assistant"))
 
     def _conceded_corrections(self) -> None:

@@ -289,3 +289,38 @@ def test_a_refused_read_is_no_dead_end_a_refused_edit_is(tmp_path):
     dead = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["dead_ends"].content
     assert f"tool use was refused by the user (`transcript:L{s.line_of(edit)}`)" in dead
     assert f"`Grep` tool use was refused by the user (`transcript:L{s.line_of(read)}`)" not in dead
+
+
+def test_a_yes_to_an_offer_is_a_request_a_yes_to_does_this_look_right_is_not(tmp_path):
+    """"yes" to "Want me to fix these?" asks for the work; "yes" to "Does this hook design work?"
+    confirms a presentation and asks for nothing: it is not listed among the requests."""
+    s = Session()
+    s.user("Design a duplicate-code hook with me.")
+    s.assistant(text("## Section 3: Git Hook\n\nBlock on 15+ lines, warn on 6-14.\n\nDoes this hook design work?"))
+    confirmed = s.user("yes")
+    s.assistant(text("Two lint warnings remain in the hook script. Want me to fix these?"))
+    offer = s.user("yes")
+    s.assistant(text("Fixed both warnings."))
+    s.user("thanks, now write the plan")
+    s.assistant(text("Plan written."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    basics = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["basics"].content
+    assert f'Approved "yes" (`transcript:L{s.line_of(offer)}`)' in basics
+    assert f"transcript:L{s.line_of(confirmed)}" not in basics
+
+
+def test_a_text_that_opens_by_reporting_work_done_is_a_conclusion(tmp_path):
+    """"Done. Added `CollapseWhitespace` …" states an outcome without an outcome phrase; a bare
+    "Done." names nothing and is not listed."""
+    s = Session()
+    s.user("Collapse newlines in the displayed prompt.")
+    done = s.assistant(text("Done. Added `CollapseWhitespace` to stringutil and applied it before truncation."))
+    s.user("and quote the prompt with a colon")
+    s.assistant(text("Done."))
+    s.user("thanks")
+    s.assistant(text("You're welcome."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    convergence = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["convergence"].content
+    assert "Concluded: \"Done. Added `CollapseWhitespace`" in convergence
+    assert f"`transcript:L{s.line_of(done[0])}`" in convergence
+    assert 'Concluded: "Done."' not in convergence

@@ -64,6 +64,8 @@ OUTCOME_RE = re.compile(r"\b(?:pass(?:es|ed|ing)?|works?|working|fixed|succeed(?
 _PLACEHOLDER_RE = re.compile(r"^\W*\(no answer provided\)\W*$", re.I)
 # a user's turn that adds to the work rather than reverses it ("it should also check …")
 EXTEND_RE = re.compile(r"\b(?:also|as well|additionally|too)\b", re.I)
+# ... unless it objects: "this means tests would also fail on my machine" reports a fault, it adds nothing
+OBJECTION_RE = re.compile(r"\b(?:fail(?:s|ed|ing|ures?)?|friction|problem|wrong|broken|bug)\b", re.I)
 FENCE_RE = re.compile(r"```.*?(?:```|$)", re.S)
 # an assistant's text that opens by reporting its work done ("Done.", "All done.", "Fixed.", "Merged origin/main, …")
 COMPLETED_RE = re.compile(r"^\W*(?:all done|done|fixed|finished|completed?|created|merged|committed|pushed|"
@@ -299,9 +301,11 @@ class Analysis:
                 if first:
                     a, b, sentence, _, _, label = first
                     self.corrections.append(self._quote(block.text, a, b, None, label, turn, "user"))
-                    if not classify.ERROR_CONCEDED_RE.search(concession.text) and (
-                            classify.asks(sentence) or EXTEND_RE.search(sentence)):
+                    if not classify.ERROR_CONCEDED_RE.search(concession.text) and not OBJECTION_RE.search(sentence) \
+                            and (classify.asks(sentence) or EXTEND_RE.search(sentence)):
                         self.praised.add(turn)  # praise for a follow-up question or an addition
+                    else:  # it overrules: none of its words is a decision of the user's
+                        self.decisions = [d for d in self.decisions if d.index != turn or d.role != "user"]
                     have.add(turn)
                     added = True
                 break

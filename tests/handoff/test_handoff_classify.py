@@ -175,3 +175,20 @@ def test_outcomes_said_plainly_are_decisions():
     for said in ("No checkpoint found yet, let me look again.", "| No checkpoint found | Display a hint |",
                  "Is lint clean and do both pass?"):
         assert "decision" not in classify.families(said, assistant), said
+
+
+def test_an_objection_the_reply_calls_a_good_point_overrules_even_with_an_also(tmp_path):
+    """"this means tests would *also* fail on my machine … can you check for a better solution?",
+    answered "Good point.": an objection to the recommendation, not an addition — it reverses
+    the recommendation and is no decision of the user's."""
+    s = Session()
+    s.user("can you review pr 227 for me?")
+    claim = s.assistant(text("Verdict: approve. The fix is the CI stub binaries, so tests pass everywhere."))
+    turn = s.user("Right now to make CI work it fakes binaries, this means tests would also fail on my machine "
+                  "if I hadn't gemini or claude installed. can you check for a better solution?")
+    s.assistant(text("Good point. The current approach doesn't scale. Let me explore better solutions."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    sections = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
+    assert "The user decided" not in sections["convergence"].content
+    dead = sections["dead_ends"].content
+    assert f"`transcript:L{s.line_of(claim[0])}`" in dead and f"`transcript:L{s.line_of(turn)}`" in dead

@@ -301,8 +301,12 @@ class Analysis:
                 if first:
                     a, b, sentence, _, _, label = first
                     self.corrections.append(self._quote(block.text, a, b, None, label, turn, "user"))
-                    if not classify.ERROR_CONCEDED_RE.search(concession.text) and not OBJECTION_RE.search(sentence) \
-                            and (classify.asks(sentence) or EXTEND_RE.search(sentence)):
+                    asks = classify.asks(sentence)
+                    error = classify.ERROR_CONCEDED_RE.search(concession.text)
+                    if (asks or EXTEND_RE.search(sentence)) and error and error.group().casefold() in ("good catch",
+                                                                                                     "great catch"):
+                        error = None  # "are we missing tests for this?" — "Good catch on the tests": an omission
+                    if not error and not OBJECTION_RE.search(sentence) and (asks or EXTEND_RE.search(sentence)):
                         self.praised.add(turn)  # praise for a follow-up question or an addition
                     else:  # it overrules: none of its words is a decision of the user's
                         self.decisions = [d for d in self.decisions if d.index != turn or d.role != "user"]

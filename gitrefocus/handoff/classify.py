@@ -120,7 +120,7 @@ def picks(sentence: str, ctx: Context) -> bool:
 
 def asks(sentence: str) -> bool:
     """A question settles nothing: no decision ("Are all tests passing?", "…, right?")."""
-    return sentence.rstrip().rstrip("*_`").rstrip().endswith("?")
+    return sentence.rstrip().rstrip("*_`)\"'").rstrip().endswith("?")
 
 
 def families(sentence: str, ctx: Context, lowered: str | None = None,

@@ -460,6 +460,7 @@ CHECKING_RE = re.compile(
     r"I need to|I should|going to|we need to|need to)\s+(?:also\s+|first\s+|now\s+|quickly\s+)?(?:verify|check|confirm|"
     r"run|re-?run|look|see|read|make sure|ensure|test|double-check|examine|inspect|investigate|search|find|"
     r"explore|review|understand|trace|figure out|debug|compare)\b"
+    r"|^\W*(?:now|next|then|first)\W+(?:verify|check|confirm)\b"  # "Now verify it builds and passes tests."
     # naming the skill or agent it will work with: "I'll use the brainstorming skill to explore this"
     r"|^\W*(?:(?:now|first|next|ok(?:ay)?)\W+)*(?:let me|I'll|I will|I'm going to)\s+use\s+(?:the\s+|an?\s+)?"
     r"[\w:./-]+(?:\s+[\w-]+)?\s+(?:skill|agent|subagent)\b", re.I)

@@ -192,3 +192,22 @@ def test_an_objection_the_reply_calls_a_good_point_overrules_even_with_an_also(t
     assert "The user decided" not in sections["convergence"].content
     dead = sections["dead_ends"].content
     assert f"`transcript:L{s.line_of(claim[0])}`" in dead and f"`transcript:L{s.line_of(turn)}`" in dead
+
+
+def test_a_question_about_an_omission_answered_good_catch_reverses_nothing(tmp_path):
+    """"are we missing some integration tests for this (and the started info as well?)" — "Good
+    catch on the integration tests.": the user adds work; the assistant's finding before it stands.
+    (Nor does "Now verify it builds and passes tests." conclude anything: it announces a check.)"""
+    assert "decision" not in classify.families("Now verify it builds and passes tests.", classify.Context("assistant"))
+    assert classify.asks("are we missing some integration tests for this (and the 'started' info as well?)")
+    s = Session()
+    s.user("Why is last_interaction_at never written?")
+    s.assistant(text("Found the bug. The converter drops LastInteractionAt, so the field is lost on save."))
+    s.assistant(text("Now verify it builds and passes tests."))
+    s.queue_operation("are we missing some integration tests for this (and probably the 'started' info as well?)")
+    s.queue_operation(None, "remove")
+    s.assistant(text("Good catch on the integration tests. Let me check what exists."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    sections = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
+    assert "Superseded" not in sections["convergence"].content
+    assert "overruled by the user" not in sections["dead_ends"].content

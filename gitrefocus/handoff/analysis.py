@@ -64,7 +64,22 @@ OUTCOME_RE = re.compile(r"\b(?:pass(?:es|ed|ing)?|works?|working|fixed|succeed(?
 _PLACEHOLDER_RE = re.compile(r"^\W*\(no answer provided\)\W*$", re.I)
 # a user's turn that adds to the work rather than reverses it ("it should also check …")
 EXTEND_RE = re.compile(r"\b(?:also|as well|additionally|too)\b", re.I)
+# ... unless it objects: "this means tests would also fail on my machine" reports a fault, it adds nothing
+OBJECTION_RE = re.compile(r"\b(?:fail(?:s|ed|ing|ures?)?|friction|problem|wrong|broken|bug)\b", re.I)
 FENCE_RE = re.compile(r"```.*?(?:```|$)", re.S)
+# an assistant's text that opens by reporting its work done ("Done.", "All done.", "Fixed.", "Merged origin/main, …")
+COMPLETED_RE = re.compile(r"^\W*(?:all done|done|fixed|finished|completed?|created|merged|committed|pushed|"
+                          r"implemented)\b(?!\s+(?:yet|with)\b)", re.I)
+# words quoted in a user's message (code pasted from a review: fmt.Errorf("IsInstalled failed: %w", err))
+_QUOTED_RE = re.compile(r'`[^`\n]*`|"[^"\n]*"')
+# tools that only look: refusing one drops no approach of the assistant's (no dead end)
+READ_ONLY_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "LSP", "WebFetch", "WebSearch", "NotebookRead",
+                             "TodoRead", "TaskList", "TaskGet", "TaskOutput", "BashOutput", "ListMcpResourcesTool",
+                             "ReadMcpResourceTool"})
+
+
+def _blank(m: Match[str]) -> str:
+    return " " * len(m.group())
 
 
 @dataclass
@@ -144,7 +159,8 @@ class Analysis:
                     if block.text:  # declining the menu to type an answer: the user's words, no refusal
                         self._user_sentences(index, message, block, kind=classify.ANSWER)
                 elif block.kind == sp.REJECTED:
-                    self.refusals.append((message, block))
+                    if block.tool not in READ_ONLY_TOOLS:
+                        self.refusals.append((message, block))
                     if block.text:
                         self._user_sentences(index, message, block, refusal=True)
                 elif block.kind in sp.WORDS and message.role == sp.USER:
@@ -191,7 +207,7 @@ class Analysis:
             if refusal and _PLACEHOLDER_RE.match(sentence):
                 continue
             if index not in self.failure_reports and message.is_user_turn and not refusal:
-                m = FAILURE_RE.search(sentence)
+                m = FAILURE_RE.search(_QUOTED_RE.sub(_blank, sentence))  # a quoted "…failed: %w" reports nothing
                 if m and not sentence.rstrip().endswith("?"):  # "can you explain why they fail?" reports none
                     self.failure_reports[index] = self._quote(block.text, a, b, m, label, index, "user")
             ctx = classify.Context(context.role, context.kind, first=first, prior=context.prior)
@@ -208,7 +224,7 @@ class Analysis:
             if corrects or classify.asks(sentence):
                 continue  # a correction overrules a decision, it is none of the user's own; a question settles nothing
             m = cues.DECISION.search(sentence, low, present)
-            if m:
+            if m or classify.picks(sentence, ctx):
                 self.decisions.append(self._quote(block.text, a, b, m, label, index, "user"))
 
     def _answer(self, index: int, message: Message, block: Block) -> None:
@@ -229,7 +245,9 @@ class Analysis:
         if not thinking:
             self._awaiting_reply = False  # the assistant's first text after the turn answers it
         opening = len(block.text) - len(block.text.lstrip())
+        opens = True
         for a, b, sentence, low, present, label in self._sentences(index, message, block, thinking):
+            first_sentence, opens = opens, False
             m = cues.ABANDON.search(sentence, low, present)
             conceded = CONCEDE_RE.search(sentence) if first_reply and not thinking and \
                 a - opening < classify.REPLY_REACH else None
@@ -252,6 +270,8 @@ class Analysis:
                 if (cue is cues.OPEN and index < self.tail_start) or (cue is cues.DECISION and classify.asks(sentence)):
                     continue
                 m = cue.search(sentence, low, present)
+                if m is None and cue is cues.DECISION and first_sentence:
+                    m = COMPLETED_RE.match(sentence)  # "Done. Added the flag …": a text that opens by reporting work done
                 if m:
                     end = b
                     if cue is cues.DECISION and len(sentence.strip()) < 20:
@@ -261,6 +281,8 @@ class Analysis:
                         if more and more[0][1] - a <= cues.QUOTE_CAP and "\n" not in block.text[a:more[0][1]] \
                                 and not _ANNOUNCE_RE.match(nxt) and not nxt.rstrip().endswith(":"):
                             end = more[0][1]
+                    if end == b and m.re is COMPLETED_RE and len(sentence.split()) < 4:
+                        continue  # a bare "Done." names nothing done
                     found.append(self._quote(block.text, a, end, m, label, index, "assistant"))
 
     def _conceded_corrections(self) -> None:
@@ -279,9 +301,15 @@ class Analysis:
                 if first:
                     a, b, sentence, _, _, label = first
                     self.corrections.append(self._quote(block.text, a, b, None, label, turn, "user"))
-                    if not classify.ERROR_CONCEDED_RE.search(concession.text) and (
-                            classify.asks(sentence) or EXTEND_RE.search(sentence)):
+                    asks = classify.asks(sentence)
+                    error = classify.ERROR_CONCEDED_RE.search(concession.text)
+                    if (asks or EXTEND_RE.search(sentence)) and error and error.group().casefold() in ("good catch",
+                                                                                                     "great catch"):
+                        error = None  # "are we missing tests for this?" — "Good catch on the tests": an omission
+                    if not error and not OBJECTION_RE.search(sentence) and (asks or EXTEND_RE.search(sentence)):
                         self.praised.add(turn)  # praise for a follow-up question or an addition
+                    else:  # it overrules: none of its words is a decision of the user's
+                        self.decisions = [d for d in self.decisions if d.index != turn or d.role != "user"]
                     have.add(turn)
                     added = True
                 break

@@ -17,7 +17,9 @@ The rules, measured on the corpus's tuning sessions (``docs/handoff.md``):
   right", "good catch", "good idea") or the sentence opens by pushing back ("but …", "hmm, …",
   "again, …", "no, …", "stop …") without asking a question;
 - a user sentence taken as a correction is no **decision** of the user's (it overrules one), and
-  a question is no decision of anyone's;
+  a question is no decision of anyone's; a user's first sentence that names one of the options
+  the assistant's last text offered ("4 seems like what I would do manually", "I like Option C"
+  after a numbered list and a question) is a decision, cue or no cue;
 - every other family is its cue regex alone. Position and neighbours were tried for them too
   (the session's last text for open threads, a concession for dead ends, a trailing colon or a
   heading for decisions) and a small logistic model over such features was cross-validated
@@ -91,9 +93,34 @@ def correction(sentence: str, ctx: Context, lowered: str | None = None,
     return PUSHBACK_RE.match(sentence) is not None and not question
 
 
+# the assistant offering numbered or lettered options ("1. **From the plan** …", "**Option B** …")
+_OPTION_ITEM_RE = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:option[ \t]+)?(?:\d{1,2}|[A-Ea-e])[.):](?:\*\*)?[ \t]"
+                             r"|\boption[ \t]+(?:\d{1,2}|[A-Ea-e])\b", re.I)
+# a user's first words naming one of them: "4", "4 seems like…", "3 and …", "B) I want …", "option 3",
+# "I like Option C", "let's go with 2" (a number followed by a noun counts something: "4 tests fail")
+_PICK_RE = re.compile(r"^\W*(?:(?:I(?:'d)? (?:like|prefer|pick|choose|go with|think)|let'?s (?:go with|do|take)|"
+                      r"go with|(?:I )?prefer)[ \t]+(?:the[ \t]+)?)?(?:(?:option|choice|approach)[ \t]+(?:\d{1,2}|[A-Ea-e])\b"
+                      r"|\d{1,2}\b(?:[ \t]*$|[ \t]*[.,;:!)\-–—]|[ \t]+(?:and|but|or|is|seems|sounds|looks|feels|"
+                      r"please|for|with|then|as|makes|would|could|should|i)\b)"
+                      r"|[A-Ea-e](?:[ \t]*$|[.):,]))", re.I)
+
+
+_WORD_RE = re.compile(r"\w+")
+
+
+def picks(sentence: str, ctx: Context) -> bool:
+    """A user's first sentence naming one of the options the assistant's last text offered: the
+    user's choice, a decision ("4 seems like what I would do manually", "I like Option C")."""
+    if ctx.role != "user" or not ctx.first or ctx.kind == REFUSAL or not _PICK_RE.match(sentence) or asks(sentence):
+        return False
+    if len(_WORD_RE.findall(sentence)) < 2:
+        return False  # a bare "4" or "1." says nothing without the option it names
+    return "?" in ctx.prior and len(_OPTION_ITEM_RE.findall(ctx.prior)) >= 2
+
+
 def asks(sentence: str) -> bool:
     """A question settles nothing: no decision ("Are all tests passing?", "…, right?")."""
-    return sentence.rstrip().rstrip("*_`").rstrip().endswith("?")
+    return sentence.rstrip().rstrip("*_`)\"'").rstrip().endswith("?")
 
 
 def families(sentence: str, ctx: Context, lowered: str | None = None,
@@ -111,6 +138,6 @@ def families(sentence: str, ctx: Context, lowered: str | None = None,
             continue
         if family == "decision" and (corrects or asks(sentence)):
             continue
-        if cue.search(sentence, low, present) is not None:
+        if cue.search(sentence, low, present) is not None or (family == "decision" and picks(sentence, ctx)):
             found.add(family)
     return found

@@ -107,7 +107,7 @@ DECISION_RE = re.compile(
     r"(?:we'?ll|we will|let'?s) (?:go with|use|keep|stick with)|(?:I'?m|we'?re|I am|we are) going with|the answer is|"
     r"(?:I'?ll|I will|I'?m going to) (?:use|go with|switch to|stick with|put)|switching to|"
     r"in conclusion|this (?:means|explains)|that explains|confirmed|works now|(?:is|are) working now|now passes?|"
-    r"(?:tests?|build|lint|linting|suite|strategies|checks) (?:all )?(?:pass(?:es|ed|ing)?|succeeded)|"
+    r"(?:tests?|build|lint|linting|suite|strategies|checks) (?:all |both )?(?:pass(?:es|ed|ing)?|succeeded)|"
     r"(?:tests?|build|lint|linting|suite|strategies|checks) (?:all )?(?:is|are) clean|"
     r"all (?:\w+ )?(?:tests )?(?:pass(?:es|ing)?|green)|lint is clean|"
     r"(?:is|are) now (?!going)|now (?:uses|calls|sends|shows|reads|includes|takes|returns|creates|has|only|correctly|"
@@ -118,11 +118,18 @@ DECISION_RE = re.compile(
     r"|^\W*(?:yes|yeah|yep|ok(?:ay)?|sure)\b,?\s+(?:let'?s|go|do|please|add|use|implement|fix|force|\w+ it\b)"
     r"|\blet'?s (?:implement|do|go with|note|take) (?:option|options|both)\b"
     # outcomes and judgements said without the words above
-    r"|\b(?:builds|compiles) (?:and|cleanly)\b|\bpasses (?:lint|linting|the tests|tests|CI)\b|^\W*works\b"
+    r"|\b(?:builds|compiles) (?:and|clean(?:ly)?)\b|\b(?:conflicts?|merge) (?:resolved|complete)\b|\bpasses (?:lint|linting|the tests|tests|CI)\b|^\W*works\b"
     r"|\b(?:is|was) a non-issue\b|(?<!which )\b(?:is|are) (?:also )?(?:fine|correct) as[- ]is\b"
     r"|\bthe current (?:code|approach|implementation|behaviou?r|version) is (?:fine|correct|better|right|safe)\b"
     r"|\b(?:PR|pull request) #?\d+ (?:created|opened|merged)\b|\b(?:created|opened) (?:a |the )?(?:draft )?"
-    r"(?:PR|pull request)\b",
+    r"(?:PR|pull request)\b"
+    # nothing left of a kind ("No conflicts to resolve.", "No new duplication from our changes."), an
+    # outcome as expected, an approach judged right
+    r"|^[\s*_>-]*no (?:new |more |other |remaining |active |unaddressed |open )?(?:[\w-]+ ){0,2}(?:remains?|"
+    r"remaining|left|to (?:resolve|fix|address)|from (?:our|the|my|these|this) change)"
+    r"|^[\s*_>-]*no (?:[\w-]+ )?(?:conflicts?|duplicat\w+|issues?|problems?|regressions?|errors?|failures?)"
+    r"(?: [\w-]+){0,4}[.!]?$"
+    r"|\b(?:fail(?:s|ed)?|pass(?:es|ed)?|works?|worked) as expected\b|\b(?:correct|right) (?:approach|fix)\b",
     re.I,
 )
 _CHANGE_VERBS = (r"(?:add|extract|implement|write|fix|create|refactor|update|remove|delete|rename|move|"
@@ -452,7 +459,11 @@ CHECKING_RE = re.compile(
     r"^\W*(?:(?:now|first|next|then|ok(?:ay)?|great|good|perfect|done|also)\W+)*(?:let me|let's|I'll|I will|I'm going to|"
     r"I need to|I should|going to|we need to|need to)\s+(?:also\s+|first\s+|now\s+|quickly\s+)?(?:verify|check|confirm|"
     r"run|re-?run|look|see|read|make sure|ensure|test|double-check|examine|inspect|investigate|search|find|"
-    r"explore|review|understand|trace|figure out|debug|compare)\b", re.I)
+    r"explore|review|understand|trace|figure out|debug|compare)\b"
+    r"|^\W*(?:now|next|then|first)\W+(?:verify|check|confirm)\b"  # "Now verify it builds and passes tests."
+    # naming the skill or agent it will work with: "I'll use the brainstorming skill to explore this"
+    r"|^\W*(?:(?:now|first|next|ok(?:ay)?)\W+)*(?:let me|I'll|I will|I'm going to)\s+use\s+(?:the\s+|an?\s+)?"
+    r"[\w:./-]+(?:\s+[\w-]+)?\s+(?:skill|agent|subagent)\b", re.I)
 DECISION = Cue(DECISION_RE, ("root cause", "issue", "problem", "bug", "cause", "culprit", "the fix", "fixed",
                              "decided", "chose", "settled", "decision", "go with", "use", "keep", "stick with",
                              "going with", "the answer", "conclusion", "means", "explains", "confirmed",
@@ -460,7 +471,8 @@ DECISION = Cue(DECISION_RE, ("root cause", "issue", "problem", "bug", "cause", "
                              "succeeded", "clean", "green", "working now", "now", "been", "complete", "done",
                              "resolved", "addressed", "this fixes", "there it is", "where", "yes", "yeah", "yep",
                              "ok", "sure", "let", "put", "committed", "builds", "compiles", "passes", "works",
-                             "non-issue", "as is", "as-is", "the current", "pr", "pull request"), veto=CHECKING_RE)
+                             "non-issue", "as is", "as-is", "the current", "pr", "pull request", "no ",
+                             "as expected", "approach", "resolved"), veto=CHECKING_RE)
 INTENT = Cue(INTENT_RE, ("ill", "i'll", "i will", "we'll", "well", "we will", "going to", "plan to", "should",
                          "next", "need", "todo", "let", "can", "could", "would", "want", "suggest", "like",
                          "consider", "please", "add", "extract", "implement", "write", "fix", "create", "refactor",

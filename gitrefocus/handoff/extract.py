@@ -571,6 +571,9 @@ def _intent_in_git(text: str, touched: set[str], subjects: list[str], git: GitSt
 
 
 # -- 5. Basics -------------------------------------------------------------
+# the assistant offering to act: an approval of it asks for the work
+_OFFER_RE = re.compile(r"\b(?:want me to|should I|shall I|would you like (?:me )?to|do you want (?:me )?to|can I|"
+                       r"may I|ready (?:for me )?to|(?:go ahead|proceed|start) (?:and|with)|(?:I|we) can\b)", re.I)
 def basics(an: Analysis) -> Section:
     d = _Draft()
     plan = an.plan
@@ -583,6 +586,9 @@ def basics(an: Analysis) -> Section:
                                                                             "session start"))
     asked = _Draft()
     for index in _spread(an.user_turns[1:-1], MAX_REQUESTS):  # the last is Convergence's final request
+        proposal = an.approved(index)
+        if proposal is not None and proposal.text.rstrip().endswith("?") and not _OFFER_RE.search(proposal.text):
+            continue  # "yes" to "Does this hook design work?" confirms a presentation; it asks for nothing
         request = _request(an, index)
         if request:
             text, pointers = request

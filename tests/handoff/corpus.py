@@ -13,9 +13,10 @@ which repository is missing and how to get it, and prints nothing else.
 
 Splits (the README has the whole story): ``tuning`` is the 44 sessions first drawn — split then
 by checkpoint hash into a tuning part and a held-out part, the latter (``retired``) scored three
-times while tuning went on and tuned on since; ``retired-2`` and ``retired-3`` are the first two
-fresh sets, each scored once and tuned on since; ``held-out`` is the third fresh set, drawn by a
-written rule (:func:`draw_fresh`), labelled before any score on it, scored once at the end.
+times while tuning went on and tuned on since; ``retired-2``, ``retired-3`` and ``retired-4`` are
+the first three fresh sets, each scored once and tuned on since (``retired-4`` also read by a second
+reader: ``tests.handoff.agreement``); ``held-out`` is the fourth fresh set, drawn by a written rule
+(:func:`draw_fresh`), labelled before any score on it, scored once at the end.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ DEFAULT_MIRRORS = "/work/.mirror"
 SPLITS = ("held-out", "tuning")
 # what each reported split is made of: the fresh held-out set, and every session tuned on (the old
 # corpus's tuning part and its retired held-out part, scored three times while tuning went on)
-PARTS = {"held-out": ("held-out",), "tuning": ("tuning", "retired", "retired-2", "retired-3"),
-         "retired": ("retired",), "old-tuning": ("tuning",), "retired-2": ("retired-2",), "retired-3": ("retired-3",)}
+PARTS = {"held-out": ("held-out",), "tuning": ("tuning", "retired", "retired-2", "retired-3", "retired-4"),
+         "retired": ("retired",), "old-tuning": ("tuning",), "retired-2": ("retired-2",), "retired-3": ("retired-3",),
+         "retired-4": ("retired-4",)}
 # which sentences each family's cue is applied to in the extractors (analysis.py)
 FAMILY_ROLES = {"correction": ("user",), "constraint": ("user",), "decision": ("user", "assistant"),
                 "intent": ("user", "assistant"), "dead-end": ("assistant",), "open-thread": ("assistant",)}
@@ -445,9 +447,6 @@ class Graded:
 
 def briefs_of(split: str, mirrors: str, data: Path = DATA):
     """(source, gold items, built-in sections) of each graded session of ``split``."""
-    from gitrefocus.handoff import extract, prepare, transcript_paths
-    from gitrefocus.handoff.gitstate import GitState
-
     srcs = sources(data)
     golds: dict[str, list[Gold]] = {}
     for row in _tsv("briefs.tsv", data):
@@ -458,13 +457,20 @@ def briefs_of(split: str, mirrors: str, data: Path = DATA):
         source = srcs[path]
         if source.split not in PARTS[split]:
             continue
-        data_bytes = source.load(mirrors)
-        with tempfile.TemporaryDirectory() as tmp:
-            transcript = Path(tmp) / "session.jsonl"
-            transcript.write_bytes(data_bytes)
-            plan = prepare.prepare(transcript_paths.resolve(str(transcript)))
-            sections = extract.builtin_sections(plan, GitState(problem="no repository: graded on the transcript"))
-        yield source, items, sections
+        yield source, items, builtin_sections(source, mirrors)
+
+
+def builtin_sections(source: Source, mirrors: str) -> dict:
+    """The built-in extractors' sections of one session, graded on the transcript alone."""
+    from gitrefocus.handoff import extract, prepare, transcript_paths
+    from gitrefocus.handoff.gitstate import GitState
+
+    data_bytes = source.load(mirrors)
+    with tempfile.TemporaryDirectory() as tmp:
+        transcript = Path(tmp) / "session.jsonl"
+        transcript.write_bytes(data_bytes)
+        plan = prepare.prepare(transcript_paths.resolve(str(transcript)))
+        return extract.builtin_sections(plan, GitState(problem="no repository: graded on the transcript"))
 
 
 def brief_scores(split: str, mirrors: str, data: Path = DATA) -> tuple[dict[str, Graded], int, list[str]]:
@@ -583,7 +589,8 @@ FRESH_GRADED = 8
 
 # the sets labelled before each round's draw (each fresh set is renamed retired-<n> once scored)
 EARLIER = {1: ("tuning", "retired"), 2: ("tuning", "retired", "retired-2"),
-           3: ("tuning", "retired", "retired-2", "retired-3")}
+           3: ("tuning", "retired", "retired-2", "retired-3"),
+           4: ("tuning", "retired", "retired-2", "retired-3", "retired-4")}
 # round 3 spreads its set over client generations and session lengths: at most STRATUM_CAP
 # sessions per (client bucket, spine-length bucket) in the first pass over the order
 STRATUM_CAP = 2
@@ -607,7 +614,9 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 3, repo: str = 
     beside the old corpus, in the order of sha256(salt + path); round 2 continued the same order
     with every session labelled so far excluded too (now ``retired-3``); round 3 excludes those too,
     orders by sha256("fresh-held-out-3:" + path) and spreads the set over client buckets and
-    spine lengths (:data:`STRATUM_CAP` per stratum, then the order's next ones if short)."""
+    spine lengths (:data:`STRATUM_CAP` per stratum, then the order's next ones if short) (now
+    ``retired-4``); round 4 does the same with ``retired-4`` excluded too and the salt
+    "fresh-held-out-4:"."""
     from gitrefocus.handoff import prepare, transcript_paths
 
     where = os.path.join(mirrors, repo.replace("/", "+"), "repo")

@@ -116,3 +116,98 @@ def test_a_question_is_no_decision(tmp_path):
     plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
     convergence = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["convergence"].content
     assert "decided" not in convergence and f"`transcript:L{s.line_of(asked)}`" in convergence  # the final request
+
+
+MENU = ("How should the skill know what to search for?\n\n1. **From the plan** - parse it\n"
+        "2. **Explicit input** - keywords\n3. **From the conversation**\n4. **Combination** - infer, allow override")
+
+
+def test_a_users_pick_from_the_options_the_assistant_just_offered_is_a_decision(tmp_path):
+    """"4 seems like what I would do manually", "I like Option C", "B) I want this as a separate
+    feature": the user choosing among the options just put to them settles the choice."""
+    offered = classify.Context("user", classify.TYPED, first=True, prior=MENU)
+    for pick in ("4 seems like what I would do manually...", "I like Option C", "option 3",
+                 "B) I want to implement this as a separate feature (lastInteraction)",
+                 "3 and I would even consider cleaning up independent of the strategy"):
+        assert "decision" in classify.families(pick, offered), pick
+    # no options offered, or not the message's first sentence, or a number that picks nothing
+    plain = classify.Context("user", classify.TYPED, first=True, prior="I added the hook and its test.")
+    assert "decision" not in classify.families("4 seems like what I would do manually...", plain)
+    assert "decision" not in classify.families("I like Option C",
+                                               classify.Context("user", classify.TYPED, prior=MENU))
+    assert "decision" not in classify.families("4 tests fail on CI with the new hook.", offered)
+    assert "decision" not in classify.families("3 of them?", offered)
+    assert "decision" not in classify.families("4", offered), "a bare number says nothing without its option"
+    s = Session()
+    s.user("Brainstorm a discovery skill.")
+    s.assistant(text(MENU))
+    pick = s.user("4 seems like what I would do manually...")
+    s.assistant(text("Makes sense - infer from context, allow explicit keywords."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    convergence = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["convergence"].content
+    assert f'"4 seems like what I would do manually..." (`transcript:L{s.line_of(pick)}`)' in convergence
+
+
+def test_announcing_a_skill_or_agent_to_use_concludes_nothing(tmp_path):
+    assistant = classify.Context("assistant")
+    for said in ("I'll use the brainstorming skill to explore this properly.",
+                 "I'll use the systematic-debugging skill to investigate this issue.",
+                 "I'll use the Explore agent to map the hooks."):
+        assert "decision" not in classify.families(said, assistant), said
+    assert "decision" in classify.families("I'll use the uuid package instead of the regex.", assistant)
+    s = Session()
+    s.user("brainstorm: how do we detect code duplication?")
+    s.assistant(text("I'll use the brainstorming skill to explore this properly."))
+    s.user("go on")
+    s.assistant(text("Here are four options."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    convergence = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["convergence"].content
+    assert "brainstorming skill" not in convergence
+
+
+def test_outcomes_said_plainly_are_decisions():
+    assistant = classify.Context("assistant")
+    for said in ("No conflicts to resolve.", "No new duplication from our changes.",
+                 "No unaddressed threads remain.", "The actual build and lint both pass.",
+                 "Tests fail as expected - confirming the bug.", "Correct approach, consistent with the workaround.",
+                 "Compiles clean.", "Conflicts resolved — both changes are combined:"):
+        assert "decision" in classify.families(said, assistant), said
+    for said in ("No checkpoint found yet, let me look again.", "| No checkpoint found | Display a hint |",
+                 "Is lint clean and do both pass?"):
+        assert "decision" not in classify.families(said, assistant), said
+
+
+def test_an_objection_the_reply_calls_a_good_point_overrules_even_with_an_also(tmp_path):
+    """"this means tests would *also* fail on my machine … can you check for a better solution?",
+    answered "Good point.": an objection to the recommendation, not an addition — it reverses
+    the recommendation and is no decision of the user's."""
+    s = Session()
+    s.user("can you review pr 227 for me?")
+    claim = s.assistant(text("Verdict: approve. The fix is the CI stub binaries, so tests pass everywhere."))
+    turn = s.user("Right now to make CI work it fakes binaries, this means tests would also fail on my machine "
+                  "if I hadn't gemini or claude installed. can you check for a better solution?")
+    s.assistant(text("Good point. The current approach doesn't scale. Let me explore better solutions."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    sections = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
+    assert "The user decided" not in sections["convergence"].content
+    dead = sections["dead_ends"].content
+    assert f"`transcript:L{s.line_of(claim[0])}`" in dead and f"`transcript:L{s.line_of(turn)}`" in dead
+
+
+def test_a_question_about_an_omission_answered_good_catch_reverses_nothing(tmp_path):
+    """"are we missing some integration tests for this (and the started info as well?)" — "Good
+    catch on the integration tests.": the user adds work; the assistant's finding before it stands.
+    (Nor does "Now verify it builds and passes tests." conclude anything: it announces a check.)"""
+    assert "decision" not in classify.families("Now verify it builds and passes tests.", classify.Context("assistant"))
+    assert classify.asks("are we missing some integration tests for this (and the 'started' info as well?)")
+    s = Session()
+    s.user("Why is last_interaction_at never written?")
+    s.assistant(text("Found the bug. The converter drops LastInteractionAt, so the field is lost on save."))
+    s.assistant(text("Now verify it builds and passes tests."))
+    s.queue_operation("are we missing some integration tests for this (and probably the 'started' info as well?)")
+    s.queue_operation(None, "remove")
+    s.assistant(text("Good catch on the integration tests. Let me check what exists."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    sections = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
+    assert "Superseded" not in sections["convergence"].content
+    assert "overruled by the user" not in sections["dead_ends"].content

@@ -91,15 +91,16 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
     assert all(s.split == corpus.split_of(path) for path, s in old.items()), "split by the hash rule"
     first = [path for path, s in sessions.items() if s.split == "retired-2"]
     second = [path for path, s in sessions.items() if s.split == "retired-3"]
+    third = [path for path, s in sessions.items() if s.split == "retired-4"]
     fresh = [path for path, s in sessions.items() if s.split == "held-out"]
-    assert len(first) >= 15 and len(second) >= 15 and len(fresh) >= 16, \
-        "the first two fresh sets (now tuned on) and the third, held out"
+    assert len(first) >= 15 and len(second) >= 15 and len(third) >= 16 and len(fresh) >= 16, \
+        "the first three fresh sets (now tuned on) and the fourth, held out"
     checkpoints = {"/".join(p.split("/")[:2]) for p in old}
     assert all(corpus.split_of(p) == "retired" and "/".join(p.split("/")[:2]) not in checkpoints
-               for p in first + second + fresh), \
+               for p in first + second + third + fresh), \
         "drawn from the side nobody tuned on, outside the old corpus's checkpoints"
-    sets = [{"/".join(p.split("/")[:2]) for p in group} for group in (first, second, fresh)]
-    assert not (sets[0] & sets[1] or sets[0] & sets[2] or sets[1] & sets[2]), "the fresh sets share no checkpoint"
+    sets = [{"/".join(p.split("/")[:2]) for p in group} for group in (first, second, third, fresh)]
+    assert all(not (a & b) for i, a in enumerate(sets) for b in sets[i + 1:]), "the fresh sets share no checkpoint"
     rows = corpus._tsv("sentences.tsv", corpus.DATA)
     assert len(rows) >= 600
     families = set(corpus.FAMILY_ROLES)
@@ -108,21 +109,77 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
         corpus.Pointer.parse(row["pointer"])
         assert set(filter(None, row["labels"].split(","))) <= families, row
         assert row["role"] in ("user", "assistant") and row["draw"] in ("random", "boundary")
-    held = [r for r in rows if sessions[r["path"]].split == "held-out"]
-    assert len(held) >= 300
+    assert len([r for r in rows if sessions[r["path"]].split == "retired-4"]) >= 300
+    assert len([r for r in rows if sessions[r["path"]].split == "held-out"]) >= 300
     briefs = corpus._tsv("briefs.tsv", corpus.DATA)
     graded = {r["path"] for r in briefs}
     assert len(graded) >= 15 and graded == {p for p, s in sessions.items() if s.graded}
-    assert len(graded & set(fresh)) >= 8
+    assert len(graded & set(third)) >= 8 and len(graded & set(fresh)) >= 8
     assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
     for r in briefs:
         for p in r["pointers"].split("|"):
             corpus._line_pointer(p) if p.endswith(":*") else corpus.Pointer.parse(p)
 
 
-@pytest.mark.parametrize("name", ["sessions.tsv", "sentences.tsv", "briefs.tsv"])
+def test_the_second_reading_reads_the_same_sentences_and_sessions():
+    sentences = {(r["path"], r["pointer"]) for r in corpus._tsv("sentences.tsv", corpus.DATA)}
+    second = corpus._tsv("second_reading.tsv", corpus.DATA)
+    assert len(second) >= 300 and all((r["path"], r["pointer"]) in sentences for r in second)
+    families = set(corpus.FAMILY_ROLES)
+    assert all(set(filter(None, r["labels"].split(","))) <= families for r in second)
+    briefs = corpus._tsv("second_briefs.tsv", corpus.DATA)
+    graded = {p for p, s in corpus.sources().items() if s.graded}
+    assert {r["path"] for r in briefs} <= graded and len({r["path"] for r in briefs}) >= 8
+    assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
+
+
+@pytest.mark.parametrize("name", ["sessions.tsv", "sentences.tsv", "briefs.tsv", "second_reading.tsv",
+                                  "second_briefs.tsv"])
 def test_no_transcript_text_is_committed(name):
     """Pointers, hashes, labels and the labeller's own short notes: no field is long enough to
     hold a quoted message."""
     for row in corpus._tsv(name, corpus.DATA):
         assert all(len(value) <= 200 for key, value in row.items() if key != "pointers"), row
+
+
+def test_the_agreement_script_compares_two_readers_of_the_same_sentences_and_briefs(tmp_path, capsys):
+    from tests.handoff import agreement
+
+    where, data = mirrors(tmp_path)
+    # the second reader: session one's sentences alike but for one decision not taken and one
+    # correction called a constraint too; its brief without the open thread, the dead end acceptable only
+    rows = [ln for ln in (data / "sentences.tsv").read_text().splitlines()[1:] if ln.startswith("fixture/one")]
+    second = ["path\tpointer\tlabels"]
+    for row in rows:
+        path, _, _, pointer, labels = row.split("\t")
+        labels = {"intent,decision": "intent", "correction": "correction,constraint"}.get(labels, labels)
+        second.append(f"{path}\t{pointer}\t{labels}")
+    (data / "second_reading.tsv").write_text("\n".join(second) + "\n")
+    briefs = [ln for ln in (data / "briefs.tsv").read_text().splitlines()
+              if not ln.startswith("fixture/two") and "\topen\t" not in ln]
+    (data / "second_briefs.tsv").write_text("\n".join(briefs).replace("\trequired\tthe float", "\tok\tthe float") + "\n")
+    assert agreement.main(["--data", str(data), "--mirrors", str(where)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("## cue families: 9 sentences read twice")
+    # decision: 2 of the 9 sentences for the first reader, 1 for the second: raw 8/9,
+    # kappa (8/9 - (2/9*1/9 + 7/9*8/9)) / (1 - 58/81) = 0.61
+    assert "| decision | 2 | 1 | 1 | 0.89 | 0.61 |" in out
+    assert "| correction | 1 | 1 | 1 | 1.00 | 1.00 |" in out
+    assert "| constraint | 0 | 1 | 0 | 0.67 | 0.00 |" in out, "(of the 3 user sentences)"
+    against_first, against_second, against_both = out.split("### the extractors' cue families")[1:4]
+    assert "| decision | 0.67 | 1.00 | 2 | 1 | 0 |" in against_first
+    assert "| decision | 0.33 | 1.00 | 1 | 2 | 0 |" in against_second
+    assert "| decision | 0.50 | 1.00 | 1 | 1 | 0 |" in against_both, "the sentence they disagree on is left out"
+    assert "| dead ends | 1 | 1 | 0 | 0 |" in out and "| open threads | 1 | 0 | 0 | 0 |" in out
+    briefs_first, briefs_second, briefs_both = out.split("### the built-in briefs")[1:4]
+    assert "| open threads | 1.00 | 1.00 | 1 | 0 | 1 | 0 |" in briefs_first
+    assert "| open threads | 0.00 |  n/a | 0 | 1 | 0 | 0 |" in briefs_second
+    assert "| dead ends | 1.00 |  n/a |" in briefs_both, "a dead end only one reader requires is not required"
+
+
+def test_cohens_kappa_is_zero_at_chance_and_one_when_the_readers_agree():
+    from tests.handoff.agreement import Agreement
+
+    assert Agreement(both=5, neither=5).kappa == 1.0
+    assert Agreement(both=1, first_only=1, second_only=1, neither=1).kappa == 0.0
+    assert abs(Agreement(both=20, first_only=2, second_only=4, neither=334).kappa - 0.861) < 0.001

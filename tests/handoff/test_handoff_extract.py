@@ -12,7 +12,7 @@ from gitrefocus.handoff.finalize import finalize
 from gitrefocus.handoff.sections import SECTION_NAMES
 from tests.gitrepo import git
 from tests.handoff.conftest import CONSTRAINT, CORRECTION, INJECTION, TOOL_SECRET
-from tests.handoff.transcript import Session, text, thinking, user_text_at
+from tests.handoff.transcript import Session, text, thinking, tool_use, user_text_at
 
 QUOTE_RE = re.compile(r'> "(?P<q>[^"]+)"\s*\(`transcript:L(?P<n>\d+)`\)')
 
@@ -244,3 +244,83 @@ def test_a_long_correction_that_states_a_rule_is_shown_once(tmp_path):
     out = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
     assert "overruled the assistant" in out["dead_ends"].content
     assert "### Constraints" not in out["basics"].content, out["basics"].content
+
+
+def test_a_failure_word_inside_quoted_code_reports_no_failure(tmp_path):
+    """A user pasting a review item — `fmt.Errorf("IsInstalled failed: %w", err)` — reports no
+    failure: the outcome claimed before it still stands."""
+    s = Session()
+    s.user("Switch the agents to an injectable lookPath.")
+    done = s.assistant(text("All tests pass and lint is clean."))
+    s.user('can we fix:  2. Error message casing  Go convention is lowercase error messages:\n'
+           '  // Current:  return false, fmt.Errorf("IsInstalled failed: %w", err)\n'
+           '  // Suggested:  return false, fmt.Errorf("checking installation status: %w", err)')
+    s.assistant(text("Done. The error message now follows Go conventions (lowercase)."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    sections = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
+    assert "Superseded" not in sections["convergence"].content
+    assert f"transcript:L{s.line_of(done[0])}" not in sections["dead_ends"].content
+    # the same failure said in prose still reverses it
+    s2 = Session()
+    s2.user("Switch the agents to an injectable lookPath.")
+    s2.assistant(text("All tests pass and lint is clean."))
+    s2.user("TestIsInstalled failed on my machine")
+    s2.assistant(text("Let me look."))
+    plan = prep.prepare(transcript_paths.resolve(str(s2.write(tmp_path / "t2.jsonl"))))
+    assert "Superseded" in extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["convergence"].content
+
+
+def test_a_refused_read_is_no_dead_end_a_refused_edit_is(tmp_path):
+    """Refusing a look ("our session starts with 7a3c…") drops no approach; refusing a change does."""
+    s = Session()
+    s.user("Why is last_interaction_at missing?")
+    tid = "toolu_01readrefused"
+    s.assistant(tool_use("Grep", {"pattern": "worktrees/3"}, tid))
+    read = s.tool_result(tid, "The user doesn't want to proceed with this tool use. The tool use was rejected. "
+                              "To tell you how to proceed, the user said:\nour session starts with 7a3cf82d",
+                         is_error=True)
+    tid2 = "toolu_01editrefused"
+    s.assistant(tool_use("Edit", {"file_path": "state.go", "old_string": "a", "new_string": "b"}, tid2))
+    edit = s.tool_result(tid2, "The user doesn't want to proceed with this tool use. The tool use was rejected "
+                               "(eg. if it was a file edit, the new_string was NOT written to the file).",
+                         is_error=True)
+    s.assistant(text("Understood."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    dead = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["dead_ends"].content
+    assert f"tool use was refused by the user (`transcript:L{s.line_of(edit)}`)" in dead
+    assert f"`Grep` tool use was refused by the user (`transcript:L{s.line_of(read)}`)" not in dead
+
+
+def test_a_yes_to_an_offer_is_a_request_a_yes_to_does_this_look_right_is_not(tmp_path):
+    """"yes" to "Want me to fix these?" asks for the work; "yes" to "Does this hook design work?"
+    confirms a presentation and asks for nothing: it is not listed among the requests."""
+    s = Session()
+    s.user("Design a duplicate-code hook with me.")
+    s.assistant(text("## Section 3: Git Hook\n\nBlock on 15+ lines, warn on 6-14.\n\nDoes this hook design work?"))
+    confirmed = s.user("yes")
+    s.assistant(text("Two lint warnings remain in the hook script. Want me to fix these?"))
+    offer = s.user("yes")
+    s.assistant(text("Fixed both warnings."))
+    s.user("thanks, now write the plan")
+    s.assistant(text("Plan written."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    basics = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["basics"].content
+    assert f'Approved "yes" (`transcript:L{s.line_of(offer)}`)' in basics
+    assert f"transcript:L{s.line_of(confirmed)}" not in basics
+
+
+def test_a_text_that_opens_by_reporting_work_done_is_a_conclusion(tmp_path):
+    """"Done. Added `CollapseWhitespace` …" states an outcome without an outcome phrase; a bare
+    "Done." names nothing and is not listed."""
+    s = Session()
+    s.user("Collapse newlines in the displayed prompt.")
+    done = s.assistant(text("Done. Added `CollapseWhitespace` to stringutil and applied it before truncation."))
+    s.user("and quote the prompt with a colon")
+    s.assistant(text("Done."))
+    s.user("thanks")
+    s.assistant(text("You're welcome."))
+    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
+    convergence = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["convergence"].content
+    assert "Concluded: \"Done. Added `CollapseWhitespace`" in convergence
+    assert f"`transcript:L{s.line_of(done[0])}`" in convergence
+    assert 'Concluded: "Done."' not in convergence

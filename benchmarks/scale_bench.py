@@ -1,9 +1,11 @@
-"""Issue 15's table: every command at 4 / 1k / 10k (/ 100k) refocuses, as ratios to anchors.
+"""Every command at 4 / 1k / 10k (/ 100k) refocuses, as ratios to anchors.
 
     .venv/bin/python benchmarks/scale_bench.py [--sizes 4,1000,10000,100000] [--runs 5]
         [--code DIR] [--sync]
 
---realistic uses the history of benchmarks/realistic.py, --busy N keeps N cores busy meanwhile;
+--realistic uses the history of benchmarks/realistic.py, --busy N keeps N cores busy while measuring
+(not while the histories are made); every size is measured in turn within each run, so a figure
+and the one it is a ratio to are taken under the same load;
 the peak RSS of every command is printed beside the times.
 
 Hermetic (a fresh HOME and no system git config), ``git refocus ...`` run as
@@ -99,37 +101,37 @@ class Runner:
         return t, out
 
 
-def measure(size: int, runs: int, code: str, root: str, sync: bool, realistic: bool = False) -> dict[str, list[float]]:
-    home = os.path.join(root, "home")
-    os.makedirs(home, exist_ok=True)
-    env = hermetic_env(home, code)
-    r = Runner(env)
-    if realistic:
-        import realistic as history
+class Size:
+    """One history and what was measured on it."""
 
-        src, dest = history.generate_realistic(os.path.join(root, "repos"), size, env=env)
-        for repo in (src, dest):  # the setup every taking-part repository has, and its INDEX.md
-            r.refocus("init", cwd=repo)
-            r.refocus("index", cwd=repo)
-    else:
-        src, dest = generate.generate(os.path.join(root, "repos"), size, env=env)
-    cache = os.path.join(dest, ".git", "refocus", "cache")
-    out: dict[str, list[float]] = {}
+    def __init__(self, size: int, code: str, root: str, realistic: bool):
+        home = os.path.join(root, "home")
+        os.makedirs(home, exist_ok=True)
+        self.r = r = Runner(hermetic_env(home, code))
+        # made by a process of its own: a child forked from a process that grew while making 100k
+        # refocuses would report that growth as its own peak RSS (the high-water mark survives exec)
+        made = subprocess.run([sys.executable, __file__, "--make", str(size), root, code]
+                              + (["--realistic"] if realistic else []),
+                              check=True, capture_output=True, text=True, env=r.env)
+        self.src, self.dest = json.loads(made.stdout.splitlines()[-1])
+        self.root = root
+        self.out: dict[str, list[float]] = {}
+        r.refocus("list", cwd=self.src)  # warm the source's cache once, as any earlier command would
 
-    def add(name: str, t: float) -> None:
-        out.setdefault(name, []).append(t)
+    def add(self, name: str, t: float) -> None:
+        self.out.setdefault(name, []).append(t)
         if not name.startswith(("peak RSS", "rss ")):
-            out.setdefault(f"rss {name}", []).append(r.last_rss / 1024)
+            self.out.setdefault(f"rss {name}", []).append(self.r.last_rss / 1024)
 
-    anchor = "git for-each-ref --format='%(objectname):state.json' refs/refocus | git cat-file --batch >/dev/null"
-    cli = [sys.executable, "-m", "gitrefocus"]
-    r.refocus("list", cwd=src)  # warm the source's cache once, as any earlier command would
-    for _ in range(runs):
+    def listings(self) -> None:
+        r, dest, add = self.r, self.dest, self.add
+        cache = os.path.join(dest, ".git", "refocus", "cache")
+        anchor = "git for-each-ref --format='%(objectname):state.json' refs/refocus | git cat-file --batch >/dev/null"
         add("floor: git refocus --version", r.refocus("--version", cwd=dest)[0])
         add("interpreter: python -c pass", r.run([sys.executable, "-c", "pass"], dest)[0])
         add("anchor: for-each-ref | cat-file --batch", r.run(["sh", "-c", anchor], dest)[0])
         shutil.rmtree(cache, ignore_errors=True)
-        t, kib = r.rss(cli + ["list"], dest)
+        t, kib = r.rss([sys.executable, "-m", "gitrefocus", "list"], dest)
         add("list cold", t)
         add("peak RSS list cold (MiB)", kib / 1024)
         add("list warm", r.refocus("list", cwd=dest)[0])
@@ -139,7 +141,9 @@ def measure(size: int, runs: int, code: str, root: str, sync: bool, realistic: b
         shutil.rmtree(cache, ignore_errors=True)
         add("index cold", r.refocus("index", cwd=dest)[0])
         add("index warm", r.refocus("index", cwd=dest)[0])
-    for i in range(runs):
+
+    def flat(self, i: int) -> None:
+        r, src, dest, add = self.r, self.src, self.dest, self.add
         spawn_args = ["spawn", dest, "--reason", "bench", "--done-when", "x", "--json"]
         t, text = r.refocus(*spawn_args, "--slug", f"hooked-{i}", cwd=src)
         add("spawn", t)
@@ -156,10 +160,12 @@ def measure(size: int, runs: int, code: str, root: str, sync: bool, realistic: b
         add("receive", r.refocus("receive", rid, cwd=src)[0])
         t, text = r.refocus(*spawn_args, "--slug", f"started-{i}", cwd=src)
         add("start", r.refocus("start", json.loads(text)["id"], cwd=dest)[0])
-    if sync:
-        remote = os.path.join(root, "remote.git")
-        subprocess.run(["git", "init", "-q", "--bare", remote], check=True, env=env)
-        subprocess.run(["git", "-C", dest, "remote", "add", "origin", remote], check=True, env=env)
+
+    def sync(self, runs: int) -> None:
+        r, dest, add = self.r, self.dest, self.add
+        remote = os.path.join(self.root, "remote.git")
+        subprocess.run(["git", "init", "-q", "--bare", remote], check=True, env=r.env)
+        subprocess.run(["git", "-C", dest, "remote", "add", "origin", remote], check=True, env=r.env)
         r.refocus("sync", "origin", cwd=dest)
         plain = ("git -c core.hooksPath=/dev/null fetch -q --no-tags --prune origin "
                  "'+refs/refocus/*:refs/refocus-remotes/origin/refocus/*' "
@@ -168,7 +174,35 @@ def measure(size: int, runs: int, code: str, root: str, sync: bool, realistic: b
         for _ in range(runs):
             add("anchor: no-op git fetch + push", r.run(["sh", "-c", plain], dest)[0])
             add("sync no-op", r.refocus("sync", "origin", cwd=dest)[0])
-    return out
+
+
+def measure_all(sizes: list[int], runs: int, code: str, root: str, sync: bool,
+                realistic: bool = False, busy: int = 0) -> dict[int, dict[str, list[float]]]:
+    """Every size's history made first, then each run measures every size in turn: a figure
+    and the one it is a ratio to (the same command at the smallest size, or the anchor) are
+    taken minutes apart at most, under the same load, not one size's whole run after another's."""
+    made = {}
+    for n in sizes:
+        t0 = time.perf_counter()
+        made[n] = Size(n, code, os.path.join(root, str(n)), realistic)
+        print(f"{n} entries made in {time.perf_counter() - t0:.0f} s", flush=True)
+    # the busy cores from here: they load the measuring, not the making of histories
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
+    try:
+        for i in range(runs):
+            for n in sizes:
+                made[n].listings()
+            for n in sizes:
+                made[n].flat(i)
+            print(f"run {i + 1} of {runs} measured", flush=True)
+        if sync:
+            for n in sizes:
+                made[n].sync(runs)
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+    return {n: m.out for n, m in made.items()}
 
 
 def med(values: list[float]) -> float:
@@ -238,7 +272,27 @@ def report(results: dict[int, dict[str, list[float]]], runs: int) -> bool:
     return ok
 
 
+def make(size: int, root: str, realistic: bool) -> None:
+    """Make one size's history (the ``--make`` mode: see :class:`Size`) and print its two paths."""
+    env = dict(os.environ)
+    if realistic:
+        import realistic as history
+
+        src, dest = history.generate_realistic(os.path.join(root, "repos"), size, env=env)
+        for repo in (src, dest):  # the setup every taking-part repository has, and its INDEX.md
+            subprocess.run([sys.executable, "-m", "gitrefocus", "init"], cwd=repo, env=env, check=True,
+                           capture_output=True)
+            subprocess.run([sys.executable, "-m", "gitrefocus", "index"], cwd=repo, env=env, check=True,
+                           capture_output=True)
+    else:
+        src, dest = generate.generate(os.path.join(root, "repos"), size, env=env)
+    print(json.dumps([src, dest]))
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["--make"]:
+        make(int(sys.argv[2]), sys.argv[3], "--realistic" in sys.argv[5:])
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="4,1000,10000")
     ap.add_argument("--runs", type=int, default=5)
@@ -254,18 +308,9 @@ def main() -> int:
     # byte-compiled first, as `pip install` leaves an installed package: a checkout whose modules
     # are compiled again on every run (PYTHONDONTWRITEBYTECODE set) costs each command ~50 ms more
     subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(args.code, "gitrefocus")], check=True)
-    results = {}
-    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
-    try:
-        for n in sizes:
-            with tempfile.TemporaryDirectory(prefix=f"refocus-scale-{n}-") as root:
-                t0 = time.perf_counter()
-                results[n] = measure(n, args.runs, os.path.realpath(args.code), root, args.sync, args.realistic)
-                print(f"{n} entries measured in {time.perf_counter() - t0:.0f} s ({args.code})", flush=True)
-    finally:
-        for spinner in spinners:
-            spinner.kill()
-            spinner.wait()
+    with tempfile.TemporaryDirectory(prefix="refocus-scale-") as root:
+        results = measure_all(sizes, args.runs, os.path.realpath(args.code), root, args.sync, args.realistic,
+                              args.busy)
     print(f"history: {'realistic (benchmarks/realistic.py)' if args.realistic else 'generate.py'}; "
           f"{args.busy} core(s) kept busy; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     ok = report(results, args.runs)

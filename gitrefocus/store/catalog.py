@@ -845,7 +845,7 @@ def overview(ws: Workspace, cutoff: _dt.datetime, limit: int | None = None) -> O
     if not cat.census():
         return _overview_listed(cat, cutoff, limit)
     lone = cache.without_ref()
-    shown, more_active, more_recent = _newest(cat, cutoff, limit, cache.archived_among)
+    shown, more_active, more_recent = _newest(cat, cutoff, limit)
     wanted = {*shown, *cache.unreadable(), *lone}
     cat.load_ids(sorted(wanted - cache.archived_among(wanted)))
     archived, archived_with_ref = cache.archived_counts()
@@ -866,19 +866,21 @@ def _overview_listed(cat: Catalog, cutoff: _dt.datetime, limit: int | None) -> O
 
 
 def _newest(cat: Catalog, cutoff: _dt.datetime, limit: int | None,
-            archived_among: Callable[[set[str]], set[str]]) -> tuple[list[str], int, int]:
+            archived_among: Callable[[set[str]], set[str]] | None = None) -> tuple[list[str], int, int]:
     """The ids of the newest ``limit`` open refocuses and of the newest ``limit``
     finished at or after ``cutoff`` (all of them without a limit), their briefs
-    not archived, by the cache's rows; and how many of each are left out."""
+    not archived (by the census, or ``archived_among`` when there is none), by
+    the cache's rows; and how many of each are left out."""
     cache = cat.cache
-    active = set(cache.ids_where(statuses=lifecycle.ACTIVE))
+    by_census = archived_among is None
+    active = set(cache.ids_where(statuses=lifecycle.ACTIVE, unarchived=by_census))
     # the index compares times as text: a day of slack either side, and the exact rule ops/index_md
     # applies only to the rows within it (parsing every row of a month costs more than the rest)
     day = _dt.timedelta(days=1)
     sure = clock.iso(cutoff + day)
-    recent = {rid for rid, finished, status in cache.finished_since(clock.iso(cutoff - day))
+    recent = {rid for rid, finished, status in cache.finished_since(clock.iso(cutoff - day), unarchived=by_census)
               if status not in lifecycle.ACTIVE and (finished >= sure or _at_or_after(finished, cutoff))}
-    gone = archived_among(active | recent)
+    gone = archived_among(active | recent) if archived_among is not None else set()
     newest_active, newest_recent = sorted(active - gone, reverse=True), sorted(recent - gone, reverse=True)
     cut = len(active) + len(recent) if limit is None else limit
     return newest_active[:cut] + newest_recent[:cut], len(newest_active[cut:]), len(newest_recent[cut:])

@@ -86,6 +86,7 @@ REFS_INDEXES = {
 }
 _CREATE_REFS_INDEXES = tuple(f"CREATE INDEX IF NOT EXISTS {name} {on}" for name, on in REFS_INDEXES.items())
 _PUT_BRIEF = "INSERT OR REPLACE INTO briefs SELECT ?1, ?2, EXISTS (SELECT 1 FROM refs WHERE id = ?1)"
+_UNARCHIVED = " AND id NOT IN (SELECT id FROM briefs WHERE live = 0)"  # the census's archived ids left out
 _PUT_BRIEFS = "INSERT INTO briefs SELECT key, value, EXISTS (SELECT 1 FROM refs WHERE id = key) FROM json_each(?1)"
 # has_ref follows the refs rows: the names without a ref are found through an index, never by
 # comparing every name with every ref (INSERT OR REPLACE fires only the insert trigger)
@@ -232,11 +233,13 @@ class Cache:
         return (r for r in (self.record(rid) for rid in ids) if r is not None)
 
     def ids_where(self, *, statuses: Iterable[str] = (), unreceived: Iterable[str] = (),
-                  session_id: str | None = None) -> list[str]:
+                  session_id: str | None = None, unarchived: bool = False) -> list[str]:
         """Ids whose state has one of ``statuses``, or one of ``unreceived``
-        and no received_at, or whose child session is ``session_id``."""
+        and no received_at, or whose child session is ``session_id``; with
+        ``unarchived``, of the first two only those with a live brief or none."""
         out: set[str] = set()
-        for wanted, extra in ((list(statuses), ""), (list(unreceived), " AND received = 0")):
+        live = _UNARCHIVED if unarchived else ""
+        for wanted, extra in ((list(statuses), live), (list(unreceived), " AND received = 0" + live)):
             if wanted:
                 marks = ",".join("?" * len(wanted))
                 out.update(r[0] for r in self.conn.execute(f"SELECT id FROM refs WHERE status IN ({marks}){extra}",
@@ -249,9 +252,11 @@ class Cache:
     def unreadable(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT id FROM refs WHERE error IS NOT NULL")]
 
-    def finished_since(self, since: str) -> list[tuple[str, str, str | None]]:
-        """(id, completed_at else last event, status) of the rows whose time sorts at or after ``since``."""
-        return self.conn.execute("SELECT id, finished, status FROM refs WHERE finished >= ?", (since,)).fetchall()
+    def finished_since(self, since: str, unarchived: bool = False) -> list[tuple[str, str, str | None]]:
+        """(id, completed_at else last event, status) of the rows whose time sorts at or after ``since``
+        (with ``unarchived``, whose briefs are not all archived)."""
+        return self.conn.execute("SELECT id, finished, status FROM refs WHERE finished >= ?"
+                                 + (_UNARCHIVED if unarchived else ""), (since,)).fetchall()
 
     def snapshots(self) -> dict[str, str | None]:
         """{id: blob id of brief.md at the tip} of every row."""
@@ -355,14 +360,8 @@ class Cache:
         return total, with_ref
 
     def archived_among(self, ids: Iterable[str]) -> set[str]:
-        """Those of ``ids`` whose briefs are all archived (one query, whatever their number)."""
-        ids = list(ids)
-        try:
-            return {r[0] for r in self.conn.execute(
-                "SELECT id FROM briefs WHERE live = 0 AND id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))}
-        except sqlite3.OperationalError:  # no JSON functions
-            return {rid for rid in ids if self.conn.execute(
-                "SELECT 1 FROM briefs WHERE id = ? AND live = 0", (rid,)).fetchone()}
+        return {rid for rid in ids if self.conn.execute(
+            "SELECT 1 FROM briefs WHERE id = ? AND live = 0", (rid,)).fetchone()}
 
     def count(self) -> int:
         """How many ref rows."""

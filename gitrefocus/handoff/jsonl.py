@@ -200,11 +200,16 @@ def read_lines(fh: BinaryIO, *, decode: Callable[[bytes], object] | None = None,
 
 
 def decoded(fh: BinaryIO, decode: Callable[[bytes], object], tally: Counter[str] | None = None,
-            view: Callable[[object], object] | None = None) -> Iterator[tuple[int, object, Line | None]]:
+            view: Callable[[object], object] | None = None,
+            quoted: frozenset[str] | None = None) -> Iterator[tuple[int, object, Line | None]]:
     """What :func:`read_lines` gives, faster for an ordinary line: ``(number, value, None)``
     when ``decode`` takes the whole line as it is (JSON ignores the whitespace around it);
     ``(number, None, line)`` for any other line (blank, not JSON, huge, lossy UTF-8, or one
-    ``decode`` refuses), which is read exactly as :func:`read_lines` reads it."""
+    ``decode`` refuses), which is read exactly as :func:`read_lines` reads it.
+
+    ``quoted``: the record types whose records the reader may quote from; a record whose
+    ``type`` is another string is handed over unscrubbed (its reader takes nothing from it that
+    reaches the output: its ``uuid`` links, nothing more)."""
     number = 0
     readline = fh.readline
     gate = trigger_gate()
@@ -219,6 +224,11 @@ def decoded(fh: BinaryIO, decode: Callable[[bytes], object], tally: Counter[str]
             except Exception:  # noqa: BLE001 - see _parse: json.loads gets its turn
                 yield number, None, _whole(number, piece, decode, tally, view)
                 continue
+            if quoted is not None and value.__class__ is dict:
+                kind = value.get("type")
+                if kind.__class__ is str and kind not in quoted:
+                    yield number, value, None
+                    continue
             # scrub_decoded, inlined: most lines hold no trigger and cost one scan
             yield number, scrub_value(value, tally, view) if gate(piece) else value, None
             continue

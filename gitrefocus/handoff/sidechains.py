@@ -11,7 +11,6 @@ from gitrefocus.handoff.records import (
     CONVERSATION,
     REMINDER_RE,
     decode_record,
-    joined_text,
     one_line,
     reader_view,
 )
@@ -58,10 +57,8 @@ class Sidechain:
                     self.answer = item["text"]
             elif t == "tool_use":
                 self.tool_calls += 1
-            elif t == "tool_result":
-                if item.get("is_error") is True:
-                    self.tool_errors += 1
-                stats["tool_output_chars_stripped"] += len(joined_text(item.get("content")))
+            elif t == "tool_result" and item.get("is_error") is True:
+                self.tool_errors += 1
 
     def outcome(self) -> sp.Message | None:
         if self.records == 0:

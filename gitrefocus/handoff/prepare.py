@@ -41,7 +41,6 @@ from gitrefocus.handoff.records import (
     CONVERSATION,
     INTERRUPTED,
     NOTIFICATION,
-    QUOTED_KINDS,
     REJECTED,
     REJECTED_ALT,
     TITLE_KINDS,
@@ -50,6 +49,7 @@ from gitrefocus.handoff.records import (
     WRITE_TOOLS,
     cap,
     decode_record,
+    gated_bytes,
     joined_text,
     notification_text,
     one_line,
@@ -220,7 +220,7 @@ class _Collector:
                     self._line(plain)
                 return
             stats, record = self.stats, self.record
-            for number, value, line in jsonl.decoded(fh, decode_record, self.redactions, reader_view, QUOTED_KINDS):
+            for number, value, line in jsonl.decoded(fh, decode_record, self.redactions, reader_view, gated_bytes):
                 if line is not None:
                     self._line(line)
                 elif value.__class__ is dict:

@@ -302,6 +302,36 @@ def output_head(content: object, limit: int = 200) -> str:
     return output_text(content)[:limit]
 
 
+# -- what the secret gate scans of a decoded line ------------------------------------------
+def gated_bytes(raw: bytes, record: object) -> bytes | None:
+    """What the secret gate (``scrub.trigger_gate``) must scan for ``record``, decoded from the
+    line ``raw`` by :data:`decode_record`, to know whether its view holds a secret: nothing for a
+    record of a type the reader quotes nothing of (:data:`QUOTED_KINDS`); for a record of tool
+    results only, its view without the tools' output (encoded as JSON: most of the line's bytes
+    are that output and the client's copy of it, which the reader never quotes as read); else
+    the line itself."""
+    if record.__class__ is not dict:
+        return raw
+    kind = record.get("type")
+    if kind.__class__ is not str:
+        return raw
+    if kind not in QUOTED_KINDS:
+        return None
+    if kind == "user" and _encode is not None:
+        message: Any = record.get("message")
+        content = message.get("content") if message.__class__ is dict else None
+        if content.__class__ is list and content and all(
+                b.__class__ is dict and b.get("type") == "tool_result" for b in content):
+            probe = dict(record)
+            probe["message"] = {**message, "content": [{k: v for k, v in b.items() if k != "content"}
+                                                       for b in content]}
+            return _encode(probe)
+    return raw
+
+
+_encode: Callable[[object], bytes] | None = None  # msgspec's encoder, once the view decoder is made
+
+
 # -- decoding a line ---------------------------------------------------------------
 def _decoder() -> Callable[[bytes], object] | None:
     """msgspec's decoder of a whole JSON line (None without msgspec)."""
@@ -333,8 +363,9 @@ def _view_decoder() -> Callable[[bytes], object] | None:
                     attachment=viewed("Attachment", _ATTACHMENT_KEYS),
                     toolUseResult=viewed("ToolUseResult", frozenset({"answers"})))
     decode = msgspec.json.Decoder(schema).decode
-    global _decode_any
+    global _decode_any, _encode
     _decode_any = msgspec.json.Decoder().decode
+    _encode = msgspec.json.Encoder().encode
 
     def decode_view(raw: bytes) -> object:
         record = decode(raw)

@@ -458,3 +458,17 @@ def test_an_undecoded_output_that_is_not_json_or_not_utf8_reads_as_json_loads_re
         assert records.output_text(content) == expected
         assert records.output_head(content, 50) == expected[:50]
         assert not records.output_startswith(content, prep.REFUSED)
+
+
+def test_writing_a_plan_directory_loads_neither_the_extractors_nor_the_cues():
+    """``handoff prepare`` reads the transcript and git; the extractors, the cue regexes and the
+    brief's checks are for finalize (they cost a seventh of a json.loads pass over 100 MB)."""
+    import subprocess
+
+    code = ("import sys; from gitrefocus.handoff import agent; "
+            "print(sorted(m for m in sys.modules if m.startswith('gitrefocus.handoff.')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            cwd=Path(__file__).resolve().parents[2]).stdout
+    for heavy in ("cues", "analysis", "extract", "finalize", "checks", "pipeline"):
+        assert f"'gitrefocus.handoff.{heavy}'" not in loaded, heavy
+    assert "'gitrefocus.handoff.prepare'" in loaded

@@ -325,7 +325,10 @@ def gated_bytes(raw: bytes, record: object) -> bytes | None:
             probe = dict(record)
             probe["message"] = {**message, "content": [{k: v for k, v in b.items() if k != "content"}
                                                        for b in content]}
-            return _encode(probe)
+            try:
+                return _encode(probe)
+            except Exception:  # noqa: BLE001 - a value msgspec will not write: scan the line instead
+                return raw
     return raw
 
 

@@ -213,3 +213,25 @@ def test_records_the_reader_does_not_quote_hand_over_no_secret(tmp_path):
         assert secret not in doc and secret[8:24] not in doc
     assert plan.stats["skipped_progress"] == 1 and plan.stats["skipped_token=[redacted: github_token]"] == 1
     assert [m.text for m in plan.messages] == ["Deploy the service.", "Done."]
+
+
+def test_a_subagent_file_is_scrubbed_as_the_main_transcript_is(tmp_path):
+    """A subagent's file (``<session>/subagents/agent-*.jsonl``) is read the main file's way: what
+    its outcome quotes (the prompt it was given, its last answer) is scrubbed; its tool output is
+    never quoted."""
+    s = Session(cwd=str(tmp_path))
+    s.user("Find the deploy token.")
+    s.assistant(text("I'll ask a subagent."))
+    path = s.write(tmp_path / "claude" / f"{s.session_id}.jsonl")
+    sub = Session(cwd=str(tmp_path), session_id=s.session_id, sidechain=True)
+    sub.user(f"Check whether GITHUB_TOKEN={GHP} still works.")
+    sub.bash("cat .env", f"PYPI_TOKEN={PYPI}\n")
+    sub.assistant(text(f"It works; the key OPENAI_API_KEY={PROJ} does too."))
+    sub.write(tmp_path / "claude" / s.session_id / "subagents" / "agent-a1.jsonl")
+    plan = prepare.prepare(transcript_paths.resolve(str(path)))
+    spine = plan.spine_text()
+    assert "agent-a1.jsonl asked" in spine and "GITHUB_TOKEN=[redacted: github-token]" in spine
+    assert "OPENAI_API_KEY=[redacted: " in spine
+    for secret in (GHP, PROJ, PYPI):
+        assert secret not in spine and secret[8:24] not in spine
+    assert plan.redactions["github-token"] == 1 and "pypi-token" not in plan.redactions

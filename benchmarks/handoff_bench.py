@@ -14,6 +14,12 @@ chunks, prompts, git facts) is measured beside them.
     .venv/bin/python benchmarks/handoff_bench.py --keep DIR # keep the data
     .venv/bin/python benchmarks/handoff_bench.py --no-hyperscan         # the scrubber's pure path
     .venv/bin/python benchmarks/handoff_bench.py --files A.jsonl B.jsonl  # real transcripts instead
+    .venv/bin/python benchmarks/handoff_bench.py --no-compile  # each start compiles the sources too
+
+The package's modules are byte-compiled first (``compileall``, into their ``__pycache__``), as
+``pip install`` leaves them: with ``PYTHONDONTWRITEBYTECODE`` set (as on the machines these
+figures come from) every fresh interpreter would otherwise compile the sources again, ~20 ms
+that no installed copy pays. ``--no-compile`` measures that way (earlier rounds did).
 
 ``--files`` measures transcripts you have (real sessions: tool output, secrets-shaped
 strings and base64 the synthetic one lacks) in one interpreter per figure: the read and
@@ -292,6 +298,12 @@ def _paired(path: str, runs: int) -> list[tuple[tuple, tuple, tuple, tuple]]:
              _measure("plan", path)) for _ in range(runs)]
 
 
+def _compile(skip: bool) -> None:
+    """Byte-compile the package, as an installed copy is (see the module's docstring)."""
+    if not skip:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(ROOT, "gitrefocus")], check=True)
+
+
 def _busy(cores: int) -> list[subprocess.Popen]:
     """``cores`` processes that keep a core each busy until stopped (by their pid)."""
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cores)]
@@ -318,6 +330,8 @@ def main(argv=None) -> int:
     parser.add_argument("--no-hyperscan", action="store_true",
                         help="measure the scrubber's pure path (no Hyperscan gate, as where its wheel is missing)")
     parser.add_argument("--files", nargs="+", metavar="JSONL", help="measure these transcripts instead")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="do not byte-compile the package first (each start compiles its sources)")
     parser.add_argument("--_measure", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.no_hyperscan:
@@ -330,6 +344,7 @@ def main(argv=None) -> int:
             wall, rss, out = _run(_CHILDREN[kind], *paths)
         print(f"{wall:.3f} {rss:.1f} {out}")
         return 0
+    _compile(args.no_compile)
     if args.files:
         return _files(args)
     directory = args.keep or tempfile.mkdtemp(prefix="handoff-bench-")

@@ -183,7 +183,8 @@ RESET = {
     ("gitrefocus.handoff.scrub", "_GATE"), ("gitrefocus.claude.hookio", "STARTED"),
 }
 # module state that needs no reset: a pure function of its key, or filled once at import
-PURE = {("gitrefocus.handoff.scrub", "_key_kind"), ("gitrefocus.handoff.cues", "NEEDLES")}
+PURE = {("gitrefocus.handoff.scrub", "_key_kind"), ("gitrefocus.handoff.cues", "NEEDLES"),
+        ("gitrefocus.handoff.records", "_prefix_bytes")}
 
 
 def _reset(env) -> None:

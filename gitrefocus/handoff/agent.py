@@ -17,7 +17,6 @@ import os
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.handoff import gitstate, plandir, transcript_paths
-from gitrefocus.handoff.pipeline import Handoff, _result, checked_brief
 from gitrefocus.handoff.prepare import prepare
 from gitrefocus.handoff.sections import SECTION_NAMES
 
@@ -25,6 +24,8 @@ TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
+
+    from gitrefocus.handoff.pipeline import Handoff
 
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 
@@ -65,6 +66,9 @@ def reduce_plan(given: str) -> tuple[str, list[int]]:
 
 def finalize_plan(given: str, *, cwd: str) -> tuple[Handoff, dict[str, Any]]:
     """Check the answers in a plan's sections dir and render the brief; (handoff, plan.json)."""
+    # the extractors and the brief's checks, imported here: `prepare` does not need them
+    from gitrefocus.handoff.pipeline import _result, checked_brief
+
     doc = plandir.load(given)
     path = os.path.abspath(os.path.expanduser(given))
     sections_dir = path if os.path.isdir(path) and os.path.basename(path) == "sections" \

@@ -101,7 +101,10 @@ def _scrubbed_lines(fh: BinaryIO, tally: Counter[str]) -> Iterator[tuple[int, An
             return
         yield 1, scrub_value(whole, tally)
         return
-    for line in jsonl.read_lines(fh, tally=tally):
+    from gitrefocus.store import fastjson
+
+    # msgspec decodes each line (json.loads takes what it refuses): the records are scrubbed whole
+    for line in jsonl.read_lines(fh, decode=fastjson.make_decoder(), tally=tally):
         if line.record is not None and not line.problem:
             yield line.number, line.record
 

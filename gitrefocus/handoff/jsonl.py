@@ -200,11 +200,16 @@ def read_lines(fh: BinaryIO, *, decode: Callable[[bytes], object] | None = None,
 
 
 def decoded(fh: BinaryIO, decode: Callable[[bytes], object], tally: Counter[str] | None = None,
-            view: Callable[[object], object] | None = None) -> Iterator[tuple[int, object, Line | None]]:
+            view: Callable[[object], object] | None = None,
+            gated: Callable[[bytes, object], bytes | None] | None = None) -> Iterator[tuple[int, object, Line | None]]:
     """What :func:`read_lines` gives, faster for an ordinary line: ``(number, value, None)``
     when ``decode`` takes the whole line as it is (JSON ignores the whitespace around it);
     ``(number, None, line)`` for any other line (blank, not JSON, huge, lossy UTF-8, or one
-    ``decode`` refuses), which is read exactly as :func:`read_lines` reads it."""
+    ``decode`` refuses), which is read exactly as :func:`read_lines` reads it.
+
+    ``gated(line, value)``: what of the line the secret gate must scan to know whether ``value``
+    holds a secret (the line itself when not given); None: nothing, ``value`` is handed over
+    unscrubbed (see ``records.gated_bytes``)."""
     number = 0
     readline = fh.readline
     gate = trigger_gate()
@@ -219,8 +224,9 @@ def decoded(fh: BinaryIO, decode: Callable[[bytes], object], tally: Counter[str]
             except Exception:  # noqa: BLE001 - see _parse: json.loads gets its turn
                 yield number, None, _whole(number, piece, decode, tally, view)
                 continue
+            scanned = piece if gated is None else gated(piece, value)
             # scrub_decoded, inlined: most lines hold no trigger and cost one scan
-            yield number, scrub_value(value, tally, view) if gate(piece) else value, None
+            yield number, scrub_value(value, tally, view) if scanned is not None and gate(scanned) else value, None
             continue
         yield number, None, _pieced(number, fh, piece, tally, view)
 

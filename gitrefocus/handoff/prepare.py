@@ -49,9 +49,13 @@ from gitrefocus.handoff.records import (
     WRITE_TOOLS,
     cap,
     decode_record,
+    gated_bytes,
     joined_text,
     notification_text,
     one_line,
+    output_head,
+    output_startswith,
+    output_text,
     prompt_text,
     question_answers,
     queued_text,
@@ -60,6 +64,7 @@ from gitrefocus.handoff.records import (
     tool_summary,
     user_text,
 )
+from gitrefocus.handoff.scrub import scrub_text
 from gitrefocus.handoff.sidechains import Sidechain, insert_by_time, read_subagent
 from gitrefocus.handoff.transcript_paths import TranscriptSource, is_subagent_file
 from gitrefocus.model.records import dataclass, field
@@ -93,6 +98,7 @@ _PLAN_STEP_RE = re.compile(r"^ {0,3}(?:\d+[.)]|#{3,4})\s+(\S.*)$", re.M)
 INTERRUPT_TEXT = "[the user interrupted the assistant]"
 # tools that only wait for something: refusing one without a word is an interruption
 WAIT_TOOLS = frozenset({"TaskOutput", "BashOutput", "AgentOutputTool", "Monitor", "Sleep", "Wait"})
+REFUSED = (REJECTED, REJECTED_ALT)
 DIRECT_BOUND = 300_000   # a spine up to this many characters is handed over whole
 CHUNK_BOUND = 100_000    # otherwise it is cut into chunks of about this size
 
@@ -125,7 +131,6 @@ class Plan:
         return "chunked" if len(self.chunks) > 1 else "direct"
 
     def header(self) -> list[str]:
-        from gitrefocus.handoff.scrub import scrub_text
 
         # file names come from the file system, not from the scrubbed records
         files = scrub_text(", ".join(os.path.basename(f) for f in self.source.files))[0]
@@ -155,6 +160,7 @@ class _Collector:
     def __init__(self, source: TranscriptSource) -> None:
         self.source = source
         self.stats: Counter[str] = Counter()
+        self.skipped_keys: dict[str | None, str] = {}
         self.redactions: Counter[str] = Counter()
         self.graph = forks.Graph()
         self.messages: list[sp.Message] = []
@@ -214,7 +220,7 @@ class _Collector:
                     self._line(plain)
                 return
             stats, record = self.stats, self.record
-            for number, value, line in jsonl.decoded(fh, decode_record, self.redactions, reader_view):
+            for number, value, line in jsonl.decoded(fh, decode_record, self.redactions, reader_view, gated_bytes):
                 if line is not None:
                     self._line(line)
                 elif value.__class__ is dict:
@@ -285,12 +291,22 @@ class _Collector:
 
     def _skipped(self, kind: str | None, uuid: object, sidechain: object, parent: object) -> None:
         """A record that carries no conversation: counted, and linked into the parentUuid chain."""
-        self.stats["skipped_" + (kind or "untyped").replace("-", "_")[:40]] += 1
+        self.stats[self._skipped_key(kind)] += 1
         if isinstance(uuid, str) and uuid and not sidechain:
             ukey = forks.key(uuid)
             if ukey not in self.graph.index:
                 self._check_size()
                 self.graph.add(uuid, parent if isinstance(parent, str) else None, None, ukey)
+
+    def _skipped_key(self, kind: str | None) -> str:
+        """``skipped_<type>`` for a stats key (plan.json shows them): a record of a type the reader
+        does not quote is not scrubbed as it is read, so its type is scrubbed here, once."""
+        key = self.skipped_keys.get(kind)
+        if key is None:
+            if len(self.skipped_keys) >= 256:  # a hostile file of countless types
+                return "skipped_other"
+            key = self.skipped_keys[kind] = "skipped_" + (scrub_text(kind)[0] if kind else "untyped").replace("-", "_")[:40]
+        return key
 
     def _title_record(self, kind: str, record: dict[str, Any]) -> None:
         """Remember a title; which one names this session is settled in :meth:`session_title`."""
@@ -321,6 +337,14 @@ class _Collector:
                 f"{self.source.main} is too large to distill: more than {MAX_RECORDS:,} records or "
                 f"{MAX_MESSAGES:,} messages (a very long session; hand off a shorter one)."
             )
+
+    def _scrubbed(self, text: str) -> str:
+        """What the spine quotes of a tool's output, scrubbed: records are scrubbed as they are
+        read, their tool output is not (``records.output_text``)."""
+        text, found = scrub_text(text)
+        for _, _, kind in found:
+            self.redactions[kind] += 1
+        return text
 
     def _text(self, text: str, limit: int) -> str:
         """Cap one text, and all texts together: past the budget each keeps only a little."""
@@ -430,10 +454,11 @@ class _Collector:
         if tool not in ASKED_TOOLS or item.get("is_error") is True:
             return []
         content = item.get("content")
-        text = content if isinstance(content, str) else _first_text(content)
-        if text.startswith((REJECTED, REJECTED_ALT)):
+        if output_startswith(content, REFUSED):
             return []
-        pairs = question_answers(text, record.get("toolUseResult"))
+        # the client's record of the answers (scrubbed with its record), else the result's text
+        pairs = question_answers("", record.get("toolUseResult")) or \
+            question_answers(self._scrubbed(output_text(content)), None)
         self.stats["question_answers"] += len(pairs)
         return [sp.Block(sp.ANSWER, self._text(answer.strip(), USER_CAP), number, tool=tool,
                          note=one_line(question, 300)) for question, answer in pairs]
@@ -516,16 +541,16 @@ class _Collector:
 
     def _tool_result(self, item: dict[str, Any], number: int) -> sp.Block | None:
         content = item.get("content")
-        text = content if isinstance(content, str) else _first_text(content)  # never join the output
-        self.stats["tool_output_chars_stripped"] += len(text)
+        # the tool's output is classified by its head, never quoted but for a refusal's feedback
+        refused = output_startswith(content, REFUSED)
         tool_use_id = item.get("tool_use_id")
         tool = self.tool_names.get(tool_use_id) if isinstance(tool_use_id, str) else None
         if tool == "TaskCreate" and isinstance(tool_use_id, str) and tool_use_id in self.task_calls:
-            self._task_created(tool_use_id, text, number)
-        elif tool == "ExitPlanMode" and self.plan and self.plan[0] == tool_use_id and \
-                text.startswith((REJECTED, REJECTED_ALT)):
+            self._task_created(tool_use_id, output_head(content), number)
+        elif tool == "ExitPlanMode" and self.plan and self.plan[0] == tool_use_id and refused:
             self.plan_refused = True
-        if text.startswith((REJECTED, REJECTED_ALT)):
+        if refused:
+            text = self._scrubbed(output_text(content))  # a refusal: the user's feedback is quoted
             said = text.find(USER_SAID)
             feedback = text[said + len(USER_SAID):].strip() if said >= 0 else ""
             if not feedback and (text.startswith(REJECTED_ALT) or tool in WAIT_TOOLS):
@@ -534,7 +559,7 @@ class _Collector:
                 return sp.Block(sp.TEXT, INTERRUPT_TEXT, number, tool=tool)
             return sp.Block(sp.REJECTED, self._text(feedback, USER_CAP), number, tool=tool)
         if item.get("is_error") is True:
-            if text.startswith(INTERRUPTED):
+            if output_startswith(content, (INTERRUPTED,)):
                 return None
             return sp.Block(sp.TOOL_ERROR, "(output stripped)", number, tool=tool)
         return None
@@ -722,16 +747,6 @@ class _Collector:
             first.line,
         )
         return sp.Message(sp.REWIND, first.line, blocks=[marker], timestamp=target.timestamp, last_line=last_line)
-
-
-def _first_text(content: object) -> str:
-    """The first text item of a tool result's content (what a refusal or an interrupt starts with)."""
-    if isinstance(content, list):
-        for c in content:
-            if isinstance(c, dict) and isinstance(c.get("text"), str):
-                text: str = c["text"]
-                return text
-    return ""
 
 
 @contextlib.contextmanager

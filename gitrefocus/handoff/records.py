@@ -1,13 +1,17 @@
 """What the fields of a Claude Code transcript record mean, and small text helpers.
 
-Also the fast line decoder (see :data:`decode_record`).
+Also the fast line decoder (see :data:`decode_record`), the reading of a tool's output left
+undecoded (:func:`output_startswith`, :func:`output_text`) and what the secret gate scans of a
+line (:func:`gated_bytes`).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 from gitrefocus.handoff import spine as sp
+from gitrefocus.handoff.jsonl import safe_cut as _safe_cut
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
@@ -35,6 +39,11 @@ WRITE_TOOLS = {"Edit", "MultiEdit", "Write", "NotebookEdit"}
 # records naming the session: `summary` (older clients, one per leaf, matched by leafUuid),
 # `custom-title` (set by the user) and `ai-title` (2.1.3xx, matched by sessionId)
 TITLE_KINDS = ("summary", "custom-title", "ai-title")
+# The records whose words can reach the output (the spine, the brief, plan.json). The reader takes
+# nothing else from a record of any other type but its uuid links and the count of its type
+# (``prepare._Collector._skipped``, which scrubs the type it names), so those are not scrubbed as
+# they are read (``jsonl.decoded``).
+QUOTED_KINDS = frozenset(CONVERSATION | set(TITLE_KINDS) | {"queue-operation", "attachment"})
 
 
 def cap(text: str, limit: int) -> str:
@@ -141,7 +150,9 @@ _ATTACHMENT_KEYS = frozenset({"type", "commandMode", "origin", "prompt"})
 
 
 def reader_view(record: object) -> object:
-    """``record`` with only what the reader reads (a new value; ``record`` is not changed)."""
+    """``record`` with only what the reader reads (a new value; ``record`` is not changed). A
+    content block's ``content`` (a tool's output) becomes an :class:`Output`: it is read only
+    through :func:`output_head` and :func:`output_text`, and the scrub walk leaves it alone."""
     if not isinstance(record, dict):
         return record
     out = {k: v for k, v in record.items() if k in _RECORD_KEYS}
@@ -166,24 +177,224 @@ def _block_view(block: object) -> object:
     out = {k: v for k, v in block.items() if k in _BLOCK_KEYS}
     if isinstance(out.get("input"), dict):
         out["input"] = {k: v for k, v in out["input"].items() if k in _INPUT_KEYS}
-    if isinstance(out.get("content"), list):
-        out["content"] = [_block_view(b) for b in out["content"]]
+    if "content" in out and not _is_output(out["content"]):
+        out["content"] = Output(out["content"])
     return out
+
+
+# -- a tool's output -----------------------------------------------------------------
+# A tool result's ``content`` is most of a transcript's bytes, and the handoff quotes almost
+# none of it: the reader classifies a result by the head of its first text (a refusal, an
+# interruption, a task's id) and quotes only a refusal's feedback and the answers to a
+# question. So the fast decoder leaves it undecoded (``msgspec.Raw``), ``reader_view`` wraps a
+# decoded one in :class:`Output`, neither is scrubbed as its record is read, and whoever quotes
+# :func:`output_text` scrubs what it quotes (docs/secrets.md).
+class Output:
+    """A tool result's ``content`` as json.loads decoded it, kept out of the scrub walk."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:  # a Raw and an Output of the same JSON are equal
+        if _is_output(other):
+            return bool(_output_value(self) == _output_value(other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Output({self.value!r})"
+
+
+def _is_output(value: object) -> bool:
+    return value.__class__ is Output or value.__class__ is _Raw
+
+
+def _output_value(content: object) -> object:
+    """The JSON value of a tool result's content (a Raw one decoded as json.loads would)."""
+    if content.__class__ is Output:
+        return content.value
+    if content.__class__ is not _Raw:
+        return content
+    return _loads(content)  # type: ignore[arg-type]
+
+
+def _loads(data: bytes) -> object:
+    """What the reader of :mod:`jsonl` gives for ``data`` (msgspec where it can; else json.loads,
+    invalid UTF-8 and lone surrogates replaced), or None for what is not JSON."""
+    if _decode_any is not None:
+        try:
+            return _decode_any(data)
+        except Exception:  # noqa: BLE001 - json.loads gets its turn, as in jsonl._decode
+            pass
+    from gitrefocus.handoff.jsonl import _decode
+
+    try:
+        return _decode(bytes(data))[0]
+    except ValueError:
+        return None
+
+
+def _first_text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        for c in value:
+            if isinstance(c, dict) and isinstance(c.get("text"), str):
+                text: str = c["text"]
+                return text
+    return ""
+
+
+def output_text(content: object) -> str:
+    """The first text of a tool result's content (the string, or its first text item), whole and
+    NOT scrubbed: scrub what you quote of it."""
+    return _first_text(_output_value(content))
+
+
+@functools.lru_cache(maxsize=16)
+def _prefix_bytes(prefixes: tuple[str, ...]) -> tuple[tuple[bytes, ...], frozenset[int], int]:
+    encoded = tuple(p.encode() for p in prefixes)
+    return encoded, frozenset(p[0] for p in encoded if p) | {0x5C}, max(map(len, encoded))
+
+
+def output_startswith(content: object, prefixes: tuple[str, ...]) -> bool:
+    """Whether :func:`output_text` starts with one of ``prefixes`` (ASCII, no quote or backslash),
+    decided on the bytes of an undecoded string as far as they are the text's characters as
+    they are (up to its first escape)."""
+    if content.__class__ is _Raw:
+        view = memoryview(content)  # type: ignore[arg-type]
+        if len(view) > 2 and view[0] == 0x22:
+            encoded, firsts, longest = _prefix_bytes(prefixes)
+            if view[1] not in firsts:  # the common case: the first character rules them all out
+                return False
+            start = bytes(view[1:longest + 1])
+            escape, end = start.find(b"\\"), start.find(b'"')
+            literal = start[:min(i for i in (escape, end, len(start)) if i >= 0)]
+            undecided = False
+            for wanted in encoded:
+                if literal.startswith(wanted):
+                    return True
+                undecided |= escape == len(literal) and wanted.startswith(literal)
+            if not undecided:
+                return False
+    return output_head(content, max(len(p) for p in prefixes)).startswith(prefixes)
+
+
+def output_head(content: object, limit: int = 200) -> str:
+    """The first ``limit`` characters of :func:`output_text`, to classify a result by (never to
+    quote: not scrubbed). A long undecoded string is decoded only that far."""
+    if content.__class__ is _Raw:
+        view = memoryview(content)  # type: ignore[arg-type]
+        span = 6 * limit + 16  # a character is at most 6 bytes (\uXXXX) of JSON
+        if len(view) > span + 2 and view[0] == 0x22:  # a long string: decode its head alone
+            head = _safe_cut(bytes(view[1:span]))
+            end = len(head)
+            while end > 0 and head[end - 1] & 0xC0 == 0x80:
+                end -= 1  # nor inside a UTF-8 sequence: its continuation bytes,
+            if end > 0 and head[end - 1] >= 0xC0:
+                end -= 1  # and the byte that starts it
+            value = _loads(b'"' + head[:end] + b'"')
+            return value[:limit] if isinstance(value, str) else ""
+    return output_text(content)[:limit]
+
+
+# -- what the secret gate scans of a decoded line ------------------------------------------
+def gated_bytes(raw: bytes, record: object) -> bytes | None:
+    """What the secret gate (``scrub.trigger_gate``) must scan for ``record``, decoded from the
+    line ``raw`` by :data:`decode_record`, to know whether its view holds a secret: nothing for a
+    record of a type the reader quotes nothing of (:data:`QUOTED_KINDS`); for a record of tool
+    results only, its view without the tools' output (encoded as JSON: most of the line's bytes
+    are that output and the client's copy of it, which the reader never quotes as read); else
+    the line itself."""
+    if record.__class__ is not dict:
+        return raw
+    kind = record.get("type")
+    if kind.__class__ is not str:
+        return raw
+    if kind not in QUOTED_KINDS:
+        return None
+    if kind == "user" and _encode is not None:
+        message: Any = record.get("message")
+        content = message.get("content") if message.__class__ is dict else None
+        if content.__class__ is list and content and all(
+                b.__class__ is dict and b.get("type") == "tool_result" for b in content):
+            probe = dict(record)
+            probe["message"] = {**message, "content": [{k: v for k, v in b.items() if k != "content"}
+                                                       for b in content]}
+            try:
+                return _encode(probe)
+            except Exception:  # noqa: BLE001 - a value msgspec will not write: scan the line instead
+                return raw
+    return raw
 
 
 # -- decoding a line ---------------------------------------------------------------
 def _decoder() -> Callable[[bytes], object] | None:
+    """msgspec's decoder of a whole JSON line (None without msgspec)."""
     from gitrefocus.store import fastjson
 
     return fastjson.make_decoder()
 
 
-# ``decode_record(raw)``: the line's JSON value, as json.loads gives it, in about a third of
-# the time. It refuses what json.loads takes with a twist (NaN, invalid UTF-8, lone surrogate
-# escapes): jsonl._parse hands those to json.loads. Held to json.loads in
-# tests/handoff/test_handoff_fastpath.py. (Decoding only the read fields into a msgspec
-# Struct was measured: building the dict back costs more than it saves.)
-decode_record = _decoder()
+class _NoRaw:
+    """Stands for ``msgspec.Raw`` without msgspec: nothing is one."""
+
+
+def _codecs() -> tuple[Callable[[bytes], object] | None, Callable[[object], bytes] | None, type]:
+    """msgspec's plain decoder and encoder, and its ``Raw`` type (Nones and :class:`_NoRaw` without it)."""
+    try:
+        import msgspec
+    except ImportError:
+        return None, None, _NoRaw
+    return msgspec.json.Decoder().decode, msgspec.json.Encoder().encode, msgspec.Raw
+
+
+_decode_any, _encode, _Raw = _codecs()
+
+
+def _view_decoder() -> Callable[[bytes], object] | None:
+    """A decoder of one line straight to :func:`reader_view` of what json.loads gives, a block's
+    ``content`` left undecoded (``msgspec.Raw``, read by :func:`output_head` / :func:`output_text`);
+    None without msgspec. The view is a schema, so msgspec skips the value of every other field
+    as it parses (tool output kept twice, progress payloads, signatures, a Write's content)
+    instead of building strings nobody reads."""
+    try:
+        import msgspec
+    except ImportError:
+        return None
+    from typing import Any, TypedDict, Union
+
+    def viewed(name: str, keys: frozenset[str], **fields: object) -> object:
+        """Any JSON value; an object is cut down to ``keys`` (each ``Any`` unless in ``fields``)."""
+        schema = TypedDict(name, {k: fields.get(k, Any) for k in sorted(keys)}, total=False)  # type: ignore[misc]
+        return Union[schema, str, list, None, bool, int, float]
+
+    block = viewed("Block", _BLOCK_KEYS, input=viewed("Input", _INPUT_KEYS), content=msgspec.Raw)
+    message = viewed("Message", _MESSAGE_KEYS, content=Union[str, list[block], dict, None, bool, int, float])  # type: ignore[valid-type]
+    schema = viewed("Record", _RECORD_KEYS | {"toolUseResult"}, message=message,
+                    attachment=viewed("Attachment", _ATTACHMENT_KEYS),
+                    toolUseResult=viewed("ToolUseResult", frozenset({"answers"})))
+    decode = msgspec.json.Decoder(schema).decode
+
+    def decode_view(raw: bytes) -> object:
+        record = decode(raw)
+        if record.__class__ is dict:
+            result = record.get("toolUseResult", record)
+            if result is not record and result.__class__ is not dict:
+                record["toolUseResult"] = {}  # not an object: nothing of it is read
+        return record
+    return decode_view
+
+
+# ``decode_record(raw)``: the line's JSON value cut to :func:`reader_view`, as
+# ``reader_view(json.loads(raw))`` gives it, in about a fifth of the time json.loads takes.
+# It refuses what json.loads takes with a twist (NaN, invalid UTF-8, lone surrogate escapes):
+# jsonl._parse hands those to json.loads. Held to json.loads in
+# tests/handoff/test_handoff_fastpath.py.
+decode_record = _view_decoder()
 
 
 def record_origin(record: dict[str, Any]) -> str | None:

@@ -11,13 +11,14 @@ from gitrefocus.handoff.records import (
     CONVERSATION,
     REMINDER_RE,
     decode_record,
-    joined_text,
+    gated_bytes,
     one_line,
     reader_view,
 )
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 
@@ -58,10 +59,8 @@ class Sidechain:
                     self.answer = item["text"]
             elif t == "tool_use":
                 self.tool_calls += 1
-            elif t == "tool_result":
-                if item.get("is_error") is True:
-                    self.tool_errors += 1
-                stats["tool_output_chars_stripped"] += len(joined_text(item.get("content")))
+            elif t == "tool_result" and item.get("is_error") is True:
+                self.tool_errors += 1
 
     def outcome(self) -> sp.Message | None:
         if self.records == 0:
@@ -99,6 +98,15 @@ def insert_by_time(messages: list[sp.Message], extra: list[sp.Message]) -> list[
     return out
 
 
+def _records(fh: Any, tally: Counter[str] | None) -> Iterator[tuple[int, object, jsonl.Line | None]]:
+    """``(number, record, None)`` or ``(number, None, line)``, read as the main transcript is."""
+    if decode_record is None:  # no msgspec: every line through json.loads
+        for line in jsonl.read_lines(fh, tally=tally, view=reader_view):
+            yield line.number, None, line
+        return
+    yield from jsonl.decoded(fh, decode_record, tally, reader_view, gated_bytes)
+
+
 def read_subagent(path: str, stats: Counter[str], tally: Counter[str] | None = None) -> "Sidechain | None":
     from gitrefocus.handoff.scrub import scrub_text
 
@@ -111,10 +119,11 @@ def read_subagent(path: str, stats: Counter[str], tally: Counter[str] | None = N
         stats["unreadable_subagent_files"] += 1
         return None
     with fh:
-        for line in jsonl.read_lines(fh, decode=decode_record, tally=tally, view=reader_view):
-            if line.problem == "invalid-json":
-                stats["invalid_json_lines_subagents"] += 1
-            record = line.record
+        for number, record, line in _records(fh, tally):
+            if line is not None:
+                if line.problem == "invalid-json":
+                    stats["invalid_json_lines_subagents"] += 1
+                record = line.record
             if not isinstance(record, dict) or not isinstance(record.get("type"), str) \
                     or record["type"] not in CONVERSATION:
                 continue
@@ -125,6 +134,6 @@ def read_subagent(path: str, stats: Counter[str], tally: Counter[str] | None = N
                     continue
                 seen.add(uuid)
             if chain.records == 0:
-                chain.first_line = line.number
-            chain.take(record, line.number, stats)
+                chain.first_line = number
+            chain.take(record, number, stats)
     return chain if chain.records else None

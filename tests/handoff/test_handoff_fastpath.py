@@ -180,6 +180,18 @@ def _read(data: bytes, decode) -> list[tuple]:
             for ln in jsonl.read_lines(io.BytesIO(data), decode=decode)]
 
 
+def _as_read(rows: list[tuple]) -> list[tuple]:
+    """What the reader reads of each line (``records.reader_view``), without the lossy flag: the
+    fast decoder skips the fields nobody reads, so it never sees their invalid UTF-8."""
+    return [(n, records.reader_view(record), problem, skeleton) for n, record, problem, _, skeleton in rows]
+
+
+def _same_as_plain(fast: list[tuple], plain: list[tuple]) -> None:
+    assert _as_read(fast) == _as_read(plain)
+    for f, p in zip(fast, plain):
+        assert not f[3] or p[3], "only json.loads of the whole line can see more invalid UTF-8"
+
+
 def _decoded(data: bytes) -> list[tuple]:
     out = []
     for number, value, line in jsonl.decoded(io.BytesIO(data), records.decode_record):
@@ -195,11 +207,11 @@ def test_the_msgspec_decoder_gives_what_json_loads_gives_on_odd_lines(monkeypatc
     data = b"\n".join(lines) + b"\n"
     full = _read(data, None)
     assert len(full) == len(lines)
-    assert _read(data, records.decode_record) == full
-    assert _decoded(data) == full
+    _same_as_plain(_read(data, records.decode_record), full)
+    _same_as_plain(_decoded(data), full)
     assert full[-2][4] and full[-2][1]["uuid"] == "u6"  # the huge line was skeletonized, the same way
     assert full[4][1]["uuid"] == "\ufffd" and full[5][1]["uuid"] == "\\ud800 not an escape"
-    assert _decoded(data[:-1]) == full  # no newline at the end of the file
+    _same_as_plain(_decoded(data[:-1]), full)  # no newline at the end of the file
     monkeypatch.undo()
     deep = b"[" * 100_000 + b"\n" + b'{"a":' * 100_000 + b"\n"  # whole lines now, too deep for both
     assert _decoded(deep) == _read(deep, None) == [(1, None, "invalid-json", False, False),
@@ -285,9 +297,13 @@ _LINE = st.one_of(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_LINE, max_size=6), st.booleans())
 def test_any_lines_read_fast_as_they_read_plain(lines, final_newline):
-    """Whatever the bytes, the fast reader gives each line what json.loads (via read_lines) gives."""
+    """Whatever the bytes, the fast reader gives each line what json.loads (via read_lines) gives:
+    the reader's view of it with the view decoder, the whole value with msgspec's own (which reads
+    Codex and Gemini files)."""
     data = b"\n".join(lines) + (b"\n" if final_newline else b"")
-    assert _decoded(data) == _read(data, None)
+    plain = _read(data, None)
+    _same_as_plain(_decoded(data), plain)
+    assert _read(data, records._decoder()) == plain
 
 
 @settings(max_examples=300, deadline=None)
@@ -399,6 +415,8 @@ def test_the_readers_view_keeps_everything_the_reader_reads(kind, story, tmp_pat
     viewed = facts()
     monkeypatch.setattr(prep, "reader_view", lambda record: record)
     monkeypatch.setattr(sidechains, "reader_view", lambda record: record)
+    monkeypatch.setattr(prep, "decode_record", records._decoder())  # whole records, not decoded to the view
+    monkeypatch.setattr(sidechains, "decode_record", records._decoder())
     whole = facts()
     assert as_read == viewed == whole
     if kind == "every-field":
@@ -409,3 +427,52 @@ def test_the_readers_view_keeps_everything_the_reader_reads(kind, story, tmp_pat
             assert said in spine, said
         assert as_read[2] == [("in_progress", "add a regression test", 12)] and as_read[4] == "lexer fix"
         assert [step for step, _ in as_read[3]] == ["Fix the parser", "read parse()", "add the test"]
+
+
+# -- a tool's output, left undecoded: classified by its head, as its decoded text would be ----------
+_OUTPUT_TEXT = st.lists(st.sampled_from([
+    "The user doesn't want to proceed with this tool use.", "The user doesn't want to take this action right now.",
+    "[Request interrupted by user", "The", "The user", "T", "[", " ", "\t", "\n", '"', "\\", "é", "日本", "\U0001f600",
+    "\x00", "x" * 300, "Task #7 created", "ok",
+]), max_size=6).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_OUTPUT_TEXT, st.booleans(), st.booleans(), st.integers(1, 300))
+def test_an_undecoded_output_is_classified_as_its_text_would_be(text, ascii_only, as_list, limit):
+    import msgspec
+
+    value = [{"type": "image"}, {"type": "text", "text": text}] if as_list else text
+    encoded = json.dumps(value, ensure_ascii=ascii_only).encode()
+    if not as_list and text[:1] == "T":  # the first letter written as an escape
+        encoded = b'"\\u0054' + encoded[2:]
+    for content in (msgspec.Raw(encoded), records.Output(value), value):
+        assert records.output_text(content) == text
+        assert records.output_head(content, limit) == text[:limit]
+        for prefixes in (prep.REFUSED, (records.INTERRUPTED,), ("Task #",)):
+            assert records.output_startswith(content, prefixes) == text.startswith(prefixes), (content, prefixes)
+
+
+def test_an_undecoded_output_that_is_not_json_or_not_utf8_reads_as_json_loads_reads_it():
+    import msgspec
+
+    for raw, expected in [(b'"caf\xe9 ok"', "caf\ufffd ok"), (b'"\\ud800 lone"', "\ufffd lone"), (b"[" * 5000, ""),
+                          (b'"' + b"\\n" * 5000 + b'The user"', "\n" * 5000 + "The user"), (b"nope", "")]:
+        content = msgspec.Raw(raw)
+        assert records.output_text(content) == expected
+        assert records.output_head(content, 50) == expected[:50]
+        assert not records.output_startswith(content, prep.REFUSED)
+
+
+def test_writing_a_plan_directory_loads_neither_the_extractors_nor_the_cues():
+    """``handoff prepare`` reads the transcript and git; the extractors, the cue regexes and the
+    brief's checks are for finalize (they cost a seventh of a json.loads pass over 100 MB)."""
+    import subprocess
+
+    code = ("import sys; from gitrefocus.handoff import agent; "
+            "print(sorted(m for m in sys.modules if m.startswith('gitrefocus.handoff.')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            cwd=Path(__file__).resolve().parents[2]).stdout
+    for heavy in ("cues", "analysis", "extract", "finalize", "checks", "pipeline"):
+        assert f"'gitrefocus.handoff.{heavy}'" not in loaded, heavy
+    assert "'gitrefocus.handoff.prepare'" in loaded

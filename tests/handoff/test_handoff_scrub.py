@@ -223,6 +223,33 @@ def test_the_gate_opens_wherever_the_scrubber_would_redact(which, corpus_lines, 
     assert changed > 2000, "the corpus exercises the gate"
 
 
+@pytest.mark.parametrize("which", ["hyperscan", "automaton"])
+def test_the_readers_gate_opens_wherever_its_view_holds_a_secret(which, corpus_lines, monkeypatch):
+    """The handoff's reader gates less than the line: nothing of a record of a type it never
+    quotes, and of a record of tool results only its view without the tools' output
+    (``records.gated_bytes``). Over the corpus, each record whose view (tool output aside, which
+    is scrubbed where it is quoted) the scrubber changes is one the gate opens for."""
+    from gitrefocus.handoff import records, scrub
+
+    if which == "hyperscan":
+        pytest.importorskip("hyperscan")
+        monkeypatch.setattr(scrub, "_GATE", scrub._UNSET)
+        monkeypatch.delenv("GIT_REFOCUS_NO_HYPERSCAN", raising=False)
+    else:
+        monkeypatch.setattr(scrub, "_GATE", None)
+    gate = scrub.trigger_gate()
+    probed = opened = 0
+    for raw in corpus_lines:
+        value = records.decode_record(raw)
+        scanned = records.gated_bytes(raw, value)
+        probed += scanned is not None and scanned != raw
+        if scanned is None or not gate(scanned):
+            assert scrub.scrub_value(value) == value, raw[:300]
+        else:
+            opened += 1
+    assert probed > 500 and opened > 1000, "the corpus exercises the tool-result probe and the gate"
+
+
 def test_the_gate_shapes_keep_it_shut_on_ids_base64_and_urls(monkeypatch):
     """Two- and three-character triggers occur everywhere; their shapes do not."""
     from gitrefocus.handoff import scrub

@@ -145,3 +145,93 @@ def test_the_vocabulary_never_lists_a_redaction_as_a_term(tmp_path):
     vocabulary = brief.split("### Vocabulary", 1)[1].split("###", 1)[0]
     assert "`spine`" in vocabulary and "`loader`" in vocabulary
     assert "redacted" not in vocabulary, vocabulary
+
+
+# -- tool output: never decoded with its record, scrubbed where the spine quotes it -------------
+REFUSAL = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file "
+           "edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n")
+
+
+def _quoting_session(cwd: Path) -> Session:
+    """Every place the spine quotes a tool's output, each holding a secret: a refusal's feedback
+    (a string, a list of items, a first letter written as an escape), the answers to a question
+    recorded only in the result's text; and a secret in output nobody quotes."""
+    s = Session(cwd=str(cwd))
+    s.user("Deploy the service.")
+    for n, content in enumerate([REFUSAL + f"use {GHP} instead of the old one",
+                                 [{"type": "text", "text": REFUSAL + f"no, export OPENAI_API_KEY={PROJ}"}],
+                                 "\x00" + REFUSAL + f"run it with PGPASSWORD={PASSWORD} set"]):
+        tid = f"toolu_01refused{n:012d}"
+        s.assistant(tool_use("Bash", {"command": "./deploy.sh", "description": "deploy"}, tid))
+        s.tool_result(tid, content, is_error=True)  # type: ignore[arg-type]
+        if n == 2:  # the first letter escaped: `\u0054he user doesn't ...`
+            s.lines[-1] = s.lines[-1].replace(b"\\u0000The user", b"\\u0054he user")
+    tid = "toolu_01asked000000000000000"
+    s.assistant(tool_use("AskUserQuestion", {"questions": [{"question": "Which token?"}]}, tid))
+    s.tool_result(tid, f'User has answered your questions: "Which token?"="{GHP}". You can now continue.',
+                  extra={"questions": []})
+    s.bash("cat .env", f"PYPI_TOKEN={PYPI}\n")  # tool output the spine never quotes
+    s.assistant(text("Done."))
+    return s
+
+
+def test_the_tool_output_the_spine_quotes_is_scrubbed(tmp_path):
+    path = _quoting_session(tmp_path).write(tmp_path / "t.jsonl")
+    spine = refocus("handoff", path, "--spine", cwd=tmp_path).stdout
+    result = refocus("handoff", path, "--json", "--no-cache", cwd=tmp_path)
+    for out in (spine, result.stdout, result.stderr):
+        for secret in (GHP, PROJ, PASSWORD, PYPI):
+            assert secret not in out and secret[8:24] not in out, secret[:8]
+    assert "use [redacted: github-token] instead" in spine
+    assert "OPENAI_API_KEY=[redacted: " in spine and "PGPASSWORD=[redacted: password] set" in spine
+    assert "Which token?" in spine and spine.count("[redacted: github-token]") == 2
+
+
+def test_redactions_are_counted_where_the_handoff_quotes(tmp_path):
+    """Tool output is not scrubbed as it is read (only what the spine quotes of it is): a secret
+    in output nobody quotes is not counted; the quoted ones are, once each."""
+    plan = prepare.prepare(transcript_paths.resolve(str(_quoting_session(tmp_path).write(tmp_path / "t.jsonl"))))
+    assert "pypi-token" not in plan.redactions
+    assert plan.redactions["github-token"] == 2 and plan.redactions["password"] == 1
+    assert "tool_output_chars_stripped" not in plan.stats
+
+
+def test_records_the_reader_does_not_quote_hand_over_no_secret(tmp_path):
+    """A record whose type the reader does not quote (progress, a new client's type) is not
+    scrubbed: nothing of it but its uuid links and its type's count reaches the output, and the
+    type is scrubbed where it is counted — even when the record looks like a conversation."""
+    s = Session(cwd=str(tmp_path))
+    s.user("Deploy the service.")
+    s.record("progress", {"data": {"output": f"GITHUB_TOKEN={GHP}"},
+                          "message": {"role": "user", "content": f"the key is {PROJ}"}})
+    s.record(f"token={GHP}", {"message": {"role": "user", "content": f"the key is {PROJ}"}})
+    s.assistant(text("Done."))
+    path = s.write(tmp_path / "t.jsonl")
+    plan = prepare.prepare(transcript_paths.resolve(str(path)))
+    doc = json.dumps(plan.to_json()) + refocus("handoff", path, "--spine", cwd=tmp_path).stdout
+    for secret in (GHP, PROJ):
+        assert secret not in doc and secret[8:24] not in doc
+    assert plan.stats["skipped_progress"] == 1 and plan.stats["skipped_token=[redacted: github_token]"] == 1
+    assert [m.text for m in plan.messages] == ["Deploy the service.", "Done."]
+
+
+def test_a_subagent_file_is_scrubbed_as_the_main_transcript_is(tmp_path):
+    """A subagent's file (``<session>/subagents/agent-*.jsonl``) is read the main file's way: what
+    its outcome quotes (the prompt it was given, its last answer) is scrubbed; its tool output is
+    never quoted."""
+    s = Session(cwd=str(tmp_path))
+    s.user("Find the deploy token.")
+    s.assistant(text("I'll ask a subagent."))
+    path = s.write(tmp_path / "claude" / f"{s.session_id}.jsonl")
+    sub = Session(cwd=str(tmp_path), session_id=s.session_id, sidechain=True)
+    sub.user(f"Check whether GITHUB_TOKEN={GHP} still works.")
+    sub.bash("cat .env", f"PYPI_TOKEN={PYPI}\n")
+    sub.assistant(text(f"It works; the key OPENAI_API_KEY={PROJ} does too."))
+    sub.write(tmp_path / "claude" / s.session_id / "subagents" / "agent-a1.jsonl")
+    plan = prepare.prepare(transcript_paths.resolve(str(path)))
+    spine = plan.spine_text()
+    assert "agent-a1.jsonl asked" in spine and "GITHUB_TOKEN=[redacted: github-token]" in spine
+    assert "OPENAI_API_KEY=[redacted: " in spine
+    for secret in (GHP, PROJ, PYPI):
+        assert secret not in spine and secret[8:24] not in spine
+    assert plan.redactions["github-token"] == 1 and "pypi-token" not in plan.redactions

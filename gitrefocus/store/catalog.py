@@ -870,27 +870,18 @@ def _newest(cat: Catalog, cutoff: _dt.datetime, limit: int | None,
     """The ids of the newest ``limit`` open refocuses and of the newest ``limit``
     finished at or after ``cutoff`` (all of them without a limit), their briefs
     not archived (by the census, or ``archived_among`` when there is none), by
-    the cache's rows; and how many of each are left out."""
+    the cache's rows; and how many of each are left out. Times compare as the
+    index keeps them, as text (ops/index_md judges the rows it is given)."""
     cache = cat.cache
-    by_census = archived_among is None
-    active = set(cache.ids_where(statuses=lifecycle.ACTIVE, unarchived=by_census))
-    # the index compares times as text: a day of slack either side, and the exact rule ops/index_md
-    # applies only to the rows within it (parsing every row of a month costs more than the rest)
-    day = _dt.timedelta(days=1)
-    sure = clock.iso(cutoff + day)
-    recent = {rid for rid, finished, status in cache.finished_since(clock.iso(cutoff - day), unarchived=by_census)
-              if status not in lifecycle.ACTIVE and (finished >= sure or _at_or_after(finished, cutoff))}
-    gone = archived_among(active | recent) if archived_among is not None else set()
-    newest_active, newest_recent = sorted(active - gone, reverse=True), sorted(recent - gone, reverse=True)
+    if archived_among is None:  # sqlite picks the newest and counts the rest
+        (active, more_active), (recent, more_recent) = (cache.newest(limit, statuses=lifecycle.ACTIVE),
+                                                        cache.newest(limit, since=clock.iso(cutoff)))
+        return active + recent, more_active, more_recent
+    found = (cache.ids_where(statuses=lifecycle.ACTIVE),
+             [rid for rid, _, status in cache.finished_since(clock.iso(cutoff)) if status not in lifecycle.ACTIVE])
+    active, recent = (sorted(set(ids) - archived_among(set(ids)), reverse=True) for ids in found)
     cut = len(active) + len(recent) if limit is None else limit
-    return newest_active[:cut] + newest_recent[:cut], len(newest_active[cut:]), len(newest_recent[cut:])
-
-
-def _at_or_after(finished: str, cutoff: _dt.datetime) -> bool:
-    try:
-        return clock.parse(finished) >= cutoff
-    except ValueError:
-        return True  # loaded: the renderer judges it
+    return active[:cut] + recent[:cut], len(active[cut:]), len(recent[cut:])
 
 
 def known_ids(ws: Workspace) -> set[str]:

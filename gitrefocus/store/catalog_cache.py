@@ -36,7 +36,7 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 
 from gitrefocus.errors import RefocusError
@@ -233,13 +233,11 @@ class Cache:
         return (r for r in (self.record(rid) for rid in ids) if r is not None)
 
     def ids_where(self, *, statuses: Iterable[str] = (), unreceived: Iterable[str] = (),
-                  session_id: str | None = None, unarchived: bool = False) -> list[str]:
+                  session_id: str | None = None) -> list[str]:
         """Ids whose state has one of ``statuses``, or one of ``unreceived``
-        and no received_at, or whose child session is ``session_id``; with
-        ``unarchived``, of the first two only those with a live brief or none."""
+        and no received_at, or whose child session is ``session_id``."""
         out: set[str] = set()
-        live = _UNARCHIVED if unarchived else ""
-        for wanted, extra in ((list(statuses), live), (list(unreceived), " AND received = 0" + live)):
+        for wanted, extra in ((list(statuses), ""), (list(unreceived), " AND received = 0")):
             if wanted:
                 marks = ",".join("?" * len(wanted))
                 out.update(r[0] for r in self.conn.execute(f"SELECT id FROM refs WHERE status IN ({marks}){extra}",
@@ -252,11 +250,22 @@ class Cache:
     def unreadable(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT id FROM refs WHERE error IS NOT NULL")]
 
-    def finished_since(self, since: str, unarchived: bool = False) -> list[tuple[str, str, str | None]]:
-        """(id, completed_at else last event, status) of the rows whose time sorts at or after ``since``
-        (with ``unarchived``, whose briefs are not all archived)."""
-        return self.conn.execute("SELECT id, finished, status FROM refs WHERE finished >= ?"
-                                 + (_UNARCHIVED if unarchived else ""), (since,)).fetchall()
+    def finished_since(self, since: str) -> list[tuple[str, str, str | None]]:
+        """(id, completed_at else last event, status) of the rows whose time sorts at or after ``since``."""
+        return self.conn.execute("SELECT id, finished, status FROM refs WHERE finished >= ?", (since,)).fetchall()
+
+    def newest(self, limit: int | None, *, statuses: Collection[str] = (), since: str | None = None
+               ) -> tuple[list[str], int]:
+        """The newest ``limit`` ids (all without one) with one of ``statuses``, or else
+        finished (none of ACTIVE) at or after ``since``, their briefs not all archived; and
+        how many more there are."""
+        wanted = list(statuses) or list(ACTIVE)
+        where = (f"FROM refs WHERE status {'' if statuses else 'NOT '}IN ({','.join('?' * len(wanted))})"
+                 + ("" if statuses else " AND finished >= ?") + _UNARCHIVED)
+        args = (*wanted, *(() if statuses else (since,)))
+        ids = [r[0] for r in self.conn.execute(f"SELECT id {where} ORDER BY id DESC LIMIT ?", (*args, limit or -1))]
+        (total,) = self.conn.execute(f"SELECT count(*) {where}", args).fetchone()
+        return ids, total - len(ids)
 
     def snapshots(self) -> dict[str, str | None]:
         """{id: blob id of brief.md at the tip} of every row."""

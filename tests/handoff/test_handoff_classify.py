@@ -5,14 +5,12 @@ real-session corpus's cue-family figures."""
 
 from __future__ import annotations
 
-from gitrefocus.handoff import classify, extract, gitstate, transcript_paths
-from gitrefocus.handoff import prepare as prep
+from gitrefocus.handoff import classify
 from tests.handoff.transcript import Session, text, tool_use
 
 
 def corrections_of(tmp_path, s: Session) -> str:
-    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
-    body = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["dead_ends"].content
+    body = s.sections(tmp_path)["dead_ends"].content
     return body.split("### User corrections (verbatim)", 1)[1] if "### User corrections" in body else ""
 
 
@@ -74,8 +72,7 @@ def test_a_correction_that_states_a_rule_is_shown_once(tmp_path):
     s.assistant(text("I'll make the private getGitAuthorFromRepo read the global config too."))
     s.user("No, there should only be one way to get the git author in this codebase.")
     s.assistant(text("You're right. I'll consolidate both into one function."))
-    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
-    sections = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
+    sections = s.sections(tmp_path)
     everywhere = sections["dead_ends"].content + sections["basics"].content
     assert everywhere.count("there should only be one way") == 1
 
@@ -113,8 +110,7 @@ def test_a_question_is_no_decision(tmp_path):
     s.assistant(text("I added the hook and its test."))
     asked = s.user("Are all tests passing?")
     s.assistant(text("Let me run them."))
-    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
-    convergence = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["convergence"].content
+    convergence = s.sections(tmp_path)["convergence"].content
     assert "decided" not in convergence and f"`transcript:L{s.line_of(asked)}`" in convergence  # the final request
 
 
@@ -143,8 +139,7 @@ def test_a_users_pick_from_the_options_the_assistant_just_offered_is_a_decision(
     s.assistant(text(MENU))
     pick = s.user("4 seems like what I would do manually...")
     s.assistant(text("Makes sense - infer from context, allow explicit keywords."))
-    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
-    convergence = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["convergence"].content
+    convergence = s.sections(tmp_path)["convergence"].content
     assert f'"4 seems like what I would do manually..." (`transcript:L{s.line_of(pick)}`)' in convergence
 
 
@@ -160,8 +155,7 @@ def test_announcing_a_skill_or_agent_to_use_concludes_nothing(tmp_path):
     s.assistant(text("I'll use the brainstorming skill to explore this properly."))
     s.user("go on")
     s.assistant(text("Here are four options."))
-    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
-    convergence = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["convergence"].content
+    convergence = s.sections(tmp_path)["convergence"].content
     assert "brainstorming skill" not in convergence
 
 
@@ -187,8 +181,7 @@ def test_an_objection_the_reply_calls_a_good_point_overrules_even_with_an_also(t
     turn = s.user("Right now to make CI work it fakes binaries, this means tests would also fail on my machine "
                   "if I hadn't gemini or claude installed. can you check for a better solution?")
     s.assistant(text("Good point. The current approach doesn't scale. Let me explore better solutions."))
-    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
-    sections = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
+    sections = s.sections(tmp_path)
     assert "The user decided" not in sections["convergence"].content
     dead = sections["dead_ends"].content
     assert f"`transcript:L{s.line_of(claim[0])}`" in dead and f"`transcript:L{s.line_of(turn)}`" in dead
@@ -207,7 +200,6 @@ def test_a_question_about_an_omission_answered_good_catch_reverses_nothing(tmp_p
     s.queue_operation("are we missing some integration tests for this (and probably the 'started' info as well?)")
     s.queue_operation(None, "remove")
     s.assistant(text("Good catch on the integration tests. Let me check what exists."))
-    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
-    sections = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
+    sections = s.sections(tmp_path)
     assert "Superseded" not in sections["convergence"].content
     assert "overruled by the user" not in sections["dead_ends"].content

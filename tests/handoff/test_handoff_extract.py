@@ -152,8 +152,7 @@ def test_a_session_without_any_signal_says_so(tmp_path):
     s = Session()
     s.user("hi")
     s.assistant(text("Hello."))
-    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
-    sections = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
+    sections = s.sections(tmp_path)
     assert sections["dead_ends"].content.startswith("No rejected hypotheses")
     assert sections["dead_ends"].pointers == []
 
@@ -256,8 +255,7 @@ def test_a_failure_word_inside_quoted_code_reports_no_failure(tmp_path):
            '  // Current:  return false, fmt.Errorf("IsInstalled failed: %w", err)\n'
            '  // Suggested:  return false, fmt.Errorf("checking installation status: %w", err)')
     s.assistant(text("Done. The error message now follows Go conventions (lowercase)."))
-    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
-    sections = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
+    sections = s.sections(tmp_path)
     assert "Superseded" not in sections["convergence"].content
     assert f"transcript:L{s.line_of(done[0])}" not in sections["dead_ends"].content
     # the same failure said in prose still reverses it
@@ -266,8 +264,7 @@ def test_a_failure_word_inside_quoted_code_reports_no_failure(tmp_path):
     s2.assistant(text("All tests pass and lint is clean."))
     s2.user("TestIsInstalled failed on my machine")
     s2.assistant(text("Let me look."))
-    plan = prep.prepare(transcript_paths.resolve(str(s2.write(tmp_path / "t2.jsonl"))))
-    assert "Superseded" in extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["convergence"].content
+    assert "Superseded" in s2.sections(tmp_path, "t2.jsonl")["convergence"].content
 
 
 def test_a_refused_read_is_no_dead_end_a_refused_edit_is(tmp_path):
@@ -285,8 +282,7 @@ def test_a_refused_read_is_no_dead_end_a_refused_edit_is(tmp_path):
                                "(eg. if it was a file edit, the new_string was NOT written to the file).",
                          is_error=True)
     s.assistant(text("Understood."))
-    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
-    dead = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["dead_ends"].content
+    dead = s.sections(tmp_path)["dead_ends"].content
     assert f"tool use was refused by the user (`transcript:L{s.line_of(edit)}`)" in dead
     assert f"`Grep` tool use was refused by the user (`transcript:L{s.line_of(read)}`)" not in dead
 
@@ -303,8 +299,7 @@ def test_a_yes_to_an_offer_is_a_request_a_yes_to_does_this_look_right_is_not(tmp
     s.assistant(text("Fixed both warnings."))
     s.user("thanks, now write the plan")
     s.assistant(text("Plan written."))
-    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
-    basics = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["basics"].content
+    basics = s.sections(tmp_path)["basics"].content
     assert f'Approved "yes" (`transcript:L{s.line_of(offer)}`)' in basics
     assert f"transcript:L{s.line_of(confirmed)}" not in basics
 
@@ -319,8 +314,7 @@ def test_a_text_that_opens_by_reporting_work_done_is_a_conclusion(tmp_path):
     s.assistant(text("Done."))
     s.user("thanks")
     s.assistant(text("You're welcome."))
-    plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))
-    convergence = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))["convergence"].content
+    convergence = s.sections(tmp_path)["convergence"].content
     assert "Concluded: \"Done. Added `CollapseWhitespace`" in convergence
     assert f"`transcript:L{s.line_of(done[0])}`" in convergence
     assert 'Concluded: "Done."' not in convergence

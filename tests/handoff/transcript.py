@@ -157,6 +157,15 @@ class Session:
         path.write_bytes(b"".join(line + b"\n" for line in self.lines))
         return path
 
+    def sections(self, tmp_path: Path, name: str = "t.jsonl") -> dict:
+        """The built-in extractors' sections of this session, written to ``tmp_path / name``
+        (git read from ``tmp_path``)."""
+        from gitrefocus.handoff import extract, gitstate, transcript_paths
+        from gitrefocus.handoff import prepare as prep
+
+        plan = prep.prepare(transcript_paths.resolve(str(self.write(Path(tmp_path) / name))))
+        return extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
+
     def line_of(self, uid: str) -> int:
         """1-based line number of the record with this uuid (first occurrence)."""
         needle = f'"uuid":"{uid}"'.encode()

@@ -689,10 +689,9 @@ class Catalog:
         An older finished refocus cannot change status by an edit of its brief
         (doctor, which reads every brief, still reports such a file), so a
         history's finished briefs cost a listing of their names, not a stat or
-        a hash each. A
-        watched file not known by its size, mtime and the ref's snapshot
-        (cached) is read and hashed once, and remembered when it equals the
-        snapshot. (What reconciling and the problem lists need.)"""
+        a hash each. A watched file not known by its size, mtime and the ref's
+        snapshot (cached) is read and hashed once, and remembered when it equals
+        the snapshot. (What reconciling and the problem lists need.)"""
         started = time.time()
         stale = not self.cache.fresh()
         listed = self._list_refs() if stale else None  # git lists the refs while the briefs are listed

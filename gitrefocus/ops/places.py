@@ -29,6 +29,7 @@ from gitrefocus.store.workspace import Workspace, is_inside
 
 COUNTERPARTS = "counterparts"  # local state: refocus id -> the other repository spawn wrote to
 _known: dict[str, str | None] = {}  # identity -> a registered work tree holding it (this process)
+_resolved: dict[str, str] = {}  # work tree -> its real path (this process)
 _scanned: set[str] = set()  # registered work trees whose identity was read
 
 
@@ -82,9 +83,15 @@ def repository_root(ws: Workspace, repo_id: str, refocus_id: str | None = None) 
 
 def inside(root: str, directory: str) -> str | None:
     """``directory`` (relative, as stored) below ``root``, resolved; None when a
-    symlink on the way leads out of ``root``."""
+    symlink on the way leads out of ``root``. A root is resolved once per process
+    (INDEX.md's rows name a handful of repositories a hundred times)."""
+    real_root = _resolved.get(root)
+    if real_root is None:
+        real_root = _resolved[root] = os.path.realpath(root)
+    if directory in ("", "."):
+        return real_root
     path = os.path.realpath(os.path.join(root, directory))
-    return path if is_inside(path, os.path.realpath(root)) else None
+    return path if is_inside(path, real_root) else None
 
 
 def local_dir(ws: Workspace, state: RefocusState, side: str, *, by_id: bool = True) -> str | None:

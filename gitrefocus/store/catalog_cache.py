@@ -56,9 +56,10 @@ if TYPE_CHECKING:
 
 DB = ("cache", "catalog.sqlite")
 LEGACY = ("cache", "catalog.json")  # the cache before this one: removed when found
-VERSION = "9"  # 7: the state column holds state.json as read (the census of brief names needs no new
+VERSION = "10"  # 7: the state column holds state.json as read (the census of brief names needs no new
 # version: its table and triggers are made when missing, and an empty census is listed); 8: conflicted;
-# 9: a cold build keeps a finished refocus's row without its state (Record.lean), unreadable is error IS NOT NULL
+# 9: a cold build keeps a finished refocus's row without its state (Record.lean), unreadable is error IS NOT NULL;
+# 10: the status and finished indexes hold the id too (INDEX.md's newest rows and counts read no table row)
 Error = sqlite3.Error
 RACY_SECONDS = 0.05  # a stamp this young may not yet show a write in the same clock tick
 
@@ -78,9 +79,9 @@ CREATE INDEX IF NOT EXISTS briefs_archived ON briefs (has_ref) WHERE live = 0;
 # the refs table's secondary indexes: dropped while a cold build puts its rows, then built once
 REFS_INDEXES = {
     "refs_by_session": "ON refs (child_session_id)",
-    "refs_by_status": "ON refs (status)",
+    "refs_by_status": "ON refs (status, id)",
     "refs_unreceived": "ON refs (status) WHERE received = 0",
-    "refs_by_finished": "ON refs (finished)",
+    "refs_by_finished": "ON refs (finished, status, id)",
     "refs_unreadable_v9": "ON refs (id) WHERE error IS NOT NULL",
     "refs_conflicted": "ON refs (id) WHERE conflicted = 1",
 }

@@ -369,3 +369,30 @@ def test_a_cold_build_keeps_finished_rows_without_their_state_and_entries_read_i
             assert open_one in truth
         finally:
             catalog_cache.forget()
+
+
+
+def test_the_newest_rows_of_index_md_and_their_counts_read_no_table_row(spawned):
+    """INDEX.md's sections (the newest open refocuses, the newest finished since the
+    cutoff, and how many more of each) are answered from the status and finished
+    indexes alone: at 100k rows a table row read per open refocus cost milliseconds
+    on every write."""
+    from gitrefocus.model import lifecycle
+    from gitrefocus.store import catalog_cache
+
+    src, _, _ = spawned
+    refocus("list", cwd=src)
+    cache = catalog_cache.open_cache(str(src / ".git"))
+    assert cache is not None
+    statements: list[str] = []
+    cache.conn.set_trace_callback(statements.append)  # each statement with its values in place
+    try:
+        cache.newest(50, statuses=lifecycle.ACTIVE)
+        cache.newest(50, since="2000-01-01T00:00:00Z")
+    finally:
+        cache.conn.set_trace_callback(None)
+    plans = [row[3] for sql in statements for row in cache.conn.execute(f"EXPLAIN QUERY PLAN {sql}")]
+    catalog_cache.forget()
+    reads = [p for p in plans if p.startswith(("SEARCH refs", "SCAN refs"))]
+    assert len(statements) == 4 and reads, statements
+    assert all("COVERING INDEX" in p or "sqlite_autoindex_refs_1" in p for p in reads), plans

@@ -13,9 +13,9 @@ which repository is missing and how to get it, and prints nothing else.
 
 Splits (the README has the whole story): ``tuning`` is the 44 sessions first drawn — split then
 by checkpoint hash into a tuning part and a held-out part, the latter (``retired``) scored three
-times while tuning went on and tuned on since; ``retired-2``, ``retired-3`` and ``retired-4`` are
-the first three fresh sets, each scored once and tuned on since (``retired-4`` also read by a second
-reader: ``tests.handoff.agreement``); ``held-out`` is the fourth fresh set, drawn by a written rule
+times while tuning went on and tuned on since; ``retired-2`` to ``retired-5`` are the first four
+fresh sets, each scored once and tuned on since (``retired-4`` also read by a second reader:
+``tests.handoff.agreement``); ``held-out`` is the fifth fresh set, drawn by a written rule
 (:func:`draw_fresh`), labelled before any score on it, scored once at the end.
 """
 
@@ -42,9 +42,10 @@ DEFAULT_MIRRORS = "/work/.mirror"
 SPLITS = ("held-out", "tuning")
 # what each reported split is made of: the fresh held-out set, and every session tuned on (the old
 # corpus's tuning part and its retired held-out part, scored three times while tuning went on)
-PARTS = {"held-out": ("held-out",), "tuning": ("tuning", "retired", "retired-2", "retired-3", "retired-4"),
+PARTS = {"held-out": ("held-out",),
+         "tuning": ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5"),
          "retired": ("retired",), "old-tuning": ("tuning",), "retired-2": ("retired-2",), "retired-3": ("retired-3",),
-         "retired-4": ("retired-4",)}
+         "retired-4": ("retired-4",), "retired-5": ("retired-5",)}
 # which sentences each family's cue is applied to in the extractors (analysis.py)
 FAMILY_ROLES = {"correction": ("user",), "constraint": ("user",), "decision": ("user", "assistant"),
                 "intent": ("user", "assistant"), "dead-end": ("assistant",), "open-thread": ("assistant",)}
@@ -590,7 +591,8 @@ FRESH_GRADED = 8
 # the sets labelled before each round's draw (each fresh set is renamed retired-<n> once scored)
 EARLIER = {1: ("tuning", "retired"), 2: ("tuning", "retired", "retired-2"),
            3: ("tuning", "retired", "retired-2", "retired-3"),
-           4: ("tuning", "retired", "retired-2", "retired-3", "retired-4")}
+           4: ("tuning", "retired", "retired-2", "retired-3", "retired-4"),
+           5: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5")}
 # round 3 spreads its set over client generations and session lengths: at most STRATUM_CAP
 # sessions per (client bucket, spine-length bucket) in the first pass over the order
 STRATUM_CAP = 2
@@ -616,7 +618,8 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 3, repo: str = 
     orders by sha256("fresh-held-out-3:" + path) and spreads the set over client buckets and
     spine lengths (:data:`STRATUM_CAP` per stratum, then the order's next ones if short) (now
     ``retired-4``); round 4 does the same with ``retired-4`` excluded too and the salt
-    "fresh-held-out-4:"."""
+    "fresh-held-out-4:" (now ``retired-5``); round 5 with ``retired-5`` excluded too and the salt
+    "fresh-held-out-5:"."""
     from gitrefocus.handoff import prepare, transcript_paths
 
     where = os.path.join(mirrors, repo.replace("/", "+"), "repo")

@@ -703,9 +703,12 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 3, repo: str = 
 
     def walk(order: list[str], split: str) -> None:
         skipped: list[dict] = []
+        taken_ids = {session_id(blob(row["path"])) for row in picked} - {None}
         for path in order:
             if len(picked) == FRESH_SESSIONS:
                 break
+            if session_id(blob(path)) in taken_ids:
+                continue  # one file per session: a session checkpointed on both sides is taken once
             row = eligible(path)
             if row is None:
                 continue

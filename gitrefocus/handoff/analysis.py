@@ -40,7 +40,7 @@ STRONG_ABANDON_RE = re.compile(
     r"ruled? (?:it |that |this )?out|wrong (?:assumption|hypothesis|approach)|turns out|I made (?:that|it) up|"
     r"(?:that|this|it) (?:didn'?t|did not) (?:work|help|fix)|abandon(?:ing)? (?:this|that|the)|"
     r"(?:is|would be|seems|'s) (?:overkill|over-?engineer(?:ed|ing)|(?:too )?risky)|failed because|"
-    r"(?:is|was) a non-issue)\b", re.I)
+    r"(?:is|was) a non-issue|defeats the purpose|buys (?:us )?nothing)\b" + cues.RETRACTED, re.I)
 # a bare approval of what the assistant proposed ("yes", "ok, do it", "sounds good")
 APPROVAL_RE = re.compile(
     r"^\W*(?:yes|yeah|yep|yup|ok(?:ay)?|sure|go ahead|go for it|do it|please do|sounds good|lgtm|perfect|great|"
@@ -60,6 +60,11 @@ _FAILED_RE = re.compile(r"(?<![\w/.-])(?:fail(?:s|ed|ing)?|broken|(?:does|do|did
                         r"(?![\w/-])", re.I)
 OUTCOME_RE = re.compile(r"\b(?:pass(?:es|ed|ing)?|works?|working|fixed|succeed(?:s|ed)?|clean|green|resolved)\b",
                         re.I)
+# a request put as a suggestion: "can we …", "could you …", "can the X also …", "any way to …", "any chance
+# …", "let's …", "we could …", "it should also …", "how about …", "why not …", "… instead?"
+SUGGEST_RE = re.compile(r"\b(?:can|could) (?:we|you|it|the \w+)\b|\bany (?:way|chance)\b|\blet'?s\b|\bwe could\b|"
+                        r"\bshould (?:also|we|it|rather)\b|\bhow about\b|\bwhat about\b|\bwhy not\b|\binstead\b",
+                        re.I)
 # what the client writes as the feedback of a refused question menu: no words of the user's
 _PLACEHOLDER_RE = re.compile(r"^\W*\(no answer provided\)\W*$", re.I)
 # a user's turn that adds to the work rather than reverses it ("it should also check …")
@@ -67,15 +72,16 @@ EXTEND_RE = re.compile(r"\b(?:also|as well|additionally|too)\b", re.I)
 # ... unless it objects: "this means tests would also fail on my machine" reports a fault, it adds nothing
 OBJECTION_RE = re.compile(r"\b(?:fail(?:s|ed|ing|ures?)?|friction|problem|wrong|broken|bug)\b", re.I)
 FENCE_RE = re.compile(r"```.*?(?:```|$)", re.S)
-# an assistant's text that opens by reporting its work done ("Done.", "All done.", "Fixed.", "Merged origin/main, …")
-COMPLETED_RE = re.compile(r"^\W*(?:all done|done|fixed|finished|completed?|created|merged|committed|pushed|"
-                          r"implemented)\b(?!\s+(?:yet|with)\b)", re.I)
+COMPLETED_RE = classify.COMPLETED_RE  # a text that opens by reporting its work done
 # words quoted in a user's message (code pasted from a review: fmt.Errorf("IsInstalled failed: %w", err))
 _QUOTED_RE = re.compile(r'`[^`\n]*`|"[^"\n]*"')
 # tools that only look: refusing one drops no approach of the assistant's (no dead end)
 READ_ONLY_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "LSP", "WebFetch", "WebSearch", "NotebookRead",
                              "TodoRead", "TaskList", "TaskGet", "TaskOutput", "BashOutput", "ListMcpResourcesTool",
                              "ReadMcpResourceTool"})
+
+
+_ASSISTANT = classify.Context("assistant")
 
 
 def _blank(m: Match[str]) -> str:
@@ -124,13 +130,17 @@ class Analysis:
         self.open_items: list[Quote] = []
         self.injections: list[tuple[str, str]] = []
         self.refusals: list[tuple[sp.Message, sp.Block]] = []
+        # the words typed when refusing a tool use that ask for something else: (message index, the
+        # request's first sentence) — "can we read it instead of sleeping?", "let's call it X"
+        self.refusal_requests: list[Quote] = []
         self.rewinds: list[sp.Message] = []
         self.failed_sidechains: list[sp.Message] = []
         self.user_turns: list[int] = []
         # (index of the user turn conceded to, the assistant's concession)
         self.concessions: list[tuple[int, Quote]] = []
         # the user turns taken as corrections only because the reply praised them ("great point!")
-        # and that ask or add ("can we also …?"): an extension, which reverses no conclusion of the
+        # and that ask or add ("can we also …?"), and the words typed when refusing a tool use that
+        # add ("it should also check …"): an extension, which reverses no conclusion of the
         # assistant's and overrules none of its claims
         self.praised: set[int] = set()
         self._opened: set[int] = set()  # the user messages whose first sentence has been read
@@ -163,6 +173,7 @@ class Analysis:
                         self.refusals.append((message, block))
                     if block.text:
                         self._user_sentences(index, message, block, refusal=True)
+                        self._refusal_request(index, message, block)
                 elif block.kind in sp.WORDS and message.role == sp.USER:
                     self._user_sentences(index, message, block)
                 elif block.kind == sp.ANSWER:
@@ -218,6 +229,11 @@ class Analysis:
                 m = cues.CORRECTION.search(sentence, low, present)
                 self.corrections.append(self._quote(block.text, a, b, m, label, index, "user"))
                 per_message += 1
+                if refusal and ctx.first and m is None and EXTEND_RE.search(sentence) and \
+                        not OBJECTION_RE.search(sentence):
+                    # refusing to ask for more ("even more, can the switch logic also be shared?"):
+                    # the work goes further, the claim before it stands
+                    self.praised.add(index)
             m = cues.CONSTRAINT.search(sentence, low, present)
             if m:
                 self.constraints.append(self._quote(block.text, a, b, m, label, index, "user"))
@@ -226,6 +242,20 @@ class Analysis:
             m = cues.DECISION.search(sentence, low, present)
             if m or classify.picks(sentence, ctx):
                 self.decisions.append(self._quote(block.text, a, b, m, label, index, "user"))
+
+    def _refusal_request(self, index: int, message: Message, block: Block) -> None:
+        """The first sentence of the words typed when refusing a tool use, when it asks for
+        something else: a suggestion ("any way to pass a function in?", "can the switch logic also
+        be shared?", "let's call it X", "it should also check …") or a change (the intent cue). A
+        question that only asks what is known ("do we know what the prompt looks like?") and a
+        prohibition ("don't run CI") ask for no work."""
+        first = next(self._sentences(index, message, block), None)
+        if first is None or _PLACEHOLDER_RE.match(first[2]):
+            return
+        a, b, sentence, low, present, label = first
+        if SUGGEST_RE.search(sentence) or (cues.INTENT.search(sentence, low, present) and not sentence.rstrip().endswith("?")
+                                           and not cues.CONSTRAINT.search(sentence, low, present)):
+            self.refusal_requests.append(self._quote(block.text, a, b, None, label, index, "user"))
 
     def _answer(self, index: int, message: Message, block: Block) -> None:
         """The user's answer to the assistant's question is a decision of theirs; its words can
@@ -272,6 +302,8 @@ class Analysis:
                 m = cue.search(sentence, low, present)
                 if m is None and cue is cues.DECISION and first_sentence:
                     m = COMPLETED_RE.match(sentence)  # "Done. Added the flag …": a text that opens by reporting work done
+                if m is None and cue is cues.DECISION:
+                    m = classify.infers(sentence, _ASSISTANT)  # "So the hook does send it — we just don't parse it."
                 if m:
                     end = b
                     if cue is cues.DECISION and len(sentence.strip()) < 20:
@@ -281,7 +313,7 @@ class Analysis:
                         if more and more[0][1] - a <= cues.QUOTE_CAP and "\n" not in block.text[a:more[0][1]] \
                                 and not _ANNOUNCE_RE.match(nxt) and not nxt.rstrip().endswith(":"):
                             end = more[0][1]
-                    if end == b and m.re is COMPLETED_RE and len(sentence.split()) < 4:
+                    if end == b and m.re is COMPLETED_RE and not classify.names_what(sentence, m.end()):
                         continue  # a bare "Done." names nothing done
                     found.append(self._quote(block.text, a, end, m, label, index, "assistant"))
 
@@ -298,6 +330,8 @@ class Analysis:
                 if block.kind not in sp.WORDS:
                     continue
                 first = next(self._sentences(turn, message, block), None)
+                if first and classify.AGREE_RE.match(first[2]):
+                    break  # "okay, let's try the pty approach" — "You're right": agreement answered, no error
                 if first:
                     a, b, sentence, _, _, label = first
                     self.corrections.append(self._quote(block.text, a, b, None, label, turn, "user"))

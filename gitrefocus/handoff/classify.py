@@ -70,6 +70,12 @@ ERROR_CONCEDED_RE = re.compile(
     r"good catch|great catch|my (?:mistake|bad)|I apologi[sz]e|I was wrong|I stand corrected)\b", re.I)
 # a user's message that opens by pushing back on what came before
 PUSHBACK_RE = re.compile(r"^\W*(?:but|hmm+|umm+|uh+|no|nope|again|stop|wait|actually|instead|well|hm+)\b", re.I)
+# a user's message that opens by agreeing with what came before ("yes, …", "okay, let's try …", "yeah I
+# think we need this"): the reply's "you're right" agrees back, it concedes no error (not "yes, but …",
+# "right now …")
+AGREE_RE = re.compile(r"^\W*(?:yes|yeah|yep|yup|ok(?:ay)?|sure|agreed|exactly|sounds good|makes sense|perfect|great|"
+                      r"cool|nice|right(?![ \t]+(?:now|away|here|there|after|before|after)\b))\b"
+                      r"(?!\W*(?:but|no|not|nope|instead|actually|however|though|although|wait|hmm+)\b)", re.I)
 # what a client writes when the user declined a question menu without typing anything
 PLACEHOLDER_RE = re.compile(r"^\W*\(no answer provided\)\W*$", re.I)
 
@@ -86,7 +92,7 @@ def correction(sentence: str, ctx: Context, lowered: str | None = None,
     question = sentence.rstrip().endswith("?")
     if ctx.kind == REFUSAL:
         return True  # the words typed when refusing the assistant's action: why, or what instead
-    if not ctx.prior.strip():
+    if not ctx.prior.strip() or AGREE_RE.match(sentence):
         return False
     if CONCEDE_RE.search(ctx.reply[:REPLY_REACH]):
         return True
@@ -98,14 +104,55 @@ _OPTION_ITEM_RE = re.compile(r"(?m)^[ \t]*(?:[-*][ \t]+)?(?:\*\*)?(?:option[ \t]
                              r"|\boption[ \t]+(?:\d{1,2}|[A-Ea-e])\b", re.I)
 # a user's first words naming one of them: "4", "4 seems like…", "3 and …", "B) I want …", "option 3",
 # "I like Option C", "let's go with 2" (a number followed by a noun counts something: "4 tests fail")
-_PICK_RE = re.compile(r"^\W*(?:(?:I(?:'d)? (?:like|prefer|pick|choose|go with|think)|let'?s (?:go with|do|take)|"
-                      r"go with|(?:I )?prefer)[ \t]+(?:the[ \t]+)?)?(?:(?:option|choice|approach)[ \t]+(?:\d{1,2}|[A-Ea-e])\b"
-                      r"|\d{1,2}\b(?:[ \t]*$|[ \t]*[.,;:!)\-–—]|[ \t]+(?:and|but|or|is|seems|sounds|looks|feels|"
-                      r"please|for|with|then|as|makes|would|could|should|i)\b)"
+# — also after a word of agreement, and several at once: "yeah 2 and 3", "okay now let's do 6,7,8,10",
+# "let's implement options 1-4"
+_NUMBERS = r"\d{1,2}(?:[ \t]*(?:[-–,&+]|and)[ \t]*\d{1,2})*"
+_PICK_RE = re.compile(r"^\W*(?:(?:yes|yeah|yep|ok(?:ay)?|sure|great|good|now|then|so)\W+)*"
+                      r"(?:(?:I(?:'d)? (?:like|prefer|pick|choose|go with|think)|"
+                      r"let'?s (?:go with|do|take|start with|implement|try|pick)|go with|do|implement|take|(?:I )?prefer)"
+                      r"[ \t]+(?:(?:the|just|only|with|implementing)[ \t]+)*"
+                      r"(?:(?:suggestions?|options?|items?|points?|steps?|choices?|ideas?|fix(?:es)?)[ \t]+)?)?"
+                      r"(?:(?:option|choice|approach)[ \t]+(?:\d{1,2}|[A-Ea-e])\b"
+                      r"|" + _NUMBERS + r"\b(?:[ \t]*$|[ \t]*[.,;:!)\-–—]|[ \t]+(?:and|but|or|is|seems|sounds|looks|"
+                      r"feels|please|for|with|then|as|makes|would|could|should|i|first|too|only)\b)"
                       r"|[A-Ea-e](?:[ \t]*$|[.):,]))", re.I)
 
 
 _WORD_RE = re.compile(r"\w+")
+# an assistant's text that opens by reporting its work done ("Done.", "All done.", "Fixed.", "Merged origin/main, …")
+COMPLETED_RE = re.compile(r"^\W*(?:all done|done|fixed|finished|completed?|created|merged|committed|pushed|"
+                          r"implemented)\b(?!\s+(?:yet|with)\b)", re.I)
+
+
+def reports_done(sentence: str, ctx: Context) -> bool:
+    """The first sentence of an assistant's text reporting its work done, naming what ("Done. Added
+    the flag …", "Created `CHANGELOG.md`."): a settled outcome. A bare "Done." names nothing."""
+    if ctx.role != "assistant" or not ctx.first:
+        return False
+    m = COMPLETED_RE.match(sentence)
+    return m is not None and names_what(sentence, m.end())
+
+
+# the assistant drawing an inference: "So the hook does send the field — we just don't parse it." (not a
+# plan, "So I'll …", "So let's …", a condition, a guess, a question word, nor a lead-in ending in a colon)
+INFERENCE_RE = re.compile(
+    r"^[\s*_>-]*so\b,?[ \t]+(?!(?:I|I'?ll|I'?m|we|we'?ll|let'?s|let|lets|if|maybe|perhaps|probably|you|should|shall|"
+    r"could|would|can|what|how|why|which|where|when|far|now|then|basically|essentially|either|in)\b)"
+    r"(?![^\n]*:[\W_]*$)", re.I)
+_SO_MARKUP = " \t*_>-"
+
+
+def infers(sentence: str, ctx: Context) -> re.Match[str] | None:
+    """An assistant's sentence that opens with "So" and states what follows from what it found
+    (a user's "so …" is mostly a question or a doubt: not read so)."""
+    if ctx.role != "assistant" or sentence.lstrip(_SO_MARKUP)[:2].casefold() != "so":
+        return None
+    return INFERENCE_RE.match(sentence)
+
+
+def names_what(sentence: str, after: int) -> bool:
+    """Whether a sentence says more than its opening word(s) of completion ("Done." does not)."""
+    return _WORD_RE.search(sentence, after) is not None
 
 
 def picks(sentence: str, ctx: Context) -> bool:
@@ -138,6 +185,8 @@ def families(sentence: str, ctx: Context, lowered: str | None = None,
             continue
         if family == "decision" and (corrects or asks(sentence)):
             continue
-        if cue.search(sentence, low, present) is not None or (family == "decision" and picks(sentence, ctx)):
+        if cue.search(sentence, low, present) is not None or \
+                (family == "decision" and (picks(sentence, ctx) or reports_done(sentence, ctx) or
+                                           infers(sentence, ctx) is not None)):
             found.add(family)
     return found

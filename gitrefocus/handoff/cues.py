@@ -71,7 +71,7 @@ CORRECTION_RE = re.compile(
 )
 # a standing rule the user set (Basics, Constraints)
 CONSTRAINT_RE = re.compile(
-    r"\b(?:must(?:n'?t| not)?|never|always|no new|only (?:use|touch|change)|"
+    r"\b(?:must(?:n'?t| not)?|always|no new|only (?:use|touch|change)|"
     r"make sure|required|requirement|avoid|without (?:adding|using|changing|touching)|"
     r"keep (?:it|the|this|them|our|your)\b|has to|have to|needs? to be|should never|is not allowed|not allowed|"
     r"(?:on|off|enabled|disabled) by default|should (?:not|be|only|always|stay|remain)|(?-i:NOT) have|"
@@ -81,9 +81,19 @@ CONSTRAINT_RE = re.compile(
     r"|^\W*(?:please )?(?:do not|don'?t)\b|(?:\.|,|;|and|but|please)\s+(?:do not|don'?t) (?!see|know|think|get|have|"
     r"understand)\w+"
     # an imperative "Keep X" / "No changes to X" heading a line of the user's plan
-    r"|^\W*(?:please )?keep\b|^\W*no changes? to\b",
+    r"|^\W*(?:please )?keep\b|^\W*no changes? to\b"
+    # "never" as a rule: an imperative ("Never commit …"), after a modal or a person ("we never push
+    # to main", "you must never log it"); describing what the code does ("the hook never fires", "edits
+    # are never captured") sets no rule, nor does "never mind"
+    r"|(?:^\W*|[,;:(]\s*|\b(?:must|should|shall|will|can|could|would|to|please|we|you|I|just|also)\s+)never\b"
+    r"(?!\W*mind)",
     re.I,
 )
+# a claim of the assistant's taken back: "The re-exports are actually needed — …" after calling them
+# dead code (not a check: "let me see if it is actually used", "… how it is actually used", nor a
+# lead-in or a question)
+RETRACTED = (r"|^(?![^.!?]*\b(?:if|whether|how|what|which|where|why)\b)[^?]*?\b(?:is|are|was|were) actually (?:needed|used|required|"
+             r"necessary)\b(?![^\n]*[:?][\W_]*$)")
 # the assistant dropping a hypothesis or conceding a correction (Dead-ends, source 2). "rather
 # than" alone only compares.
 ABANDON_RE = re.compile(
@@ -96,7 +106,8 @@ ABANDON_RE = re.compile(
     r"wrong (?:assumption|hypothesis|approach)|abandon(?:ing)? (?:this|that|the)|giving up on|I made (?:that|it) up|"
     # an option judged and dropped, an attempt explained as failed, a concern found to be nothing
     r"(?:is|would be|seems|'s) (?:overkill|over-?engineer(?:ed|ing)|(?:too )?risky)|failed because|"
-    r"(?:is|was) a non-issue)\b",
+    r"(?:is|was) a non-issue|defeats the purpose|buys (?:us )?nothing)\b"
+    + RETRACTED,
     re.I,
 )
 # a conclusion, a decision or a confirmed outcome (Convergence)
@@ -453,7 +464,8 @@ ABANDON = Cue(ABANDON_RE, ("actually", "wait", "not it", "isn't it", "isnt it", 
                            "correct", "turns out", "the cause", "the issue", "the problem", "the culprit", "rule",
                            "red herring", "dead end", "won", "wrong", "abandon", "giving up", "good point",
                            "good catch", "good call", "is actually", "made that up", "made it up", "overkill",
-                           "engineer", "risky", "failed because", "non-issue"))
+                           "engineer", "risky", "failed because", "non-issue", "defeats the purpose",
+                           "buys"))
 # announcing a look, not stating a result: "now let me verify the build passes" concludes nothing
 CHECKING_RE = re.compile(
     r"^\W*(?:(?:now|first|next|then|ok(?:ay)?|great|good|perfect|done|also)\W+)*(?:let me|let's|I'll|I will|I'm going to|"

@@ -31,6 +31,7 @@ MAX_DECISIONS = 6
 PER_TURN = 1   # conclusions listed per user turn: the turn's latest that stands (an answer always)
 LAST_TURN = 2  # ... and the session's last turn, which often ends on two (a review's outcome, the commit after it)
 MAX_REQUESTS = 10
+MAX_REFUSAL_REQUESTS = 5  # ... and requests typed when refusing a tool use
 MAX_TODOS = 8
 MAX_FLAGS = 8
 MAX_CHANGES = 25
@@ -585,7 +586,15 @@ def basics(an: Analysis) -> Section:
         d.add(f"Client's session title: \"{_plain(plan.title)}\"", Pointer("transcript", an.first_label(),
                                                                             "session start"))
     asked = _Draft()
-    for index in _spread(an.user_turns[1:-1], MAX_REQUESTS):  # the last is Convergence's final request
+    # the user's turns (the last is Convergence's final request) and the words typed when refusing a
+    # tool use that ask for something else, in order
+    turns: list[int | Quote] = [*_spread(an.user_turns[1:-1], MAX_REQUESTS),
+                                *_spread(an.refusal_requests, MAX_REFUSAL_REQUESTS)]
+    for entry in sorted(turns, key=lambda t: t if isinstance(t, int) else t.index):
+        if isinstance(entry, Quote):
+            asked.add(f"- {entry.md()} {{ptr}} — typed when refusing a tool use", entry.pointer("the user's request"))
+            continue
+        index = entry
         proposal = an.approved(index)
         if proposal is not None and proposal.text.rstrip().endswith("?") and not _OFFER_RE.search(proposal.text):
             continue  # "yes" to "Does this hook design work?" confirms a presentation; it asks for nothing

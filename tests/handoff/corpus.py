@@ -13,9 +13,9 @@ which repository is missing and how to get it, and prints nothing else.
 
 Splits (the README has the whole story): ``tuning`` is the 44 sessions first drawn — split then
 by checkpoint hash into a tuning part and a held-out part, the latter (``retired``) scored three
-times while tuning went on and tuned on since; ``retired-2``, ``retired-3`` and ``retired-4`` are
-the first three fresh sets, each scored once and tuned on since (``retired-4`` also read by a second
-reader: ``tests.handoff.agreement``); ``held-out`` is the fourth fresh set, drawn by a written rule
+times while tuning went on and tuned on since; ``retired-2`` to ``retired-5`` are the first four
+fresh sets, each scored once and tuned on since (``retired-4`` also read by a second reader:
+``tests.handoff.agreement``); ``held-out`` is the fifth fresh set, drawn by a written rule
 (:func:`draw_fresh`), labelled before any score on it, scored once at the end.
 """
 
@@ -42,9 +42,10 @@ DEFAULT_MIRRORS = "/work/.mirror"
 SPLITS = ("held-out", "tuning")
 # what each reported split is made of: the fresh held-out set, and every session tuned on (the old
 # corpus's tuning part and its retired held-out part, scored three times while tuning went on)
-PARTS = {"held-out": ("held-out",), "tuning": ("tuning", "retired", "retired-2", "retired-3", "retired-4"),
+PARTS = {"held-out": ("held-out", "held-out-b"), "held-out-a": ("held-out",), "held-out-b": ("held-out-b",),
+         "tuning": ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5"),
          "retired": ("retired",), "old-tuning": ("tuning",), "retired-2": ("retired-2",), "retired-3": ("retired-3",),
-         "retired-4": ("retired-4",)}
+         "retired-4": ("retired-4",), "retired-5": ("retired-5",)}
 # which sentences each family's cue is applied to in the extractors (analysis.py)
 FAMILY_ROLES = {"correction": ("user",), "constraint": ("user",), "decision": ("user", "assistant"),
                 "intent": ("user", "assistant"), "dead-end": ("assistant",), "open-thread": ("assistant",)}
@@ -590,7 +591,8 @@ FRESH_GRADED = 8
 # the sets labelled before each round's draw (each fresh set is renamed retired-<n> once scored)
 EARLIER = {1: ("tuning", "retired"), 2: ("tuning", "retired", "retired-2"),
            3: ("tuning", "retired", "retired-2", "retired-3"),
-           4: ("tuning", "retired", "retired-2", "retired-3", "retired-4")}
+           4: ("tuning", "retired", "retired-2", "retired-3", "retired-4"),
+           5: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5")}
 # round 3 spreads its set over client generations and session lengths: at most STRATUM_CAP
 # sessions per (client bucket, spine-length bucket) in the first pass over the order
 STRATUM_CAP = 2
@@ -616,7 +618,10 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 3, repo: str = 
     orders by sha256("fresh-held-out-3:" + path) and spreads the set over client buckets and
     spine lengths (:data:`STRATUM_CAP` per stratum, then the order's next ones if short) (now
     ``retired-4``); round 4 does the same with ``retired-4`` excluded too and the salt
-    "fresh-held-out-4:"."""
+    "fresh-held-out-4:" (now ``retired-5``); round 5 with ``retired-5`` excluded too and the salt
+    "fresh-held-out-5:", and — that side of the old split being used up — the set filled to 16 from
+    the old tuning side's checkpoints outside every labelled set, in the order of
+    sha256("fresh-held-out-5-fill:" + path), the strata counted on (split ``held-out-b``)."""
     from gitrefocus.handoff import prepare, transcript_paths
 
     where = os.path.join(mirrors, repo.replace("/", "+"), "repo")
@@ -650,16 +655,22 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 3, repo: str = 
         return None
 
     old_ids = {session_id(blob(p)) for p in old if p in files} - {None}
-    by_session: dict[str, str] = {}
-    for path in sorted(files):
-        if _checkpoint(path) in taken_checkpoints or split_of(path) == "tuning":
-            continue
-        sid = session_id(blob(path)) or path
-        if sid in old_ids:
-            continue
-        best = by_session.get(sid)
-        if best is None or files[path][1] > files[best][1]:
-            by_session[sid] = path
+
+    def candidates(side: str) -> dict[str, str]:
+        """session id -> its largest file, of the checkpoints on ``side`` of the old split not excluded"""
+        by_session: dict[str, str] = {}
+        for path in sorted(files):
+            if _checkpoint(path) in taken_checkpoints or split_of(path) != side:
+                continue
+            sid = session_id(blob(path)) or path
+            if sid in old_ids:
+                continue
+            best = by_session.get(sid)
+            if best is None or files[path][1] > files[best][1]:
+                by_session[sid] = path
+        return by_session
+
+    by_session = candidates("retired")
     salt = FRESH_SALT if round_ < 3 else f"fresh-held-out-{round_}:"
     order = sorted(by_session.values(), key=lambda p: hashlib.sha256((salt + p).encode()).hexdigest())
 
@@ -688,21 +699,35 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 3, repo: str = 
                 "split": "held-out", "graded": "no", "client": version, "chars": chars}
 
     picked: list[dict] = []
-    skipped: list[dict] = []
     strata: dict[tuple[str, str], int] = {}
-    for path in order:
-        row = eligible(path)
-        if row is None:
-            continue
-        stratum = (client_bucket(row["client"]), length_bucket(row["chars"]))
-        if round_ >= 3 and strata.get(stratum, 0) >= STRATUM_CAP:
-            skipped.append(row)
-            continue
-        strata[stratum] = strata.get(stratum, 0) + 1
-        picked.append(row)
-        if len(picked) == FRESH_SESSIONS:
-            break
-    picked += skipped[:FRESH_SESSIONS - len(picked)]  # short of spread: the order's next ones
+
+    def walk(order: list[str], split: str) -> None:
+        skipped: list[dict] = []
+        taken_ids = {session_id(blob(row["path"])) for row in picked} - {None}
+        for path in order:
+            if len(picked) == FRESH_SESSIONS:
+                break
+            if session_id(blob(path)) in taken_ids:
+                continue  # one file per session: a session checkpointed on both sides is taken once
+            row = eligible(path)
+            if row is None:
+                continue
+            row["split"] = split
+            stratum = (client_bucket(row["client"]), length_bucket(row["chars"]))
+            if round_ >= 3 and strata.get(stratum, 0) >= STRATUM_CAP:
+                skipped.append(row)
+                continue
+            strata[stratum] = strata.get(stratum, 0) + 1
+            picked.append(row)
+        picked.extend(skipped[:FRESH_SESSIONS - len(picked)])  # short of spread: the order's next ones
+
+    walk(order, "held-out")
+    if round_ >= 5 and len(picked) < FRESH_SESSIONS:
+        # the untouched side of the old split is used up: fill from the other side's checkpoints
+        # outside every set labelled so far (the first round may have read built-in briefs of some)
+        fill = sorted(candidates("tuning").values(),
+                      key=lambda p: hashlib.sha256((f"fresh-held-out-{round_}-fill:" + p).encode()).hexdigest())
+        walk(fill, "held-out-b")
     graded = 0
     for row in picked:  # in the order they were taken
         chars = row.pop("chars")

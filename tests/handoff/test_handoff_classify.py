@@ -203,3 +203,144 @@ def test_a_question_about_an_omission_answered_good_catch_reverses_nothing(tmp_p
     sections = s.sections(tmp_path)
     assert "Superseded" not in sections["convergence"].content
     assert "overruled by the user" not in sections["dead_ends"].content
+
+
+# -- the sixth round: rules tuned on the 108 tuning sessions (docs/handoff.md) ------------------------
+REFUSED = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a "
+           "file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n")
+
+
+def test_a_message_that_opens_by_agreeing_is_no_correction_though_the_reply_says_youre_right(tmp_path):
+    """"okay, let's go with the queue approach" — "You're right, …": the reply agrees back; nothing of
+    the assistant's was overruled (a "yes, but …" still pushes back, and a correction phrase still counts)."""
+    claim = "Result: the retry loop can create duplicate rows in the audit table."
+    agreed = classify.Context("user", classify.TYPED, first=True, prior=claim, reply="You're right, let me add it.")
+    for said in ("okay, let's go with the queue approach (it is MIT licensed so fine)",
+                 "Yeah I think we need this, every retry must reuse the same row id",
+                 "yes, can you also check the worker for the same thing?"):
+        assert "correction" not in classify.families(said, agreed), said
+    assert "correction" in classify.families("yes, but the retry loop never runs twice", agreed)
+    assert "correction" in classify.families("ok, that's wrong: the table has a unique key", agreed)
+    assert "correction" not in classify.families("Right, let's keep it", agreed)
+    assert "correction" in classify.families("Right now it fails on every second run, can you check?", agreed)
+    s = Session()
+    s.user("Would the retry loop duplicate rows?")
+    made = s.assistant(text("Result: the retry loop can create duplicate rows in the audit table."))
+    turn = s.user("Yeah I think we need this, every retry must reuse the same row id")
+    s.assistant(text("You're right. I'll add an idempotency key."))
+    sections = s.sections(tmp_path)
+    assert f"`transcript:L{s.line_of(turn)}`" not in corrections_of(tmp_path, s)
+    assert f"`transcript:L{s.line_of(made[0])}`" not in sections["dead_ends"].content
+
+
+def test_a_pick_may_open_with_a_yes_and_name_several_options():
+    offered = classify.Context("user", classify.TYPED, first=True, prior=MENU)
+    for pick in ("yeah 2 and 3", "okay now let's do 1,3,4", "let's implement options 1-3 first", "ok 4"):
+        assert "decision" in classify.families(pick, offered), pick
+    for said in ("yeah 2 tests fail", "okay now let's look at 3 of them?", "yes 10 files changed"):
+        assert "decision" not in classify.families(said, offered), said
+
+
+def test_never_sets_a_rule_only_when_it_commands():
+    user = classify.Context("user", classify.TYPED, first=True, prior="I added the hook.")
+    for rule in ("Never commit the generated files.", "we never push to main directly",
+                 "you must never log the token", "Please, never rename the public flags."):
+        assert "constraint" in classify.families(rule, user), rule
+    for described in ("The cleanup hook never fires on Windows.", "Edits made before the first prompt are never recorded.",
+                      "The action is queued but never dispatched.", "never mind, we will look at it later."):
+        assert "constraint" not in classify.families(described, user), described
+
+
+def test_an_inference_the_assistant_draws_with_so_is_a_decision(tmp_path):
+    assistant = classify.Context("assistant")
+    for said in ("So the webhook does send the signature — we just never read it.",
+                 "So Option B is correct: match the trailer, not the hash.",
+                 "**So the cache only fills on the second call** because the key is built late."):
+        assert "decision" in classify.families(said, assistant), said
+    for said in ("So I'll add a test for it.", "So let's check the logs.", "So if the key is empty we crash?",
+                 "So the resulting payload would be:", "So maybe the cache is stale."):
+        assert "decision" not in classify.families(said, assistant), said
+    assert "decision" not in classify.families("so the webhook is broken again",
+                                               classify.Context("user", classify.TYPED, first=True, prior="Done."))
+    s = Session()
+    s.user("Why is the signature check skipped?")
+    found = s.assistant(text("Let me look at the handler. So the webhook does send the signature — we just never read it."))
+    s.user("ok")
+    s.assistant(text("Understood."))
+    assert f"`transcript:L{s.line_of(found[0])}`" in s.sections(tmp_path)["convergence"].content
+
+
+def test_a_text_that_opens_by_reporting_work_done_is_a_decision_in_the_cue_families(tmp_path):
+    """The extractors list it (Concluded); the cue families say the same of it. "Created `X`." names
+    what was done in two words; a bare "Done." names nothing."""
+    s = Session()
+    s.user("Write a changelog.")
+    made = s.assistant(text("Created `CHANGELOG.md`."))
+    s.user("thanks")
+    s.assistant(text("You're welcome."))
+    assert f'Concluded: "Created `CHANGELOG.md`." (`transcript:L{s.line_of(made[0])}`)' in \
+        s.sections(tmp_path)["convergence"].content
+    first = classify.Context("assistant", first=True)
+    for said in ("Created `CHANGELOG.md`.", "Done - removed the dead flag from `config.go`.",
+                 "Merged origin/main and resolved the conflict in `hooks.go`."):
+        assert "decision" in classify.families(said, first), said
+    assert "decision" not in classify.families("Done.", first)
+    assert "decision" not in classify.families("Created `CHANGELOG.md`.", classify.Context("assistant"))
+
+
+def test_a_claim_taken_back_or_an_option_judged_useless_is_a_dead_end(tmp_path):
+    assistant = classify.Context("assistant")
+    for said in ("The wrappers are actually needed — the local variables shadow the package name.",
+                 "That defeats the purpose of the cache.", "The extra layer buys us nothing here."):
+        assert "dead-end" in classify.families(said, assistant), said
+    for said in ("Let me check if this helper is actually used:", "Let me see how the config is actually used there.",
+                 "Are the wrappers actually needed?"):
+        assert "dead-end" not in classify.families(said, assistant), said
+    s = Session()
+    s.user("Clean up the settings package.")
+    s.assistant(text("The wrappers in `setup.go` look unused, so I'll delete them."))
+    taken_back = s.assistant(text("The wrappers are actually needed — the local variables shadow the package name."))
+    s.user("ok")
+    s.assistant(text("Restored them."))
+    assert f"`transcript:L{s.line_of(taken_back[0])}`" in s.sections(tmp_path)["dead_ends"].content
+
+
+def test_words_typed_when_refusing_that_ask_for_something_else_are_a_request(tmp_path):
+    """"any way for us to pass a function in?" typed when refusing an edit asks for other work: it is
+    listed among the requests (and still as the correction it is); a question about what is known
+    ("do we know what the prompt looks like?") or a prohibition asks for no work."""
+    s = Session()
+    s.user("Make the prompt test drive the real binary.")
+    refused = []
+    for n, said in enumerate(("any way for us to pass a function in to do the input?",
+                              "do we know what the prompt actually looks like?",
+                              "don't run the integration tests, too slow.",
+                              "given we have the handle...can we read it instead of sleeping?")):
+        tid = f"toolu_01refuse{n}"
+        s.assistant(tool_use("Edit", {"file_path": "env.go", "old_string": "a", "new_string": "b"}, tid))
+        refused.append(s.tool_result(tid, REFUSED + said, is_error=True))
+        s.assistant(text("Let me look at that."))
+    s.user("thanks, that's all")
+    s.assistant(text("Done."))
+    basics = s.sections(tmp_path)["basics"].content
+    asked = basics.split("### What the user asked since", 1)[1].split("###", 1)[0] if "### What the user" in basics \
+        else ""
+    assert f'"any way for us to pass a function in to do the input?" (`transcript:L{s.line_of(refused[0])}`)' in asked
+    assert f"`transcript:L{s.line_of(refused[3])}`" in asked
+    assert f"`transcript:L{s.line_of(refused[1])}`" not in asked
+    assert f"`transcript:L{s.line_of(refused[2])}`" not in asked
+
+
+def test_words_typed_when_refusing_that_ask_for_more_overrule_no_claim(tmp_path):
+    """Refusing an edit to ask that it go further ("even more, can the switch logic also be shared?")
+    keeps the claim before it: it is not listed as overruled (the refused edit still is a dead end)."""
+    s = Session()
+    s.user("Share the transcript formatting between the two commands.")
+    claim = s.assistant(text("The formatSection helper I created should be reused here."))
+    tid = "toolu_01extend"
+    s.assistant(tool_use("Edit", {"file_path": "explain.go", "old_string": "a", "new_string": "b"}, tid))
+    more = s.tool_result(tid, REFUSED + "even more, can the switch logic also be shared?", is_error=True)
+    s.assistant(text("Good idea. Let me share the switch too."))
+    dead = s.sections(tmp_path)["dead_ends"].content
+    assert f"`transcript:L{s.line_of(claim[0])}`) — overruled" not in dead
+    assert f"tool use was refused by the user (`transcript:L{s.line_of(more)}`)" in dead

@@ -13,10 +13,11 @@ which repository is missing and how to get it, and prints nothing else.
 
 Splits (the README has the whole story): ``tuning`` is the 44 sessions first drawn — split then
 by checkpoint hash into a tuning part and a held-out part, the latter (``retired``) scored three
-times while tuning went on and tuned on since; ``retired-2`` to ``retired-5`` are the first four
+times while tuning went on and tuned on since; ``retired-2`` to ``retired-6`` are the first five
 fresh sets, each scored once and tuned on since (``retired-4`` also read by a second reader:
-``tests.handoff.agreement``); ``held-out`` is the fifth fresh set, drawn by a written rule
-(:func:`draw_fresh`), labelled before any score on it, scored once at the end.
+``tests.handoff.agreement``; ``retired-6`` drawn partly from the old tuning side); ``held-out`` is
+the sixth fresh set, drawn by a written rule (:func:`draw_fresh`), labelled by a reader who did
+not tune, before any score on it, scored once at the end.
 """
 
 from __future__ import annotations
@@ -42,10 +43,10 @@ DEFAULT_MIRRORS = "/work/.mirror"
 SPLITS = ("held-out", "tuning")
 # what each reported split is made of: the fresh held-out set, and every session tuned on (the old
 # corpus's tuning part and its retired held-out part, scored three times while tuning went on)
-PARTS = {"held-out": ("held-out", "held-out-b"), "held-out-a": ("held-out",), "held-out-b": ("held-out-b",),
-         "tuning": ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5"),
+PARTS = {"held-out": ("held-out",),
+         "tuning": ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6"),
          "retired": ("retired",), "old-tuning": ("tuning",), "retired-2": ("retired-2",), "retired-3": ("retired-3",),
-         "retired-4": ("retired-4",), "retired-5": ("retired-5",)}
+         "retired-4": ("retired-4",), "retired-5": ("retired-5",), "retired-6": ("retired-6",)}
 # which sentences each family's cue is applied to in the extractors (analysis.py)
 FAMILY_ROLES = {"correction": ("user",), "constraint": ("user",), "decision": ("user", "assistant"),
                 "intent": ("user", "assistant"), "dead-end": ("assistant",), "open-thread": ("assistant",)}
@@ -592,7 +593,8 @@ FRESH_GRADED = 8
 EARLIER = {1: ("tuning", "retired"), 2: ("tuning", "retired", "retired-2"),
            3: ("tuning", "retired", "retired-2", "retired-3"),
            4: ("tuning", "retired", "retired-2", "retired-3", "retired-4"),
-           5: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5")}
+           5: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5"),
+           6: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6")}
 # round 3 spreads its set over client generations and session lengths: at most STRATUM_CAP
 # sessions per (client bucket, spine-length bucket) in the first pass over the order
 STRATUM_CAP = 2
@@ -621,7 +623,8 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 3, repo: str = 
     "fresh-held-out-4:" (now ``retired-5``); round 5 with ``retired-5`` excluded too and the salt
     "fresh-held-out-5:", and — that side of the old split being used up — the set filled to 16 from
     the old tuning side's checkpoints outside every labelled set, in the order of
-    sha256("fresh-held-out-5-fill:" + path), the strata counted on (split ``held-out-b``)."""
+    sha256("fresh-held-out-5-fill:" + path), the strata counted on (split ``held-out-b`` then; both
+    parts are ``retired-6`` now)."""
     from gitrefocus.handoff import prepare, transcript_paths
 
     where = os.path.join(mirrors, repo.replace("/", "+"), "repo")

@@ -93,17 +93,16 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
     second = [path for path, s in sessions.items() if s.split == "retired-3"]
     third = [path for path, s in sessions.items() if s.split == "retired-4"]
     fourth = [path for path, s in sessions.items() if s.split == "retired-5"]
-    fresh = [path for path, s in sessions.items() if s.split == "held-out"]
-    fill = [path for path, s in sessions.items() if s.split == "held-out-b"]
-    assert len(first) >= 15 and len(second) >= 15 and len(third) >= 16 and len(fourth) >= 16, \
-        "the first four fresh sets, now tuned on"
-    assert len(fresh + fill) >= 16, "the fifth, held out (filled from the other side of the old split)"
+    fifth = [path for path, s in sessions.items() if s.split == "retired-6"]
+    assert len(first) >= 15 and len(second) >= 15 and len(third) >= 16 and len(fourth) >= 16 and len(fifth) >= 16, \
+        "the first five fresh sets, now tuned on"
     checkpoints = {"/".join(p.split("/")[:2]) for p in old}
     assert all(corpus.split_of(p) == "retired" and "/".join(p.split("/")[:2]) not in checkpoints
-               for p in first + second + third + fourth + fresh), \
+               for p in first + second + third + fourth), \
         "drawn from the side nobody tuned on, outside the old corpus's checkpoints"
-    assert all(corpus.split_of(p) == "tuning" and "/".join(p.split("/")[:2]) not in checkpoints for p in fill)
-    sets = [{"/".join(p.split("/")[:2]) for p in group} for group in (first, second, third, fourth, fresh, fill)]
+    assert all("/".join(p.split("/")[:2]) not in checkpoints for p in fifth), \
+        "the fifth filled from the other side of the old split, outside the old corpus's checkpoints too"
+    sets = [{"/".join(p.split("/")[:2]) for p in group} for group in (first, second, third, fourth, fifth)]
     assert all(not (a & b) for i, a in enumerate(sets) for b in sets[i + 1:]), "the fresh sets share no checkpoint"
     rows = corpus._tsv("sentences.tsv", corpus.DATA)
     assert len(rows) >= 600
@@ -115,11 +114,11 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
         assert row["role"] in ("user", "assistant") and row["draw"] in ("random", "boundary")
     assert len([r for r in rows if sessions[r["path"]].split == "retired-4"]) >= 300
     assert len([r for r in rows if sessions[r["path"]].split == "retired-5"]) >= 300
-    assert len([r for r in rows if sessions[r["path"]].split in corpus.PARTS["held-out"]]) >= 300
+    assert len([r for r in rows if sessions[r["path"]].split == "retired-6"]) >= 300
     briefs = corpus._tsv("briefs.tsv", corpus.DATA)
     graded = {r["path"] for r in briefs}
     assert len(graded) >= 15 and graded == {p for p, s in sessions.items() if s.graded}
-    assert len(graded & set(third)) >= 8 and len(graded & set(fourth)) >= 8
+    assert len(graded & set(third)) >= 8 and len(graded & set(fourth)) >= 8 and len(graded & set(fifth)) >= 8
     assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
     for r in briefs:
         for p in r["pointers"].split("|"):

@@ -624,7 +624,11 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 3, repo: str = 
     "fresh-held-out-5:", and — that side of the old split being used up — the set filled to 16 from
     the old tuning side's checkpoints outside every labelled set, in the order of
     sha256("fresh-held-out-5-fill:" + path), the strata counted on (split ``held-out-b`` then; both
-    parts are ``retired-6`` now)."""
+    parts are ``retired-6`` now). Round 6 excludes ``retired-6`` too and, the untouched side holding
+    no eligible session any more (counted before the draw: 0 there, 37 on the old tuning side),
+    orders the unlabelled sessions of *both* sides in one order, sha256("fresh-held-out-6:" + path),
+    eligible and spread as before, all split ``held-out``; 16 sessions, the first 8 taken with a
+    spine of at most 40,000 characters graded."""
     from gitrefocus.handoff import prepare, transcript_paths
 
     where = os.path.join(mirrors, repo.replace("/", "+"), "repo")
@@ -675,7 +679,12 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 3, repo: str = 
 
     by_session = candidates("retired")
     salt = FRESH_SALT if round_ < 3 else f"fresh-held-out-{round_}:"
-    order = sorted(by_session.values(), key=lambda p: hashlib.sha256((salt + p).encode()).hexdigest())
+    pool = list(by_session.values())
+    if round_ >= 6:
+        # neither side of the old split is untouched by now: one order over the unlabelled
+        # sessions of both (each side's largest file of a session; the walk takes a session once)
+        pool += list(candidates("tuning").values())
+    order = sorted(pool, key=lambda p: hashlib.sha256((salt + p).encode()).hexdigest())
 
     def eligible(path: str) -> dict | None:
         data_bytes = blob(path)
@@ -725,7 +734,7 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 3, repo: str = 
         picked.extend(skipped[:FRESH_SESSIONS - len(picked)])  # short of spread: the order's next ones
 
     walk(order, "held-out")
-    if round_ >= 5 and len(picked) < FRESH_SESSIONS:
+    if round_ == 5 and len(picked) < FRESH_SESSIONS:
         # the untouched side of the old split is used up: fill from the other side's checkpoints
         # outside every set labelled so far (the first round may have read built-in briefs of some)
         fill = sorted(candidates("tuning").values(),

@@ -102,7 +102,10 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
         "drawn from the side nobody tuned on, outside the old corpus's checkpoints"
     assert all("/".join(p.split("/")[:2]) not in checkpoints for p in fifth), \
         "the fifth filled from the other side of the old split, outside the old corpus's checkpoints too"
-    sets = [{"/".join(p.split("/")[:2]) for p in group} for group in (first, second, third, fourth, fifth)]
+    fresh = [path for path, s in sessions.items() if s.split == "held-out"]
+    assert len(fresh) >= 16, "the sixth, held out (from both sides of the old split)"
+    assert all("/".join(p.split("/")[:2]) not in checkpoints for p in fresh)
+    sets = [{"/".join(p.split("/")[:2]) for p in group} for group in (first, second, third, fourth, fifth, fresh)]
     assert all(not (a & b) for i, a in enumerate(sets) for b in sets[i + 1:]), "the fresh sets share no checkpoint"
     rows = corpus._tsv("sentences.tsv", corpus.DATA)
     assert len(rows) >= 600
@@ -115,10 +118,12 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
     assert len([r for r in rows if sessions[r["path"]].split == "retired-4"]) >= 300
     assert len([r for r in rows if sessions[r["path"]].split == "retired-5"]) >= 300
     assert len([r for r in rows if sessions[r["path"]].split == "retired-6"]) >= 300
+    assert len([r for r in rows if sessions[r["path"]].split in corpus.PARTS["held-out"]]) >= 300
     briefs = corpus._tsv("briefs.tsv", corpus.DATA)
     graded = {r["path"] for r in briefs}
     assert len(graded) >= 15 and graded == {p for p, s in sessions.items() if s.graded}
     assert len(graded & set(third)) >= 8 and len(graded & set(fourth)) >= 8 and len(graded & set(fifth)) >= 8
+    assert len(graded & set(fresh)) >= 8
     assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
     for r in briefs:
         for p in r["pointers"].split("|"):

@@ -193,10 +193,11 @@ def _same_as_plain(fast: list[tuple], plain: list[tuple]) -> None:
 
 
 def _decoded(data: bytes) -> list[tuple]:
-    out = []
-    for number, value, line in jsonl.decoded(io.BytesIO(data), records.decode_record):
-        out.append((number, value, None, False, False) if line is None else
-                   (line.number, line.record, line.problem, line.lossy_utf8, line.skeleton))
+    out: list[tuple] = []
+    count = jsonl.each(io.BytesIO(data), records.decode_record,
+                       lambda value, number: out.append((number, value, None, False, False)),
+                       lambda line: out.append((line.number, line.record, line.problem, line.lossy_utf8, line.skeleton)))
+    assert count == len(out) and [row[0] for row in out] == list(range(1, count + 1))
     return out
 
 

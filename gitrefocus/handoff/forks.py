@@ -26,9 +26,6 @@ class Rewind:
     replacement: int
 
 
-_HASH_MASK = (1 << 62) - 1  # non-negative, so it never equals NO_TIME
-
-
 class Graph:
     """The parentUuid tree, one small entry per record, for dedupe and forks."""
 
@@ -53,14 +50,14 @@ class Graph:
     def add(self, uuid: str, parent: str | None, timestamp: str | None) -> int:
         node = len(self.parent)
         self.index[uuid] = node
-        target = self.NONE
+        target = -1  # NONE
         if parent:
-            target = self.index.get(parent, self.NONE)
-            if target == self.NONE:
+            target = self.index.get(parent, -1)
+            if target == -1:
                 self.pending[node] = parent
         self.parent.append(target)
-        self.message.append(self.NONE)
-        self.times.append(self.NO_TIME if timestamp is None else hash(timestamp) & _HASH_MASK)
+        self.message.append(-1)
+        self.times.append(-1 if timestamp is None else hash(timestamp))  # hash() is never -1 (NO_TIME)
         return node
 
     def resolve(self) -> None:

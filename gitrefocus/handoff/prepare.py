@@ -325,10 +325,12 @@ class _Collector:
                 self._queued_command(record, attachment, number)
         key = self.skipped_keys.get(kind)
         self.stats[key if key is not None else self._skipped_key(kind)] += 1
-        if uuid is not None and not get("isSidechain") and uuid not in self.graph.index:
-            self._check_size()
+        graph = self.graph
+        if uuid is not None and not get("isSidechain") and uuid not in graph.index:
+            if len(graph.parent) >= MAX_RECORDS or len(self.messages) >= MAX_MESSAGES:
+                self._too_large()
             parent = get("parentUuid") or get("logicalParentUuid")
-            self.graph.add(uuid, parent if parent.__class__ is str else None, None)
+            graph.add(uuid, parent if parent.__class__ is str else None, None)
 
     def _skipped_key(self, kind: str | None) -> str:
         """``skipped_<type>`` for a stats key (plan.json shows them): a record of a type the reader
@@ -420,11 +422,14 @@ class _Collector:
                     blocks.append(sp.Block(sp.TEXT, self._text(text, USER_CAP), number))
             elif t == "tool_result":
                 role = sp.TOOL if role == sp.USER and not blocks else role
-                answers = self._answers(item, record, number)
-                if answers:
-                    blocks.extend(answers)
-                    continue
-                block = self._tool_result(item, number)
+                tool_use_id = item.get("tool_use_id")
+                tool = self.tool_names.get(tool_use_id) if isinstance(tool_use_id, str) else None
+                if tool in ASKED_TOOLS:
+                    answers = self._answers(item, record, number, tool)
+                    if answers:
+                        blocks.extend(answers)
+                        continue
+                block = self._tool_result(item, number, tool_use_id, tool)
                 if block is not None and block.text == INTERRUPT_TEXT and block.kind == sp.TEXT:
                     role = sp.INTERRUPT
                 if block is not None:
@@ -439,11 +444,9 @@ class _Collector:
             return None
         return sp.Message(role, number, blocks=blocks)
 
-    def _answers(self, item: dict[str, Any], record: dict[str, Any], number: int) -> list[sp.Block]:
+    def _answers(self, item: dict[str, Any], record: dict[str, Any], number: int, tool: str) -> list[sp.Block]:
         """The user's answers to an AskUserQuestion call, one block each (the question as note)."""
-        tool_use_id = item.get("tool_use_id")
-        tool = self.tool_names.get(tool_use_id) if isinstance(tool_use_id, str) else None
-        if tool not in ASKED_TOOLS or item.get("is_error") is True:
+        if item.get("is_error") is True:
             return []
         content = item.get("content")
         if output_startswith(content, REFUSED):
@@ -531,12 +534,11 @@ class _Collector:
             line, text = self.queue.popleft()
             self._queued(text, line, None)
 
-    def _tool_result(self, item: dict[str, Any], number: int) -> sp.Block | None:
+    def _tool_result(self, item: dict[str, Any], number: int, tool_use_id: object, tool: str | None) -> sp.Block | None:
+        """A tool's result (``tool``: the name of the call ``tool_use_id`` answers, if known)."""
         content = item.get("content")
         # the tool's output is classified by its head, never quoted but for a refusal's feedback
         refused = output_startswith(content, REFUSED)
-        tool_use_id = item.get("tool_use_id")
-        tool = self.tool_names.get(tool_use_id) if isinstance(tool_use_id, str) else None
         if tool == "TaskCreate" and isinstance(tool_use_id, str) and tool_use_id in self.task_calls:
             self._task_created(tool_use_id, output_head(content), number)
         elif tool == "ExitPlanMode" and self.plan and self.plan[0] == tool_use_id and refused:

@@ -15,6 +15,7 @@ chunks, prompts, git facts) is measured beside them.
     .venv/bin/python benchmarks/handoff_bench.py --no-hyperscan         # the scrubber's pure path
     .venv/bin/python benchmarks/handoff_bench.py --files A.jsonl B.jsonl  # real transcripts instead
     .venv/bin/python benchmarks/handoff_bench.py --no-compile  # each start compiles the sources too
+    .venv/bin/python benchmarks/handoff_bench.py --dense       # the line-dense file of earlier rounds
 
 The package's modules are byte-compiled first (``compileall``, into their ``__pycache__``), as
 ``pip install`` leaves them: with ``PYTHONDONTWRITEBYTECODE`` set (as on the machines these
@@ -28,9 +29,18 @@ the whole handoff of every file, against a bare ``json.loads`` pass over the sam
 The transcript is written to a temporary directory (never committed). It
 mirrors what Claude Code 2.1 writes: split assistant lines sharing
 ``message.id``, signature-only and plaintext thinking, tool calls whose results
-are duplicated in ``toolUseResult``, progress/attachment/file-history/queue
+are duplicated in ``toolUseResult``, progress/attachment/file-history/queue/system
 records, an in-file sidechain, subagent files, a resume replay that repeats
 earlier records, a few multi-megabyte tool results and a broken line.
+
+Its shape follows the 688 real transcripts of the public mirror docs/secrets.md names (710 MB):
+the mix of record types by lines and bytes, ~3.4 kB a line (theirs: 3.6 kB over all, 3.5 kB
+the median file, 1.8 kB the tenth percentile), progress records hanging off the tool call
+(a subagent's streamed ``agent_progress`` the largest of them) rather than in the chain its
+result follows. ``--dense`` writes the file of earlier rounds instead: the same mix of types
+in smaller lines (1.9 kB a line, nearly twice as many lines per MB), progress records in the
+chain. The reader's cost goes by lines, ``json.loads``'s by bytes, so that file weighs the
+reader's Python per record about twice as heavily as a typical session does.
 """
 
 from __future__ import annotations
@@ -93,7 +103,10 @@ class Writer:
                    "isSnapshotUpdate": False}, chain=False)
         self.emit({"type": "user", "message": {"role": "user", "content": text}})
 
-    def assistant_step(self) -> None:
+    def assistant_step(self, dense: bool = False) -> None:
+        """One model response (a line per content block) and its tool's result. ``dense``: the
+        shape of rounds before the real transcripts were measured (smaller lines, progress records
+        in the main chain); otherwise sized and linked as the real ones are (see ``--dense``)."""
         rng = self.rng
         msg_id = "msg_" + base64.b32encode(rng.randbytes(15)).decode().lower()
         usage = {"input_tokens": rng.randint(1, 9), "cache_creation_input_tokens": rng.randint(0, 9000),
@@ -108,27 +121,42 @@ class Writer:
                 blocks.append({"type": "thinking", "thinking": "",
                                "signature": base64.b64encode(rng.randbytes(600)).decode()})
             else:
-                blocks.append({"type": "thinking", "thinking": self.text(600),
+                blocks.append({"type": "thinking", "thinking": self.text(600 if dense else 1400),
                                "signature": base64.b64encode(rng.randbytes(300)).decode()})
         if rng.random() < 0.5:
             blocks.append({"type": "text", "text": self.text(rng.randint(80, 1200))})
-        tool = rng.choice(["Bash", "Read", "Read", "Edit", "Grep"])
+        tool = rng.choice(["Bash", "Read", "Read", "Edit", "Grep"] + ([] if dense else ["Task"] * (rng.random() < 0.15)))
         tool_id = "toolu_" + base64.b32encode(rng.randbytes(15)).decode()
-        inputs = {"Bash": {"command": "pytest -q tests/", "description": "Run tests"},
+        edit = (200, 240) if dense else (800, 900)
+        inputs = {"Bash": {"command": "pytest -q tests/" if dense else self.text(rng.randint(20, 800)),
+                           "description": "Run tests"},
                   "Read": {"file_path": f"{self.cwd}/src/mod{rng.randint(1, 80)}.py"},
                   "Edit": {"file_path": f"{self.cwd}/src/mod{rng.randint(1, 80)}.py",
-                           "old_string": self.text(200), "new_string": self.text(240)},
-                  "Grep": {"pattern": "def \\w+", "path": "src"}}[tool]
+                           "old_string": self.text(edit[0]), "new_string": self.text(edit[1])},
+                  "Grep": {"pattern": "def \\w+", "path": "src"}}.get(tool) or \
+            {"description": "Explore the code", "prompt": self.text(600), "subagent_type": "Explore"}
         blocks.append({"type": "tool_use", "id": tool_id, "name": tool, "input": inputs})
         for block in blocks:  # one line per content block, sharing message.id
             self.emit({"type": "assistant", "message": {**base, "content": [block]},
                        "requestId": "req_" + msg_id[4:], "timestamp": stamp})
+        call = self.parent
         for _ in range(rng.randint(1, 8) if tool == "Bash" else 1):
             self.emit({"type": "progress", "data": {"type": "hook_progress" if tool != "Bash" else "bash_progress",
                                                     "hookEvent": "PostToolUse", "output": self.text(120)},
                        "toolUseID": tool_id, "parentToolUseID": tool_id})
+        if tool == "Task":  # the subagent's messages streamed as they come, each with all before it
+            seen: list[dict] = []
+            for _ in range(rng.randint(5, 30)):
+                seen.append({"type": "assistant", "message": {"role": "assistant", "content": [
+                    {"type": "text", "text": self.text(rng.randint(100, 500))}]}})
+                self.emit({"type": "progress", "data": {"type": "agent_progress", "agentId": "a1b2c3d",
+                                                        "prompt": inputs["prompt"], "message": seen[-1],
+                                                        "normalizedMessages": seen[-20:]},
+                           "toolUseID": tool_id, "parentToolUseID": tool_id})
+        if not dense:
+            self.parent = call  # progress records hang off the call; its result follows the call
         big = rng.random() < 0.0002
-        n = 3_000_000 if big else int(rng.paretovariate(1.3) * 700)
+        n = 3_000_000 if big else int(rng.paretovariate(1.3) * (700 if dense else 1150))
         n = min(n, 3_000_000)
         body = "\n".join(f"{i:>5}\t{self.text(70)}" for i in range(max(1, n // 75)))
         result = {"type": "tool_result", "tool_use_id": tool_id, "content": body,
@@ -151,8 +179,9 @@ class Writer:
         self.parent = saved
 
 
-def generate(directory: str, target_mb: float, seed: int = 7) -> str:
-    """Write a session under ``directory``; returns the main transcript's path."""
+def generate(directory: str, target_mb: float, seed: int = 7, dense: bool = False) -> str:
+    """Write a session under ``directory``; returns the main transcript's path. ``dense``: the
+    shape of earlier rounds (see ``--dense``)."""
     rng = random.Random(seed)
     session_id = str(uuidlib.UUID(int=rng.getrandbits(128), version=4))
     path = os.path.join(directory, f"{session_id}.jsonl")
@@ -165,7 +194,10 @@ def generate(directory: str, target_mb: float, seed: int = 7) -> str:
             turn += 1
             w.user(("No, that's wrong: " if rng.random() < 0.1 else "") + w.text(rng.randint(60, 1500)))
             for _ in range(rng.randint(1, 12)):
-                w.assistant_step()
+                w.assistant_step(dense)
+            if not dense:  # the client's note at the end of a turn
+                w.emit({"type": "system", "subtype": "turn_duration", "durationMs": rng.randint(900, 900_000),
+                        "isMeta": False, "content": w.text(rng.randint(40, 400)), "level": "info"})
             if turn % 150 == 0:
                 w.sidechain(20)
             if turn % 40 == 0:
@@ -185,7 +217,7 @@ def generate(directory: str, target_mb: float, seed: int = 7) -> str:
             sub = Writer(fh, rng, session_id, "/home/dev/project")
             sub.emit({"type": "user", "isSidechain": True, "message": {"role": "user", "content": "Search " + sub.text(90)}})
             for _ in range(30):
-                sub.assistant_step()
+                sub.assistant_step(dense)
     return path
 
 
@@ -332,6 +364,8 @@ def main(argv=None) -> int:
     parser.add_argument("--files", nargs="+", metavar="JSONL", help="measure these transcripts instead")
     parser.add_argument("--no-compile", action="store_true",
                         help="do not byte-compile the package first (each start compiles its sources)")
+    parser.add_argument("--dense", action="store_true",
+                        help="the line-dense synthetic file of earlier rounds (1.9 kB a line, not 3.4 kB)")
     parser.add_argument("--_measure", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.no_hyperscan:
@@ -351,11 +385,12 @@ def main(argv=None) -> int:
     os.makedirs(directory, exist_ok=True)
     try:
         t = time.perf_counter()
-        path = generate(directory, args.mb)
+        path = generate(directory, args.mb, dense=args.dense)
         if not os.path.isdir(os.path.join(directory, ".git")):
             _repo(directory)
         size = os.path.getsize(path) / 1e6
-        print(f"generated {size:.1f} MB transcript in {time.perf_counter() - t:.1f} s: {path}")
+        print(f"generated {size:.1f} MB {'dense ' if args.dense else ''}transcript in {time.perf_counter() - t:.1f} s: "
+              f"{path}")
         spinners = _busy(args.busy)
         try:
             rounds = _paired(path, args.runs)

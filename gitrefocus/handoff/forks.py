@@ -1,19 +1,21 @@
 """The parentUuid tree of a transcript: deduplication, and forks told apart.
 
-One small entry per record (an array slot and a 16-byte key for a canonical
-UUID), so a long session's graph stays small.
+One small entry per record (array slots, and the record's uuid string as its key:
+the decoded string itself, kept rather than a new compact key made per record),
+so a long session's graph stays small.
 """
 
 from __future__ import annotations
 
 from array import array
+from itertools import compress
 
 from gitrefocus.model.records import dataclass
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
     from collections import Counter
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
 
 
 @dataclass
@@ -24,19 +26,6 @@ class Rewind:
     replacement: int
 
 
-def key(uuid: str) -> bytes | str:
-    """A compact dict key: 16 bytes for a canonical UUID, the string otherwise."""
-    if len(uuid) == 36 and uuid[8] == "-":
-        try:
-            return bytes.fromhex(uuid.replace("-", ""))
-        except ValueError:
-            pass
-    return uuid
-
-
-_HASH_MASK = (1 << 62) - 1  # non-negative, so it never equals NO_TIME
-
-
 class Graph:
     """The parentUuid tree, one small entry per record, for dedupe and forks."""
 
@@ -44,38 +33,31 @@ class Graph:
     NO_TIME = -1
 
     def __init__(self) -> None:
-        self.index: dict[bytes | str | None, int] = {}  # key(uuid) -> node
+        self.index: dict[str, int] = {}       # uuid -> node
         self.parent = array("q")              # node id, or NONE; unresolved ones wait in `pending`
-        self.pending: dict[int, bytes | str | None] = {}  # node -> parent key not seen yet
+        self.pending: dict[int, str] = {}     # node -> parent uuid not seen yet
         # only compared for equality (siblings written at the same instant): a hash per node
         # keeps the graph flat in memory; NO_TIME for records without one
         self.times = array("q")
         self.message = array("q")             # index into messages, or NONE
-        self._last: tuple[str | None, bytes | str | None] = (None, None)      # (uuid, key) of the last node: most parents
 
     def __len__(self) -> int:
         return len(self.parent)
 
     def contains(self, uuid: str) -> bool:
-        return key(uuid) in self.index
+        return uuid in self.index
 
-    def add(self, uuid: str, parent: str | None, timestamp: str | None, ukey: bytes | str | None = None) -> int:
-        """Add a node; ``ukey`` is ``key(uuid)`` when the caller has it already."""
+    def add(self, uuid: str, parent: str | None, timestamp: str | None) -> int:
         node = len(self.parent)
-        if ukey is None:
-            ukey = key(uuid)
-        self.index[ukey] = node
-        target = self.NONE
+        self.index[uuid] = node
+        target = -1  # NONE
         if parent:
-            last_uuid, last_key = self._last
-            pkey = last_key if parent == last_uuid else key(parent)
-            target = self.index.get(pkey, self.NONE)
-            if target == self.NONE:
-                self.pending[node] = pkey
+            target = self.index.get(parent, -1)
+            if target == -1:
+                self.pending[node] = parent
         self.parent.append(target)
-        self.message.append(self.NONE)
-        self.times.append(self.NO_TIME if timestamp is None else hash(timestamp) & _HASH_MASK)
-        self._last = (uuid, ukey)
+        self.message.append(-1)
+        self.times.append(-1 if timestamp is None else hash(timestamp))  # hash() is never -1 (NO_TIME)
         return node
 
     def resolve(self) -> None:
@@ -91,13 +73,6 @@ class Graph:
         """A stand-in for the record's timestamp: equal for equal timestamps."""
         t = self.times[node]
         return None if t == self.NO_TIME else t
-
-    def ancestors(self, node: int | None) -> Iterator[int]:
-        seen = set()
-        while node is not None and node not in seen:
-            seen.add(node)
-            yield node
-            node = self.parent_of(node)
 
 
 def linearize(g: Graph, leaf: int | None, message_count: int, is_user_turn: Callable[[int], bool],
@@ -115,22 +90,29 @@ def linearize(g: Graph, leaf: int | None, message_count: int, is_user_turn: Call
     rewinds: list[Rewind] = []
     if leaf is None:
         return keep, rewinds
-    # flat structures, one byte or slot per node: a 500 MB session has ~250k nodes
+    # flat structures, one byte or slot per node: a 500 MB session has ~250k nodes; the path
+    # usually holds nearly all of them, so what is done per node is kept to a few array reads
+    parents, message = g.parent, g.message
     on_path = _OnPath(len(g))
-    for node in g.ancestors(leaf):
-        on_path.add(node)
+    flags = on_path.flags
     path_child = _PathChild(len(g))
+    children = path_child.child
     msg_on_path = bytearray(message_count)
-    for node in on_path.nodes():
-        parent = g.parent_of(node)
-        if parent is not None and parent in on_path:
-            path_child[parent] = node
-        if g.message[node] >= 0:
-            msg_on_path[g.message[node]] = 1
+    node, below = leaf, Graph.NONE
+    while node != Graph.NONE and not flags[node]:  # the leaf's ancestors, up to a cycle
+        flags[node] = 1
+        children[node] = below
+        msg = message[node]
+        if msg >= 0:
+            msg_on_path[msg] = 1
+        below, node = node, parents[node]
+    if node != Graph.NONE:  # a cycle: the last ancestor's parent has a child on the path already;
+        children[node] = max(children[node], below)  # of two, the later node is the path's
     fork: dict[int, tuple[int, int | None] | None] = {}
     groups: dict[tuple[int, int | None], list[int]] = {}
-    for node, msg in enumerate(g.message):
-        if msg < 0 or node in on_path:
+    for node in compress(range(len(g)), flags.translate(_OFF_PATH)):
+        msg = message[node]
+        if msg < 0:
             continue
         if msg_on_path[msg]:
             continue  # another line of the same merged message is on the path
@@ -153,6 +135,9 @@ def linearize(g: Graph, leaf: int | None, message_count: int, is_user_turn: Call
     return keep, rewinds
 
 
+_OFF_PATH = bytes.maketrans(b"\x00\x01", b"\x01\x00")  # an _OnPath's flags, inverted
+
+
 class _OnPath:
     """A set of node ids as one byte per node."""
 
@@ -164,9 +149,6 @@ class _OnPath:
 
     def __contains__(self, node: int) -> bool:
         return 0 <= node < len(self.flags) and self.flags[node] == 1
-
-    def nodes(self) -> Iterator[int]:
-        return (i for i, f in enumerate(self.flags) if f)
 
 
 class _PathChild:

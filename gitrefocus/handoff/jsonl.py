@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator
 
 from gitrefocus.handoff.scrub import scrub_decoded, scrub_value, trigger_gate
 from gitrefocus.model.records import dataclass
@@ -199,13 +199,16 @@ def read_lines(fh: BinaryIO, *, decode: Callable[[bytes], object] | None = None,
         yield _pieced(number, fh, piece, tally, view)
 
 
-def decoded(fh: BinaryIO, decode: Callable[[bytes], object], tally: Counter[str] | None = None,
-            view: Callable[[object], object] | None = None,
-            gated: Callable[[bytes, object], bytes | None] | None = None) -> Iterator[tuple[int, object, Line | None]]:
-    """What :func:`read_lines` gives, faster for an ordinary line: ``(number, value, None)``
-    when ``decode`` takes the whole line as it is (JSON ignores the whitespace around it);
-    ``(number, None, line)`` for any other line (blank, not JSON, huge, lossy UTF-8, or one
-    ``decode`` refuses), which is read exactly as :func:`read_lines` reads it.
+def each(fh: BinaryIO, decode: Callable[[bytes], object], take: Callable[[dict[str, Any], int], None],
+         take_line: Callable[[Line], None], tally: Counter[str] | None = None,
+         view: Callable[[object], object] | None = None,
+         gated: Callable[[bytes, object], bytes | None] | None = None) -> int:
+    """Read every line of ``fh`` as :func:`read_lines` does, handing each over rather than
+    yielding it (the reader's loop is the hottest there is): ``take(record, number)`` when
+    ``decode`` takes the whole line as it is (JSON ignores the whitespace around it) and gives
+    an object; ``take_line(line)`` for any other line (blank, not JSON, not an object, huge,
+    lossy UTF-8, or one ``decode`` refuses), read exactly as :func:`read_lines` reads it.
+    Returns the number of lines.
 
     ``gated(line, value)``: what of the line the secret gate must scan to know whether ``value``
     holds a secret (the line itself when not given); None: nothing, ``value`` is handed over
@@ -216,19 +219,23 @@ def decoded(fh: BinaryIO, decode: Callable[[bytes], object], tally: Counter[str]
     while True:
         piece = readline(PIECE)
         if not piece:
-            return
+            return number
         number += 1
         if piece.endswith(b"\n") or len(piece) < PIECE:
             try:
                 value = decode(piece)
             except Exception:  # noqa: BLE001 - see _parse: json.loads gets its turn
-                yield number, None, _whole(number, piece, decode, tally, view)
+                take_line(_whole(number, piece, decode, tally, view))
                 continue
             scanned = piece if gated is None else gated(piece, value)
-            # scrub_decoded, inlined: most lines hold no trigger and cost one scan
-            yield number, scrub_value(value, tally, view) if scanned is not None and gate(scanned) else value, None
+            if scanned is not None and gate(scanned):  # scrub_decoded, inlined: most lines cost one scan
+                value = scrub_value(value, tally, view)
+            if value.__class__ is dict:
+                take(value, number)
+            else:
+                take_line(Line(number, value, size=len(piece)))
             continue
-        yield number, None, _pieced(number, fh, piece, tally, view)
+        take_line(_pieced(number, fh, piece, tally, view))
 
 
 def _whole(number: int, data: bytes, decode: Callable[[bytes], object] | None = None, tally: Counter[str] | None = None,

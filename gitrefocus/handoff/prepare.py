@@ -71,7 +71,7 @@ from gitrefocus.model.records import dataclass, field
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Iterator
     from typing import Any
 
     from gitrefocus.handoff.spine import Message
@@ -170,7 +170,7 @@ class _Collector:
         self.tool_names: OrderedDict[str, str] = OrderedDict()
         self.sidechains: dict[str, Sidechain] = {}
         self.sidechain_of: dict[str, str] = {}   # uuid -> group, for sidechains without agentId
-        self.sidechain_seen: set[bytes | str] = set()
+        self.sidechain_seen: set[str] = set()
         self.text_budget = TEXT_BUDGET
         self.cwd: str | None = None
         self.git_branch: str | None = None
@@ -217,21 +217,14 @@ class _Collector:
                 return
             if decode_record is None:  # no msgspec: every line through json.loads
                 for plain in jsonl.read_lines(fh, tally=self.redactions, view=reader_view):
+                    self.stats["lines"] += 1
                     self._line(plain)
                 return
-            stats, record = self.stats, self.record
-            for number, value, line in jsonl.decoded(fh, decode_record, self.redactions, reader_view, gated_bytes):
-                if line is not None:
-                    self._line(line)
-                elif value.__class__ is dict:
-                    stats["lines"] += 1
-                    record(value, number)
-                else:
-                    stats["lines"] += 1
-                    stats["non_object_lines"] += 1  # valid JSON, but not a record
+            self.stats["lines"] += jsonl.each(fh, decode_record, self.record, self._line, self.redactions,
+                                              reader_view, gated_bytes)
 
     def _line(self, line: jsonl.Line) -> None:
-        self.stats["lines"] += 1
+        """A line as :func:`jsonl.read_lines` reads it (the caller counts it)."""
         if line.problem:
             self.stats[line.problem.replace("-", "_") + "_lines"] += 1
             return
@@ -246,57 +239,98 @@ class _Collector:
         self.record(record, line.number)
 
     def record(self, record: dict[str, Any], number: int) -> None:
+        # once per line: the common cases are decided with as few lookups and calls as they need
+        # (the reader's Python per record weighs as much as decoding the line)
         get = record.get
         kind = get("type")
-        if not isinstance(kind, str):
-            kind = None
         uuid = get("uuid")
-        if not isinstance(uuid, str) or not uuid:
+        if uuid.__class__ is not str or not uuid:
             uuid = None
-        if kind not in CONVERSATION:
-            if kind in TITLE_KINDS:
-                self._title_record(kind, record)
-            elif kind == "queue-operation":
-                self._queue_operation(record, number)
-            elif kind == "attachment":
-                attachment = get("attachment")
-                if attachment.__class__ is dict and attachment.get("type") == "queued_command":
-                    self._queued_command(record, attachment, number)
-            self._skipped(kind, uuid, get("isSidechain"), get("parentUuid") or get("logicalParentUuid"))
+        if kind.__class__ is not str or kind not in CONVERSATION:
+            self._other(record, kind if kind.__class__ is str else None, uuid, number)
             return
         graph = self.graph
-        ukey = forks.key(uuid) if uuid else None
-        if ukey is not None and (ukey in graph.index or ukey in self.sidechain_seen):
+        if uuid is not None and (uuid in graph.index or uuid in self.sidechain_seen):
             self.stats["duplicate_records"] += 1
             return
         if get("isSidechain") is True and not self.subagent_file:
             self._sidechain(record, uuid, number)
             return
         timestamp = get("timestamp")
-        if not isinstance(timestamp, str):
+        if timestamp.__class__ is not str:
             timestamp = None
-        self._remember_meta(get, timestamp)
+        elif self.first_ts is None:
+            self.first_ts = self.last_ts = timestamp
+        else:
+            self.last_ts = timestamp
+        # the session's facts: the last value each record states
+        value = get("cwd")
+        if value and value.__class__ is str:
+            self.cwd = value
+        value = get("gitBranch")
+        if value and value.__class__ is str:
+            self.git_branch = value
+        value = get("version")
+        if value and value.__class__ is str:
+            self.version = value
+        if self.session_id is None:
+            value = get("sessionId")
+            if value.__class__ is str:
+                self.session_id = value
+        if len(graph.parent) >= MAX_RECORDS or len(self.messages) >= MAX_MESSAGES:
+            self._too_large()
         node = None
-        self._check_size()
         if uuid:
             # the leaf: the last conversation record of the main chain (also the cache key)
             parent = get("parentUuid")
-            node = graph.add(uuid, parent if isinstance(parent, str) else None, timestamp, ukey)
+            node = graph.add(uuid, parent if parent.__class__ is str else None, timestamp)
             self.leaf_node, self.leaf_uuid = node, uuid
-        index = self._conversation(record, kind, number, timestamp, uuid)
-        if index is not None:
-            if node is not None:
-                graph.message[node] = index
-            self.stats["records"] += 1
+        message = get("message")
+        if message.__class__ is not dict:
+            self.stats["malformed_records"] += 1
+            return
+        if "toolUseResult" in record:
+            self.stats["tool_results_stripped"] += 1
+        if kind == "user":
+            origin = record_origin(record)
+            if origin in (CLIENT, UNKNOWN):
+                self.stats["skipped_" + ("meta" if get("isMeta") else origin.replace("-", "_"))] += 1
+                return
+            msg = self._user(record, message, number, origin)
+            if msg is None:
+                return
+            msg.uuid, msg.timestamp, msg.last_line = uuid, timestamp, number
+            self.messages.append(msg)
+            index = len(self.messages) - 1
+        else:
+            found = self._assistant(record, message, number, timestamp)
+            if found is None:
+                return
+            index = found
+        if node is not None:
+            graph.message[node] = index
+        self.stats["records"] += 1
 
-    def _skipped(self, kind: str | None, uuid: object, sidechain: object, parent: object) -> None:
-        """A record that carries no conversation: counted, and linked into the parentUuid chain."""
-        self.stats[self._skipped_key(kind)] += 1
-        if isinstance(uuid, str) and uuid and not sidechain:
-            ukey = forks.key(uuid)
-            if ukey not in self.graph.index:
-                self._check_size()
-                self.graph.add(uuid, parent if isinstance(parent, str) else None, None, ukey)
+    def _other(self, record: dict[str, Any], kind: str | None, uuid: str | None, number: int) -> None:
+        """A record of any type but conversation: what the reader takes from it (a title, queued
+        words), then counted, and linked into the parentUuid chain."""
+        get = record.get
+        if kind in TITLE_KINDS:
+            self._title_record(kind, record)
+        elif kind == "queue-operation":
+            self._queue_operation(record, number)
+        elif kind == "attachment":
+            attachment = get("attachment")
+            if attachment.__class__ is dict and attachment.get("type") == "queued_command":
+                self._queued_command(record, attachment, number)
+        key = self.skipped_keys.get(kind)
+        self.stats[key if key is not None else self._skipped_key(kind)] += 1
+        graph = self.graph
+        if uuid is not None and not get("isSidechain") and uuid not in graph.index:
+            if len(graph.parent) >= MAX_RECORDS or len(self.messages) >= MAX_MESSAGES:
+                self._too_large()
+            parent = get("parentUuid") or get("logicalParentUuid")
+            graph.add(uuid, parent if parent.__class__ is str else None, None)
 
     def _skipped_key(self, kind: str | None) -> str:
         """``skipped_<type>`` for a stats key (plan.json shows them): a record of a type the reader
@@ -333,10 +367,13 @@ class _Collector:
 
     def _check_size(self) -> None:
         if len(self.graph.parent) >= MAX_RECORDS or len(self.messages) >= MAX_MESSAGES:
-            raise RefocusError(
-                f"{self.source.main} is too large to distill: more than {MAX_RECORDS:,} records or "
-                f"{MAX_MESSAGES:,} messages (a very long session; hand off a shorter one)."
-            )
+            self._too_large()
+
+    def _too_large(self) -> None:
+        raise RefocusError(
+            f"{self.source.main} is too large to distill: more than {MAX_RECORDS:,} records or "
+            f"{MAX_MESSAGES:,} messages (a very long session; hand off a shorter one)."
+        )
 
     def _scrubbed(self, text: str) -> str:
         """What the spine quotes of a tool's output, scrubbed: records are scrubbed as they are
@@ -354,50 +391,7 @@ class _Collector:
         self.text_budget -= len(kept)
         return kept
 
-    def _remember_meta(self, get: Callable[[str], object], timestamp: str | None) -> None:
-        """The session's facts from one record (``get`` is its dict's ``get``)."""
-        value = get("cwd")
-        if value and isinstance(value, str):
-            self.cwd = value
-        value = get("gitBranch")
-        if value and isinstance(value, str):
-            self.git_branch = value
-        value = get("version")
-        if value and isinstance(value, str):
-            self.version = value
-        if self.session_id is None:
-            sid = get("sessionId")
-            if isinstance(sid, str):
-                self.session_id = sid
-        if timestamp is not None:
-            if self.first_ts is None:
-                self.first_ts = timestamp
-            self.last_ts = timestamp
-
     # -- conversation -------------------------------------------------------
-    def _conversation(self, record: dict[str, Any], kind: str, number: int, timestamp: str | None,
-                      uuid: str | None) -> int | None:
-        message = record.get("message")
-        if not isinstance(message, dict):
-            self.stats["malformed_records"] += 1
-            return None
-        if "toolUseResult" in record:
-            self.stats["tool_results_stripped"] += 1
-        if kind == "user":
-            origin = record_origin(record)
-            if origin in (CLIENT, UNKNOWN):
-                self.stats["skipped_" + ("meta" if record.get("isMeta") else origin.replace("-", "_"))] += 1
-                return None
-            msg: Message | int | None = self._user(record, message, number, origin)
-        else:
-            msg = self._assistant(record, message, number, timestamp)
-        if msg is None or isinstance(msg, int):
-            return msg
-        msg.uuid, msg.timestamp = uuid, timestamp
-        msg.last_line = number
-        self.messages.append(msg)
-        return len(self.messages) - 1
-
     def _user(self, record: dict[str, Any], message: dict[str, Any], number: int, origin: str | None) -> Message | None:
         content = message.get("content")
         if origin == COMPACT_SUMMARY:
@@ -428,11 +422,14 @@ class _Collector:
                     blocks.append(sp.Block(sp.TEXT, self._text(text, USER_CAP), number))
             elif t == "tool_result":
                 role = sp.TOOL if role == sp.USER and not blocks else role
-                answers = self._answers(item, record, number)
-                if answers:
-                    blocks.extend(answers)
-                    continue
-                block = self._tool_result(item, number)
+                tool_use_id = item.get("tool_use_id")
+                tool = self.tool_names.get(tool_use_id) if isinstance(tool_use_id, str) else None
+                if tool in ASKED_TOOLS:
+                    answers = self._answers(item, record, number, tool)
+                    if answers:
+                        blocks.extend(answers)
+                        continue
+                block = self._tool_result(item, number, tool_use_id, tool)
                 if block is not None and block.text == INTERRUPT_TEXT and block.kind == sp.TEXT:
                     role = sp.INTERRUPT
                 if block is not None:
@@ -447,11 +444,9 @@ class _Collector:
             return None
         return sp.Message(role, number, blocks=blocks)
 
-    def _answers(self, item: dict[str, Any], record: dict[str, Any], number: int) -> list[sp.Block]:
+    def _answers(self, item: dict[str, Any], record: dict[str, Any], number: int, tool: str) -> list[sp.Block]:
         """The user's answers to an AskUserQuestion call, one block each (the question as note)."""
-        tool_use_id = item.get("tool_use_id")
-        tool = self.tool_names.get(tool_use_id) if isinstance(tool_use_id, str) else None
-        if tool not in ASKED_TOOLS or item.get("is_error") is True:
+        if item.get("is_error") is True:
             return []
         content = item.get("content")
         if output_startswith(content, REFUSED):
@@ -539,12 +534,11 @@ class _Collector:
             line, text = self.queue.popleft()
             self._queued(text, line, None)
 
-    def _tool_result(self, item: dict[str, Any], number: int) -> sp.Block | None:
+    def _tool_result(self, item: dict[str, Any], number: int, tool_use_id: object, tool: str | None) -> sp.Block | None:
+        """A tool's result (``tool``: the name of the call ``tool_use_id`` answers, if known)."""
         content = item.get("content")
         # the tool's output is classified by its head, never quoted but for a refusal's feedback
         refused = output_startswith(content, REFUSED)
-        tool_use_id = item.get("tool_use_id")
-        tool = self.tool_names.get(tool_use_id) if isinstance(tool_use_id, str) else None
         if tool == "TaskCreate" and isinstance(tool_use_id, str) and tool_use_id in self.task_calls:
             self._task_created(tool_use_id, output_head(content), number)
         elif tool == "ExitPlanMode" and self.plan and self.plan[0] == tool_use_id and refused:
@@ -707,7 +701,7 @@ class _Collector:
         key = agent or (self.sidechain_of.get(parent) if isinstance(parent, str) else None) or f"L{number}"
         if uuid:
             self._check_size()
-            self.sidechain_seen.add(forks.key(uuid))
+            self.sidechain_seen.add(uuid)
             if not agent:
                 self.sidechain_of[uuid] = key
         chain = self.sidechains.get(key)
@@ -753,12 +747,20 @@ class _Collector:
 def _no_cycle_collection() -> Iterator[None]:
     """Python's cycle collector off while reading: the reader makes no reference cycles, yet
     its hundreds of thousands of long-lived messages, blocks and decoded values trigger
-    collections that walk all of them again and again (~12% of prepare at 500 MB)."""
+    collections that walk all of them again and again (~12% of prepare at 500 MB).
+
+    What the read made is then moved to the oldest generation (``gc.freeze`` and ``unfreeze``:
+    two list splices) rather than left in the youngest, whose first collection after
+    ``gc.enable`` would walk all of it once more (20 ms of a 100 MB read). Not where the
+    process froze objects of its own: ``unfreeze`` would thaw them too."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if not gc.get_freeze_count():
+            gc.freeze()
+            gc.unfreeze()
         if enabled:
             gc.enable()
 

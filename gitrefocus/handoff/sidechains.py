@@ -18,7 +18,6 @@ from gitrefocus.handoff.records import (
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from typing import Any
 
 
@@ -98,16 +97,9 @@ def insert_by_time(messages: list[sp.Message], extra: list[sp.Message]) -> list[
     return out
 
 
-def _records(fh: Any, tally: Counter[str] | None) -> Iterator[tuple[int, object, jsonl.Line | None]]:
-    """``(number, record, None)`` or ``(number, None, line)``, read as the main transcript is."""
-    if decode_record is None:  # no msgspec: every line through json.loads
-        for line in jsonl.read_lines(fh, tally=tally, view=reader_view):
-            yield line.number, None, line
-        return
-    yield from jsonl.decoded(fh, decode_record, tally, reader_view, gated_bytes)
-
-
 def read_subagent(path: str, stats: Counter[str], tally: Counter[str] | None = None) -> "Sidechain | None":
+    """A subagent file, read as the main transcript is, as one sidechain (None when it holds no
+    conversation)."""
     from gitrefocus.handoff.scrub import scrub_text
 
     label = scrub_text(os.path.basename(path))[0]  # a file name: not from the scrubbed records
@@ -118,22 +110,31 @@ def read_subagent(path: str, stats: Counter[str], tally: Counter[str] | None = N
     except OSError:
         stats["unreadable_subagent_files"] += 1
         return None
+
+    def take(record: dict[str, Any], number: int) -> None:
+        kind = record.get("type")
+        if not isinstance(kind, str) or kind not in CONVERSATION:
+            return
+        uuid = record.get("uuid")
+        if isinstance(uuid, str):
+            if uuid in seen:
+                stats["duplicate_records"] += 1
+                return
+            seen.add(uuid)
+        if chain.records == 0:
+            chain.first_line = number
+        chain.take(record, number, stats)
+
+    def take_line(line: jsonl.Line) -> None:
+        if line.problem == "invalid-json":
+            stats["invalid_json_lines_subagents"] += 1
+        if isinstance(line.record, dict):
+            take(line.record, line.number)
+
     with fh:
-        for number, record, line in _records(fh, tally):
-            if line is not None:
-                if line.problem == "invalid-json":
-                    stats["invalid_json_lines_subagents"] += 1
-                record = line.record
-            if not isinstance(record, dict) or not isinstance(record.get("type"), str) \
-                    or record["type"] not in CONVERSATION:
-                continue
-            uuid = record.get("uuid")
-            if isinstance(uuid, str):
-                if uuid in seen:
-                    stats["duplicate_records"] += 1
-                    continue
-                seen.add(uuid)
-            if chain.records == 0:
-                chain.first_line = number
-            chain.take(record, number, stats)
+        if decode_record is None:  # no msgspec: every line through json.loads
+            for line in jsonl.read_lines(fh, tally=tally, view=reader_view):
+                take_line(line)
+        else:
+            jsonl.each(fh, decode_record, take, take_line, tally, reader_view, gated_bytes)
     return chain if chain.records else None

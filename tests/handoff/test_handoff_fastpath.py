@@ -18,10 +18,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gitrefocus.handoff import cues, jsonl, pipeline, records, scrub, sidechains, transcript_paths
+from gitrefocus.handoff import cues, forks, jsonl, pipeline, records, scrub, sidechains, transcript_paths
 from gitrefocus.handoff import prepare as prep
 from gitrefocus.handoff import spine as sp
 from tests.handoff.conftest import CORRECTION, INJECTION, RESULT_SECRET, TOOL_SECRET
@@ -193,10 +193,11 @@ def _same_as_plain(fast: list[tuple], plain: list[tuple]) -> None:
 
 
 def _decoded(data: bytes) -> list[tuple]:
-    out = []
-    for number, value, line in jsonl.decoded(io.BytesIO(data), records.decode_record):
-        out.append((number, value, None, False, False) if line is None else
-                   (line.number, line.record, line.problem, line.lossy_utf8, line.skeleton))
+    out: list[tuple] = []
+    count = jsonl.each(io.BytesIO(data), records.decode_record,
+                       lambda value, number: out.append((number, value, None, False, False)),
+                       lambda line: out.append((line.number, line.record, line.problem, line.lossy_utf8, line.skeleton)))
+    assert count == len(out) and [row[0] for row in out] == list(range(1, count + 1))
     return out
 
 
@@ -476,3 +477,120 @@ def test_writing_a_plan_directory_loads_neither_the_extractors_nor_the_cues():
     for heavy in ("cues", "analysis", "extract", "finalize", "checks", "pipeline"):
         assert f"'gitrefocus.handoff.{heavy}'" not in loaded, heavy
     assert "'gitrefocus.handoff.prepare'" in loaded
+
+
+# -- the fork graph's flat walk against the plain one -----------------------------------------
+
+def _linearize_plain(g: forks.Graph, leaf: int | None, message_count: int, is_user_turn, stats) -> tuple:
+    """``forks.linearize`` written the plain way: the leaf's ancestors as a set, each path node's
+    child found from its parent in node order, every node visited for the off-path ones."""
+    keep = [True] * message_count
+    rewinds = []
+    if leaf is None:
+        return keep, rewinds
+    on_path: set[int] = set()
+    node: int | None = leaf
+    while node is not None and node not in on_path:
+        on_path.add(node)
+        node = g.parent_of(node)
+    path_child: dict[int, int] = {}
+    msg_on_path = set()
+    for node in sorted(on_path):
+        parent = g.parent_of(node)
+        if parent is not None and parent in on_path:
+            path_child[parent] = node
+        if g.message[node] >= 0:
+            msg_on_path.add(g.message[node])
+    memo: dict = {}
+    groups: dict = {}
+    for node, msg in enumerate(g.message):
+        if msg < 0 or node in on_path or msg in msg_on_path:
+            continue
+        found = forks._fork_of(g, node, on_path, memo)  # type: ignore[arg-type]
+        if found is not None:
+            groups.setdefault(found, []).append(msg)
+    for (fork_node, branch), msgs in groups.items():
+        child = path_child.get(fork_node)
+        replacement = forks._first_message_from(g, child, path_child)  # type: ignore[arg-type]
+        if replacement is None or not forks._is_rewind(g, branch, child, is_user_turn(min(msgs)), replacement,
+                                                       is_user_turn):
+            stats["forks_linearized"] += 1
+            continue
+        abandoned = sorted(set(msgs))
+        stats["rewinds"] += 1
+        stats["rewound_messages"] += len(abandoned)
+        for m in abandoned:
+            keep[m] = False
+        rewinds.append(forks.Rewind(abandoned, replacement))
+    return keep, rewinds
+
+
+@st.composite
+def _graphs(draw: st.DrawFn) -> tuple:
+    """A parentUuid tree as transcripts make them (forks, merged lines sharing a message, siblings
+    written at the same instant, parents written later or never) and as hostile files do (cycles)."""
+    size = draw(st.integers(1, 40))
+    nodes = []
+    for i in range(size):
+        # no parent, an earlier node (most), any node (a cycle), or one never written
+        parent = draw(st.one_of(st.none(), st.integers(0, max(0, i - 1)), st.integers(0, size - 1),
+                                st.integers(size, size + 2)))
+        message = draw(st.one_of(st.none(), st.integers(0, size - 1)))
+        stamp = draw(st.one_of(st.none(), st.sampled_from(["t1", "t2", "t3"])))
+        nodes.append((parent, message, stamp))
+    turns = draw(st.lists(st.booleans(), min_size=size, max_size=size))
+    leaf = draw(st.one_of(st.none(), st.integers(0, size - 1)))
+    return nodes, turns, leaf
+
+
+@settings(max_examples=500, deadline=None)
+@given(_graphs())
+# the leaf's path runs 2 -> 1 -> 0 -> 2; node 3 forks off 2 with a prompt, as 0 does on the path
+@example(([(2, 0, "t1"), (0, 1, "t2"), (1, None, None), (2, 2, "t3")], [True] * 4, 2))
+def test_the_flat_walk_of_the_fork_graph_finds_what_the_plain_walk_finds(graph):
+    """Which messages stay and which rewinds are found: the same, cycles and unresolved parents
+    included, as the plain walk over sets and dicts."""
+    from collections import Counter
+
+    nodes, turns, leaf = graph
+    g = forks.Graph()
+    for i, (parent, _, stamp) in enumerate(nodes):
+        g.add(f"u{i}", None if parent is None else f"u{parent}", stamp)
+    g.resolve()
+    count = len(nodes)
+    for i, (_, message, _) in enumerate(nodes):
+        if message is not None:
+            g.message[i] = message
+    stats_flat: Counter[str] = Counter()
+    stats_plain: Counter[str] = Counter()
+    flat = forks.linearize(g, leaf, count, lambda m: turns[m], stats_flat)
+    plain = _linearize_plain(g, leaf, count, lambda m: turns[m], stats_plain)
+    assert flat == plain and stats_flat == stats_plain
+
+
+# -- what the read leaves to Python's cycle collector ----------------------------------------
+
+def test_the_reads_objects_wait_in_the_oldest_generation(tmp_path):
+    """The read keeps the collector off and then moves what it made to the oldest generation:
+    left in the youngest, its hundreds of thousands of objects would all be walked again by the
+    next collection (and once more by the one after)."""
+    import gc
+
+    path = _bench_session(tmp_path)
+    plan = prep.prepare(transcript_paths.resolve(str(path)))
+    young = {id(o) for o in gc.get_objects(generation=0)} | {id(o) for o in gc.get_objects(generation=1)}
+    kept = [m for m in plan.messages[:200]] + [b for m in plan.messages[:200] for b in m.blocks]
+    assert kept and not [o for o in kept if id(o) in young]
+
+
+def test_the_read_leaves_objects_the_process_froze_frozen(tmp_path):
+    import gc
+
+    path = _bench_session(tmp_path)
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        prep.prepare(transcript_paths.resolve(str(path)))
+        assert gc.get_freeze_count() >= frozen
+    finally:
+        gc.unfreeze()

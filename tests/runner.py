@@ -177,7 +177,7 @@ RESET = {
     ("gitrefocus.store.catalog_cache", "_open"), ("gitrefocus.store.workspace", "_PACKED_FILES"),
     ("gitrefocus.store.config", "_LAST"), ("gitrefocus.store.git", "_named"), ("gitrefocus.store.identity", "_held"),
     ("gitrefocus.store.faults", "_writes"), ("gitrefocus.store.faults", "_points"),
-    ("gitrefocus.store.faults", "_armed"), ("gitrefocus.store.catalog", "_realpath"),
+    ("gitrefocus.store.faults", "_armed"), ("gitrefocus.store.workspace", "resolved"),
     ("gitrefocus.ops.places", "_known"), ("gitrefocus.ops.places", "_scanned"),
     ("gitrefocus.cli.render", "_settings"), ("gitrefocus.cli.render", "_git_config"),
     ("gitrefocus.handoff.scrub", "_GATE"), ("gitrefocus.claude.hookio", "STARTED"),
@@ -203,8 +203,8 @@ def _reset(env) -> None:
     if m := modules.get("gitrefocus.store.faults"):
         m._writes = m._points = 0
         m._armed = None
-    if m := modules.get("gitrefocus.store.catalog"):
-        m._realpath.cache_clear()
+    if m := modules.get("gitrefocus.store.workspace"):
+        m.resolved.cache_clear()
     if m := modules.get("gitrefocus.ops.places"):
         m._known.clear()
         m._scanned.clear()

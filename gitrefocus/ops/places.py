@@ -25,11 +25,10 @@ from collections.abc import Callable
 from gitrefocus.model.events import RefocusState
 from gitrefocus.model.place import DEST, SOURCE, Place
 from gitrefocus.store import identity, localstate, registry
-from gitrefocus.store.workspace import Workspace, is_inside
+from gitrefocus.store.workspace import Workspace, is_inside, resolved
 
 COUNTERPARTS = "counterparts"  # local state: refocus id -> the other repository spawn wrote to
 _known: dict[str, str | None] = {}  # identity -> a registered work tree holding it (this process)
-_resolved: dict[str, str] = {}  # work tree -> its real path (this process)
 _scanned: set[str] = set()  # registered work trees whose identity was read
 
 
@@ -85,9 +84,7 @@ def inside(root: str, directory: str) -> str | None:
     """``directory`` (relative, as stored) below ``root``, resolved; None when a
     symlink on the way leads out of ``root``. A root is resolved once per process
     (INDEX.md's rows name a handful of repositories a hundred times)."""
-    real_root = _resolved.get(root)
-    if real_root is None:
-        real_root = _resolved[root] = os.path.realpath(root)
+    real_root = resolved(root)
     if directory in ("", "."):
         return real_root
     path = os.path.realpath(os.path.join(root, directory))

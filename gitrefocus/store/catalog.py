@@ -27,7 +27,15 @@ from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.model.place import DEST, SOURCE
 from gitrefocus.model.records import dataclass, field
 from gitrefocus.store import catalog_cache, git, identity, refs
-from gitrefocus.store.workspace import Workspace, common_dir, discover, is_inside, load_pygit2, relative_inside
+from gitrefocus.store.workspace import (
+    Workspace,
+    common_dir,
+    discover,
+    is_inside,
+    load_pygit2,
+    relative_inside,
+    resolved,
+)
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
@@ -310,11 +318,6 @@ def briefs_changing(ws: Workspace, *paths: str) -> Iterator[None]:
             pass  # the directories no longer match the stamp kept: the next reader lists them
 
 
-@functools.lru_cache(maxsize=4096)
-def _realpath(path: str) -> str:
-    return os.path.realpath(path)  # entries share a handful of source/dest dirs
-
-
 def _direction(ws: Workspace, state: RefocusState | None, has_file: bool) -> str:
     """Which side of the refocus this repository is. By identity first
     (:mod:`gitrefocus.store.identity`): each side's repository identity is
@@ -346,7 +349,7 @@ def _direction(ws: Workspace, state: RefocusState | None, has_file: bool) -> str
         """``path`` is in this work tree, or in another work tree of this repository."""
         if not path:
             return False
-        real = _realpath(path)
+        real = resolved(path)  # entries share a handful of source/dest dirs
         if is_inside(real, ws.workdir):
             return True
         found = discover(real) if os.path.isdir(real) else None

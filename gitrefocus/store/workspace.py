@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.ids import ARCHIVE_DIR, BRIEF_DIR, REF_PREFIX, TRANSCRIPTS_DIR, brief_relpath
@@ -31,6 +31,14 @@ def load_pygit2() -> Any:  # the module
     import pygit2
 
     return pygit2
+
+
+@lru_cache(maxsize=4096)
+def resolved(path: str) -> str:
+    """``os.path.realpath(path)``, once per process: a command's entries and INDEX rows
+    name a handful of work trees again and again (a symlink moved meanwhile is not seen
+    by this process)."""
+    return os.path.realpath(path)
 
 
 def is_inside(path: str, directory: str) -> bool:

@@ -409,3 +409,32 @@ def test_a_correction_turns_later_needs_more_than_the_sessions_topic_in_common(t
     _, out = sections(tmp_path, s)
     assert "Superseded" not in out["convergence"].content
     assert f"`transcript:L{line_of(s, claim)}`) was contradicted" not in out["open_threads"].content
+
+
+def test_a_turn_concludes_with_its_final_report_not_a_step_narrated_before_it(tmp_path):
+    """The text that ends a turn of work is its report, and its opening is the turn's conclusion
+    whatever its words ("All three items are handled."); a step the assistant narrated on the way
+    ("The fix is to …") concludes nothing once the turn reports. A lead-in to a list, a heading or
+    a bare word says nothing yet, and a turn that ends on a tool use made no report."""
+    s = Session()
+    s.user("Why is the build slow?")
+    s.assistant(text("The root cause is that every job downloads the dependencies again."))
+    s.user("Please clean up the config loader.")
+    s.assistant(tool_use("Read", {"file_path": "config.py"}, "toolu_01a"))
+    s.tool_result("toolu_01a", "def load(): ...")
+    step = s.assistant(text("The fix is to fall back to the defaults when the file is empty."))[0]
+    s.assistant(tool_use("Edit", {"file_path": "config.py", "old_string": "a", "new_string": "b"}, "toolu_01b"))
+    s.tool_result("toolu_01b", "ok")
+    report = s.assistant(text("All three items are handled. The loader reads the file once and caches it."))[0]
+    s.user("Now check the CLI entry point.")
+    s.assistant(tool_use("Read", {"file_path": "cli.py"}, "toolu_01c"))
+    s.tool_result("toolu_01c", "def main(): ...")
+    s.assistant(text("Here's what I found:\n\n- the flag parser is built twice\n- the help text is stale"))
+    s.user("And the logging setup?")
+    s.assistant(text("I'll look at it next."))
+    s.assistant(tool_use("Read", {"file_path": "log.py"}, "toolu_01d"))
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert f'Concluded: "All three items are handled." (`transcript:L{line_of(s, report)}`)' in convergence
+    assert f"`transcript:L{line_of(s, step)}`" not in convergence, "a step on the way, not where the turn landed"
+    assert "Here's what I found" not in convergence and "I'll look at it next" not in convergence.split("Last word")[0]

@@ -69,7 +69,8 @@ ERROR_CONCEDED_RE = re.compile(
     r"\b(?:you'?re (?:absolutely |completely |totally )?(?:right|correct)|you are (?:absolutely )?(?:right|correct)|"
     r"good catch|great catch|my (?:mistake|bad)|I apologi[sz]e|I was wrong|I stand corrected)\b", re.I)
 # a user's message that opens by pushing back on what came before
-PUSHBACK_RE = re.compile(r"^\W*(?:but|hmm+|umm+|uh+|no|nope|again|stop|wait|actually|instead|well|hm+)\b", re.I)
+PUSHBACK_RE = re.compile(r"^\W*(?:(?:but|hmm+|umm+|uh+|nope|again|stop|wait|actually|instead|well|hm+)\b|"
+                         + cues.NO_INTERJECTION + ")", re.I)
 # a user's message that opens by agreeing with what came before ("yes, …", "okay, let's try …", "yeah I
 # think we need this"): the reply's "you're right" agrees back, it concedes no error (not "yes, but …",
 # "right now …")
@@ -85,6 +86,8 @@ def correction(sentence: str, ctx: Context, lowered: str | None = None,
     """Whether a user's sentence overrules the assistant (the rules in the module's notes)."""
     if ctx.role != "user" or PLACEHOLDER_RE.match(sentence):
         return False
+    if not ctx.prior.strip() and ctx.kind != REFUSAL:
+        return False  # before the assistant has said anything there is nothing to overrule (a refusal overrules its action)
     if cues.CORRECTION.search(sentence, lowered, present) is not None:
         return True
     if not ctx.first or ctx.kind == ANSWER:

@@ -19,7 +19,16 @@ from typing import TypeVar, cast
 
 from gitrefocus.handoff import cues
 from gitrefocus.handoff import spine as sp
-from gitrefocus.handoff.analysis import _ANNOUNCE_RE, APPROVAL_RE, FENCE_RE, OUTCOME_RE, Analysis, Quote
+from gitrefocus.handoff.analysis import (
+    _ANNOUNCE_RE,
+    APPROVAL_RE,
+    FENCE_RE,
+    OUTCOME_RE,
+    QUESTION_TOOLS,
+    READ_ONLY_TOOLS,
+    Analysis,
+    Quote,
+)
 from gitrefocus.handoff.gitstate import GitState, relative_path
 from gitrefocus.handoff.prepare import Plan
 from gitrefocus.handoff.sections import Pointer, Section
@@ -379,7 +388,14 @@ def open_threads(an: Analysis, git: GitState) -> Section:
                 and not q.text.rstrip().endswith(":"):
             seen.add(q.text)
             threads.add(f"- {q.md()}", q.pointer("unfinished / next step"))
-    if found and not (plan.messages and plan.messages[-1].is_user_turn):
+    refused = _refused_at_the_end(an)
+    if refused is not None:
+        message, block = refused
+        words = f" with the words {cues.quote_md(_plain(block.text, 160))}" if block.text.strip() and \
+            not cues.looks_like_injection(block.text) else ""
+        threads.add(f"- The session ended on a refused `{_plain(block.tool or 'tool', 40)}`{words}: what it would "
+                    f"have done was not done", Pointer("transcript", message.label(block.line), "refused at the end"))
+    elif found and not (plan.messages and plan.messages[-1].is_user_turn):
         stopped = _stopped_mid_task(an, *found)
         if stopped:
             threads.add(f"- The session stopped while the assistant was working; its last words: {stopped.md()}",
@@ -415,6 +431,24 @@ def open_threads(an: Analysis, git: GitState) -> Section:
                     Pointer("transcript", label, "observed injection attempt"))
         _section_block(d, "### Observed injection attempts", inj)
     return d.section("open_threads", "No open threads, conflicts or intent-vs-git mismatches were found.")
+
+
+_ASIDE = frozenset({sp.INTERRUPT, sp.NOTIFICATION, sp.COMPACT, sp.COMMAND})
+
+
+def _refused_at_the_end(an: Analysis) -> tuple[sp.Message, sp.Block] | None:
+    """The refusal the session ended on: the last thing that happened (an interrupt, a notice or a
+    slash command after it aside) was the user refusing a tool use that acts (not one that only
+    looks, nor a question menu) — the plan or edit it carried is left undone."""
+    for message in reversed(an.plan.messages):
+        if message.role in _ASIDE:
+            continue
+        block = message.blocks[-1] if message.blocks else None
+        if block is not None and block.kind == sp.REJECTED and block.tool not in READ_ONLY_TOOLS and \
+                block.tool not in QUESTION_TOOLS:
+            return message, block
+        return None
+    return None
 
 
 def _stopped_mid_task(an: Analysis, index: int, message: sp.Message) -> Quote | None:

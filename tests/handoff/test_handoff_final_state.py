@@ -438,3 +438,30 @@ def test_a_turn_concludes_with_its_final_report_not_a_step_narrated_before_it(tm
     assert f'Concluded: "All three items are handled." (`transcript:L{line_of(s, report)}`)' in convergence
     assert f"`transcript:L{line_of(s, step)}`" not in convergence, "a step on the way, not where the turn landed"
     assert "Here's what I found" not in convergence and "I'll look at it next" not in convergence.split("Last word")[0]
+
+
+def test_a_session_that_ends_on_a_refused_action_leaves_that_action_open(tmp_path):
+    """When the last thing that happened is the user refusing a tool use that acts (then perhaps
+    an interrupt), what it carried is undone: an open thread at the refusal, not "stopped while
+    the assistant was working" on the words before it. Refusing a look (Read) leaves nothing open."""
+    plan_text = "# Plan\n\n### 1. Nest the context under the hook output\n\n### 2. Print the warning"
+    s = Session()
+    s.user("The injected context never shows up. Plan a fix.")
+    s.assistant(text("Let me write up the plan for both changes."))
+    s.assistant(tool_use("ExitPlanMode", {"plan": plan_text}, "toolu_plan"))
+    refusal = s.tool_result("toolu_plan", "The user doesn't want to proceed with this tool use. "
+                                          "The tool use was rejected.", is_error=True)
+    s.user([{"type": "text", "text": "[Request interrupted by user for tool use]"}])
+    _, out = sections(tmp_path, s)
+    threads = out["open_threads"].content
+    assert f"The session ended on a refused `ExitPlanMode`: what it would have done was not done " \
+           f"(`transcript:L{line_of(s, refusal)}`)" in threads
+    assert "stopped while the assistant was working" not in threads
+
+    r = Session()
+    r.user("Look at the config loader.")
+    r.assistant(tool_use("Read", {"file_path": "config.py"}, "toolu_read"))
+    r.tool_result("toolu_read", "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+                  is_error=True)
+    _, out = sections(tmp_path / "read", r)
+    assert "refused" not in out["open_threads"].content

@@ -48,8 +48,9 @@ APPROVAL_RE = re.compile(
     r"(?:[\s,.!]+(?:please|do it|go ahead|go for it|thanks|thank you|let'?s do (?:it|that|this)|"
     r"(?:let'?s )?(?:implement|proceed|go)(?: (?:it|that|this|with it))?|that works|continue|sounds good|yes))*\W*$",
     re.I)
-# what an assistant says before acting, not a claim: "let me check", "now let me run the tests"
-_ANNOUNCE_RE = re.compile(r"^\W*(?:(?:now|first|next|ok(?:ay)?|great|good|perfect|done)\W+)*(?:let me|let's|I'll|I will|"
+# what an assistant says before acting, not a claim: "let me check", "now let me run the tests" (not "let me
+# know …", which asks the user)
+_ANNOUNCE_RE = re.compile(r"^\W*(?:(?:now|first|next|ok(?:ay)?|great|good|perfect|done)\W+)*(?:let me(?! know\b)|let's|I'll|I will|"
                           r"I'm going to|I need to|going to)\b", re.I)
 # a user's report that something failed, and an outcome the assistant claimed that it can reverse
 # (a word of prose: "fails" inside a branch or file name, "fix-ci-fails", reports nothing)

@@ -419,7 +419,8 @@ def open_threads(an: Analysis, git: GitState) -> Section:
         block, a, b = asked
         question, before, after = cues.window(block.text, a, b)
         if not cues.looks_like_injection(question):
-            threads.add(f"- The assistant's last question went unanswered: {cues.quote_md(question, before, after)}",
+            what = "question" if question.rstrip().endswith("?") else "offer"
+            threads.add(f"- The assistant's last {what} went unanswered: {cues.quote_md(question, before, after)}",
                         Pointer("transcript", found[1].label(block.line), "open question"))
     _section_block(d, "### Open threads", threads)
     _section_block(d, "### Conflicts", _conflicts(an))
@@ -472,10 +473,17 @@ _OFFER_RE = re.compile(r"\b(?:want me to|should I|shall I|would you like|do you 
                        r"or should|prefer)\b", re.I)
 
 
+# ... or an offer that ends it put as a statement, waiting on the user's word ("Ready to commit if you'd
+# like.", "Let me know if the wording should change.")
+_WISH_RE = re.compile(r"\bif you(?:'d| would)? (?:like|want|prefer)\b|\blet me know (?:if|whether|when|what|which|how)\b|"
+                      r"\bwhenever you(?:'re| are) ready\b|\bjust say (?:the word|so)\b", re.I)
+
+
 def _last_question(message: sp.Message) -> tuple[sp.Block, int, int] | None:
     """The question the session's closing assistant text puts to the user: its last sentence
     ending in a question mark, when the text ends with it or the question offers or asks for a
-    choice ("Want me to commit?")."""
+    choice ("Want me to commit?"); or its last sentence when it offers, waiting on the user's word
+    ("Ready to commit if you'd like.")."""
     blocks = [b for b in message.blocks if b.kind == sp.TEXT and b.text.strip()]
     if not blocks:
         return None
@@ -484,6 +492,8 @@ def _last_question(message: sp.Message) -> tuple[sp.Block, int, int] | None:
     for n in range(len(spans) - 1, -1, -1):
         a, b = spans[n]
         sentence = block.text[a:b].rstrip()
+        if n == len(spans) - 1 and _WISH_RE.search(sentence):
+            return block, a, b  # an offer put as a statement: "Ready to commit if you'd like."
         if not sentence.endswith("?"):
             continue
         if n == len(spans) - 1 or _OFFER_RE.search(sentence):

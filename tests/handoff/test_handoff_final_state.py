@@ -465,3 +465,22 @@ def test_a_session_that_ends_on_a_refused_action_leaves_that_action_open(tmp_pat
                   is_error=True)
     _, out = sections(tmp_path / "read", r)
     assert "refused" not in out["open_threads"].content
+
+
+def test_an_offer_closing_the_session_is_open_though_it_asks_nothing(tmp_path):
+    """An offer put as a statement, waiting on the user's word ("… if you'd like.", "Let me know
+    if …"), ends the session as open as a question does; a plain closing statement does not."""
+    for closing in ("The migration is written. Happy to run it against staging if you would like.",
+                    "The migration is written. Let me know whether the old table should be dropped too."):
+        s = Session()
+        s.user("Write the migration for the new column.")
+        said = s.assistant(text(closing))[0]
+        _, out = sections(tmp_path / str(len(closing)), s)
+        last = closing.split(". ", 1)[1]
+        assert f'The assistant\'s last offer went unanswered: "{last}" (`transcript:L{line_of(s, said)}`)' \
+            in out["open_threads"].content, closing
+    s = Session()
+    s.user("Write the migration for the new column.")
+    s.assistant(text("The migration is written. It adds the column with a default of zero."))
+    _, out = sections(tmp_path / "plain", s)
+    assert "went unanswered" not in out["open_threads"].content

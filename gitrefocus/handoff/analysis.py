@@ -84,6 +84,7 @@ READ_ONLY_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "LSP", "WebFetch", "W
 
 _ASSISTANT = classify.Context("assistant")
 _WORDS_RE = re.compile(r"\w+")
+_LIST_ITEM_RE = re.compile(r"\s*(?:[-*+]|\d{1,2}[.)])\s")
 # messages that are neither party's work in a turn: a background task reporting back, a compaction
 _ASIDE_ROLES = frozenset({sp.NOTIFICATION, sp.COMPACT})
 
@@ -330,18 +331,20 @@ class Analysis:
         it says nothing yet: a question, an announced next step, a heading, a lead-in to a list
         ("Here's what I found:") or one bare word ("Pushed."). A turn that ends on a tool use made
         no report. The extractors list a turn's latest conclusion that stands, so a step narrated
-        mid-turn concludes nothing once the turn reports. (A report whose own words already hold a
-        conclusion keeps it.)"""
+        mid-turn concludes nothing once the turn reports. A report whose prose already states a
+        conclusion keeps it; one whose conclusions are all list items ("- Changed the test to …")
+        is stated by its opening, which is then the one the turn lands on (it follows them in the list)."""
         messages = self.plan.messages
         bounds = [*self.user_turns, len(messages)]
         added = False
-        for start, end in zip(bounds, bounds[1:]):
+        for start, end in zip(bounds, bounds[1:], strict=False):
             found = self._closing_text(start, end)
             if found is None:
                 continue
             index, message, block = found
-            if any(d.index == index and d.role == "assistant" for d in self.decisions):
-                continue
+            if any(d.index == index and d.role == "assistant" and not _LIST_ITEM_RE.match(d.text)
+                   for d in self.decisions):
+                continue  # the report states its conclusion in its prose (a list item is a detail of it)
             if not any(b.kind == sp.TOOL_USE for m in messages[start + 1:index + 1] for b in m.blocks):
                 continue  # a reply without work: an answer or a discussion, no report of work done
             quote = self._opening(index, message, block)

@@ -484,3 +484,22 @@ def test_an_offer_closing_the_session_is_open_though_it_asks_nothing(tmp_path):
     s.assistant(text("The migration is written. It adds the column with a default of zero."))
     _, out = sections(tmp_path / "plain", s)
     assert "went unanswered" not in out["open_threads"].content
+
+
+def test_a_report_whose_conclusions_are_list_items_is_stated_by_its_opening(tmp_path):
+    """A list in a report gives its details; when the only conclusion the cues find in the report
+    is one of its items, the report's opening states what the turn concluded."""
+    s = Session()
+    s.user("Why is the build slow?")
+    s.assistant(text("The root cause is that every job downloads the dependencies again."))
+    s.user("Let empty paths through the loader.")
+    s.assistant(tool_use("Edit", {"file_path": "loader.py", "old_string": "a", "new_string": "b"}, "toolu_01e"))
+    s.tool_result("toolu_01e", "ok")
+    report = s.assistant(text("Done. I made two changes:\n\n"
+                              "- Changed the loader test to expect an empty path is now allowed\n"
+                              "- Dropped the early return from the loader"))[0]
+    s.user("Thanks, that is all.")
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert f'Concluded: "Done. I made two changes:" (`transcript:L{line_of(s, report)}`)' in convergence
+    assert 'Concluded: "- Changed the loader test' not in convergence

@@ -170,6 +170,15 @@ def _standing(an: Analysis, decisions: list[Quote], n: int,
     return _STANDS, None, ""
 
 
+def _passed_on(an: Analysis, decisions: list[Quote], n: int) -> bool:
+    """Whether the assistant's decision ``n`` is a step its turn went on from: the assistant
+    concluded again later in the same turn ("Tests fail as expected." … "All six tests pass.")."""
+    q = decisions[n]
+    if q.role != "assistant" or n + 1 >= len(decisions) or decisions[n + 1].role != "assistant":
+        return False
+    return an.user_turns_before(decisions[n + 1].index) == an.user_turns_before(q.index)
+
+
 def convergence(an: Analysis) -> Section:
     d = _Draft()
     messages = an.plan.messages
@@ -184,8 +193,9 @@ def convergence(an: Analysis) -> Section:
     decisions = [q for q in an.decisions if not (q.role == "user" and q.question is None and (
         APPROVAL_RE.match(q.text) or an.last_assistant_text(q.index) is None))]
     failures = sorted(an.failure_reports)
-    # the latest conclusions that stand (and the latest reversed), then the first that stands:
-    # judged from the end, as far as needed (each judgement reads the rest of the session)
+    # the latest conclusions that stand (and the latest reversed), then the first that stands where
+    # its turn landed (not a step the turn went on from): judged from the end, as far as needed
+    # (each judgement reads the rest of the session)
     tail: list[Quote] = []
     overruled: list[tuple[Quote, Quote, str]] = []
     judged: dict[int, str] = {}
@@ -205,6 +215,8 @@ def convergence(an: Analysis) -> Section:
             overruled.insert(0, (decisions[n], c, why))
     first = None
     for n in range(min(len(decisions), 200)):
+        if _passed_on(an, decisions, n):
+            continue  # a step the turn went on from: the turn concluded later
         if (judged[n] if n in judged else _standing(an, decisions, n, failures)[0]) == _STANDS:
             first = decisions[n]
             break

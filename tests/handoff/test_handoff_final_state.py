@@ -503,3 +503,25 @@ def test_a_report_whose_conclusions_are_list_items_is_stated_by_its_opening(tmp_
     convergence = out["convergence"].content
     assert f'Concluded: "Done. I made two changes:" (`transcript:L{line_of(s, report)}`)' in convergence
     assert 'Concluded: "- Changed the loader test' not in convergence
+
+
+def test_the_first_conclusion_listed_is_where_a_turn_landed_not_a_step_it_went_on_from(tmp_path):
+    """The brief lists the session's first conclusion that stands; a step the assistant narrated
+    and then went on from in the same turn ("Tests fail as expected.") is not it — the turn's later
+    conclusion is."""
+    s = Session()
+    s.user("Add the empty-input case to the parser, test first.")
+    s.assistant(tool_use("Bash", {"command": "go test ./parser"}, "toolu_01f"))
+    s.tool_result("toolu_01f", "FAIL")
+    step = s.assistant(text("Tests fail as expected before the change."))[0]
+    s.assistant(tool_use("Edit", {"file_path": "parser.go", "old_string": "a", "new_string": "b"}, "toolu_01g"))
+    s.tool_result("toolu_01g", "ok")
+    landed = s.assistant(text("All six parser tests pass with the empty-input case."))[0]
+    s.user("Now update the changelog.")
+    s.assistant(tool_use("Edit", {"file_path": "CHANGELOG.md", "old_string": "a", "new_string": "b"}, "toolu_01h"))
+    s.tool_result("toolu_01h", "ok")
+    s.assistant(text("The changelog lists the empty-input case under Fixed."))
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert f"`transcript:L{line_of(s, landed)}`" in convergence
+    assert f"`transcript:L{line_of(s, step)}`" not in convergence

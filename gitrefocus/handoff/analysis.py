@@ -310,6 +310,8 @@ class Analysis:
                     m = COMPLETED_RE.match(sentence)  # "Done. Added the flag …": a text that opens by reporting work done
                 if m is None and cue is cues.DECISION:
                     m = classify.infers(sentence, _ASSISTANT)  # "So the hook does send it — we just don't parse it."
+                if m is None and cue is cues.DECISION:
+                    m = classify.reports_state(sentence, _ASSISTANT)  # "Now it uses proper booleans."
                 if m:
                     end = b
                     if cue is cues.DECISION and len(sentence.strip()) < 20:

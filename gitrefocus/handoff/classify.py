@@ -145,6 +145,21 @@ INFERENCE_RE = re.compile(
 _SO_MARKUP = " \t*_>-"
 
 
+# the assistant stating how things stand after its change: "Now" and a subject ("Now it uses proper
+# booleans.", "Now the list is sorted newest first.", "Now `cmd` sends the full name.", "Now there's a
+# single source of truth."), not "Now" and a verb, the step it tells itself to take next ("Now add the
+# helper.", "Now let me run the tests.")
+STATE_RE = re.compile(r"^[\s*_>-]*now,?[ \t]+(?:(?:it|they|this|these|that|both|all|each|every|the|there)(?=[\s'’])|`)",
+                      re.I)
+
+
+def reports_state(sentence: str, ctx: Context) -> re.Match[str] | None:
+    """An assistant's sentence saying how things stand now that its change is made."""
+    if ctx.role != "assistant" or sentence.lstrip(_SO_MARKUP)[:3].casefold() != "now":
+        return None
+    return STATE_RE.match(sentence)
+
+
 def infers(sentence: str, ctx: Context) -> re.Match[str] | None:
     """An assistant's sentence that opens with "So" and states what follows from what it found
     (a user's "so …" is mostly a question or a doubt: not read so)."""
@@ -190,6 +205,7 @@ def families(sentence: str, ctx: Context, lowered: str | None = None,
             continue
         if cue.search(sentence, low, present) is not None or \
                 (family == "decision" and (picks(sentence, ctx) or reports_done(sentence, ctx) or
-                                           infers(sentence, ctx) is not None)):
+                                           infers(sentence, ctx) is not None or
+                                           reports_state(sentence, ctx) is not None)):
             found.add(family)
     return found

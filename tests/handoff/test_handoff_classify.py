@@ -379,3 +379,18 @@ def test_no_opening_a_statement_is_no_pushback_no_as_an_answer_is(tmp_path):
     s.user("Also check this. No error message reaches the log when the retry gives up.")
     s.assistant(text("Let me look."))
     assert "No error message" not in corrections_of(tmp_path, s)
+
+
+def test_now_and_a_subject_states_how_things_stand_now_and_a_verb_is_a_next_step():
+    """"Now" opening a sentence with a subject says how things stand after the change ("Now it
+    returns the cached value.", "Now the rows are grouped by day."); with a verb it is the step the
+    assistant tells itself to take ("Now add the helper.", "Now let me run the tests.")."""
+    said = classify.Context("assistant", first=True)
+    for state in ("Now it returns the cached value instead of reading the file again.",
+                  "Now the rows are grouped by day:", "Now `export` writes one file per day.",
+                  "Now there's one place that knows the default path."):
+        assert "decision" in classify.families(state, said), state
+    for step in ("Now add the helper at the end of the file.", "Now let me run the tests.",
+                 "Now update the docs to match.", "Now, what should the default be?"):
+        assert "decision" not in classify.families(step, said), step
+    assert "decision" not in classify.families("Now it returns the cached value.", classify.Context("user"))

@@ -235,7 +235,7 @@ def convergence(an: Analysis) -> Section:
     if found and not found[1].text.rstrip().endswith("?"):  # a closing question is an open thread
         i, message = found
         last = _first_sentence(an, i)
-        if last:
+        if last and not _ANNOUNCE_RE.match(last.text):
             more = _next_sentence(an, i, last) if last.text.rstrip().endswith(":") else None
             after = f" {more.md()}" if more else ""
             d.add(f"- Last word from the assistant: {last.md()}{after}", last.pointer("where the session landed"))

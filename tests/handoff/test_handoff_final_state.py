@@ -525,3 +525,18 @@ def test_the_first_conclusion_listed_is_where_a_turn_landed_not_a_step_it_went_o
     convergence = out["convergence"].content
     assert f"`transcript:L{line_of(s, landed)}`" in convergence
     assert f"`transcript:L{line_of(s, step)}`" not in convergence
+
+
+def test_a_last_word_that_only_announces_a_step_concludes_nothing(tmp_path):
+    """The session's last text is shown as where it landed only when it says something; when it
+    announces a step ("Let me check the plan for anything left.") the session stopped before it,
+    an open thread, not a conclusion."""
+    s = Session()
+    s.user("Wire the new flag through the CLI.")
+    s.assistant(tool_use("Edit", {"file_path": "cli.go", "old_string": "a", "new_string": "b"}, "toolu_01i"))
+    s.tool_result("toolu_01i", "ok")
+    s.assistant(text("Let me check the plan for anything left to wire."))
+    s.assistant(tool_use("Read", {"file_path": "PLAN.md"}, "toolu_01j"))
+    _, out = sections(tmp_path, s)
+    assert "Last word from the assistant" not in out["convergence"].content
+    assert "Let me check the plan" in out["open_threads"].content

@@ -338,14 +338,15 @@ class Analysis:
         is stated by its opening, which is then the one the turn lands on (it follows them in the list)."""
         messages = self.plan.messages
         bounds = [*self.user_turns, len(messages)]
+        # the assistant texts whose prose already states a conclusion
+        stated = {d.index for d in self.decisions if d.role == "assistant" and not _LIST_ITEM_RE.match(d.text)}
         added = False
         for start, end in zip(bounds, bounds[1:], strict=False):
             found = self._closing_text(start, end)
             if found is None:
                 continue
             index, message, block = found
-            if any(d.index == index and d.role == "assistant" and not _LIST_ITEM_RE.match(d.text)
-                   for d in self.decisions):
+            if index in stated:
                 continue  # the report states its conclusion in its prose (a list item is a detail of it)
             if not any(b.kind == sp.TOOL_USE for m in messages[start + 1:index + 1] for b in m.blocks):
                 continue  # a reply without work: an answer or a discussion, no report of work done

@@ -10,8 +10,12 @@ extractors do.
 
 The rules, measured on the corpus's tuning sessions (``docs/handoff.md``):
 
+- nothing is overruled before the assistant has said anything: a user sentence with no assistant
+  text before it (the session's opening words) is no correction, whatever its words, except the
+  words typed when refusing a tool use (they overrule the refused action);
 - a user sentence is a **correction** when the correction cue finds it (not in the client's
-  "(No answer provided)" placeholder); or when it opens the words typed when refusing a tool
+  "(No answer provided)" placeholder; a leading "No" only as an answer — "No, …", "no wait" —
+  not as a determiner: "No error reaches the log"); or when it opens the words typed when refusing a tool
   use and asks no question; or when it opens a message that answers an assistant text, is no
   answer to a question menu, and either the assistant's reply begins by conceding ("you're
   right", "good catch", "good idea") or the sentence opens by pushing back ("but …", "hmm, …",
@@ -19,7 +23,9 @@ The rules, measured on the corpus's tuning sessions (``docs/handoff.md``):
 - a user sentence taken as a correction is no **decision** of the user's (it overrules one), and
   a question is no decision of anyone's; a user's first sentence that names one of the options
   the assistant's last text offered ("4 seems like what I would do manually", "I like Option C"
-  after a numbered list and a question) is a decision, cue or no cue;
+  after a numbered list and a question) is a decision, cue or no cue; so is an assistant's
+  sentence opening "Now" and a subject ("Now it uses proper booleans."), how things stand after
+  its change (not "Now" and a verb, its next step: "Now add the helper.");
 - every other family is its cue regex alone. Position and neighbours were tried for them too
   (the session's last text for open threads, a concession for dead ends, a trailing colon or a
   heading for decisions) and a small logistic model over such features was cross-validated

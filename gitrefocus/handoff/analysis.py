@@ -48,8 +48,9 @@ APPROVAL_RE = re.compile(
     r"(?:[\s,.!]+(?:please|do it|go ahead|go for it|thanks|thank you|let'?s do (?:it|that|this)|"
     r"(?:let'?s )?(?:implement|proceed|go)(?: (?:it|that|this|with it))?|that works|continue|sounds good|yes))*\W*$",
     re.I)
-# what an assistant says before acting, not a claim: "let me check", "now let me run the tests"
-_ANNOUNCE_RE = re.compile(r"^\W*(?:(?:now|first|next|ok(?:ay)?|great|good|perfect|done)\W+)*(?:let me|let's|I'll|I will|"
+# what an assistant says before acting, not a claim: "let me check", "now let me run the tests" (not "let me
+# know …", which asks the user)
+_ANNOUNCE_RE = re.compile(r"^\W*(?:(?:now|first|next|ok(?:ay)?|great|good|perfect|done)\W+)*(?:let me(?! know\b)|let's|I'll|I will|"
                           r"I'm going to|I need to|going to)\b", re.I)
 # a user's report that something failed, and an outcome the assistant claimed that it can reverse
 # (a word of prose: "fails" inside a branch or file name, "fix-ci-fails", reports nothing)
@@ -82,6 +83,10 @@ READ_ONLY_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "LSP", "WebFetch", "W
 
 
 _ASSISTANT = classify.Context("assistant")
+_WORDS_RE = re.compile(r"\w+")
+_LIST_ITEM_RE = re.compile(r"\s*(?:[-*+]|\d{1,2}[.)])\s")
+# messages that are neither party's work in a turn: a background task reporting back, a compaction
+_ASIDE_ROLES = frozenset({sp.NOTIFICATION, sp.COMPACT})
 
 
 def _blank(m: Match[str]) -> str:
@@ -146,6 +151,7 @@ class Analysis:
         self._opened: set[int] = set()  # the user messages whose first sentence has been read
         self._awaiting_reply = False
         self._scan()
+        self._closing_reports()
         self._conceded_corrections()
         self._failure_corrections()
 
@@ -304,6 +310,8 @@ class Analysis:
                     m = COMPLETED_RE.match(sentence)  # "Done. Added the flag …": a text that opens by reporting work done
                 if m is None and cue is cues.DECISION:
                     m = classify.infers(sentence, _ASSISTANT)  # "So the hook does send it — we just don't parse it."
+                if m is None and cue is cues.DECISION:
+                    m = classify.reports_state(sentence, _ASSISTANT)  # "Now it uses proper booleans."
                 if m:
                     end = b
                     if cue is cues.DECISION and len(sentence.strip()) < 20:
@@ -316,6 +324,76 @@ class Analysis:
                     if end == b and m.re is COMPLETED_RE and not classify.names_what(sentence, m.end()):
                         continue  # a bare "Done." names nothing done
                     found.append(self._quote(block.text, a, end, m, label, index, "assistant"))
+
+    def _closing_reports(self) -> None:
+        """The conclusion of a turn is its final report: when the assistant worked in a turn (used a
+        tool) and then wrote a text that ends it (nothing of the assistant's after it before the
+        user speaks again: no tool use, no interrupt, no refusal), that text's opening joins the
+        decisions, cue or no cue ("All tasks are complete.", "Done. I made two changes:"), unless
+        it says nothing yet: a question, an announced next step, a heading, a lead-in to a list
+        ("Here's what I found:") or one bare word ("Pushed."). A turn that ends on a tool use made
+        no report. The extractors list a turn's latest conclusion that stands, so a step narrated
+        mid-turn concludes nothing once the turn reports. A report whose prose already states a
+        conclusion keeps it; one whose conclusions are all list items ("- Changed the test to …")
+        is stated by its opening, which is then the one the turn lands on (it follows them in the list)."""
+        messages = self.plan.messages
+        bounds = [*self.user_turns, len(messages)]
+        # the assistant texts whose prose already states a conclusion
+        stated = {d.index for d in self.decisions if d.role == "assistant" and not _LIST_ITEM_RE.match(d.text)}
+        added = False
+        for start, end in zip(bounds, bounds[1:], strict=False):
+            found = self._closing_text(start, end)
+            if found is None:
+                continue
+            index, message, block = found
+            if index in stated:
+                continue  # the report states its conclusion in its prose (a list item is a detail of it)
+            if not any(b.kind == sp.TOOL_USE for m in messages[start + 1:index + 1] for b in m.blocks):
+                continue  # a reply without work: an answer or a discussion, no report of work done
+            quote = self._opening(index, message, block)
+            if quote is not None:
+                self.decisions.append(quote)
+                added = True
+        if added:
+            self.decisions.sort(key=lambda q: q.index)  # stable: a message's own order is kept
+
+    def _closing_text(self, start: int, end: int) -> tuple[int, sp.Message, sp.Block] | None:
+        """The assistant's text that ends the turn of messages [start, end): the last thing the
+        assistant did before the user spoke again (None when that was a tool use, or the user
+        interrupted or refused it)."""
+        for i in range(end - 1, start, -1):
+            m = self.plan.messages[i]
+            if m.role in _ASIDE_ROLES:
+                continue
+            if m.role != sp.ASSISTANT or not m.blocks:
+                return None
+            last = m.blocks[-1]
+            if last.kind != sp.TEXT or not last.text.strip():
+                return None
+            return i, m, next(b for b in m.blocks if b.kind == sp.TEXT and b.text.strip())
+        return None
+
+    def _opening(self, index: int, message: Message, block: Block) -> Quote | None:
+        """The opening of a closing report: its first sentence, with the next one when the first is
+        short ("Perfect! I found and fixed the issue."); None when it says nothing yet."""
+        spans = list(self._sentences(index, message, block))
+        if not spans:
+            return None
+        a, b, sentence, _, _, label = spans[0]
+        if classify.asks(sentence) or _ANNOUNCE_RE.match(sentence) or sentence.lstrip().startswith("#"):
+            return None
+        end = b
+        if len(spans) > 1 and len(sentence.strip()) < 20 and spans[1][1] - a <= cues.QUOTE_CAP and \
+                "\n" not in block.text[a:spans[1][0]]:
+            nxt = spans[1][2]
+            if classify.asks(nxt) or _ANNOUNCE_RE.match(nxt):
+                return None  # "Done. Want me to commit?": nothing named
+            end = spans[1][1]
+        elif len(_WORDS_RE.findall(sentence)) < 2:
+            return None  # "Pushed." alone names nothing
+        if block.text[a:end].rstrip().endswith(":") and not COMPLETED_RE.match(sentence):
+            return None  # a lead-in to what follows ("All clean. Here's what was done:"), not "Done. I made:"
+        return self._quote(block.text, a, end, None, label, index, "assistant")
 
     def _conceded_corrections(self) -> None:
         """A user turn the assistant conceded to ("you're right", "good point") corrected it, cue

@@ -10,8 +10,12 @@ extractors do.
 
 The rules, measured on the corpus's tuning sessions (``docs/handoff.md``):
 
+- nothing is overruled before the assistant has said anything: a user sentence with no assistant
+  text before it (the session's opening words) is no correction, whatever its words, except the
+  words typed when refusing a tool use (they overrule the refused action);
 - a user sentence is a **correction** when the correction cue finds it (not in the client's
-  "(No answer provided)" placeholder); or when it opens the words typed when refusing a tool
+  "(No answer provided)" placeholder; a leading "No" only as an answer — "No, …", "no wait" —
+  not as a determiner: "No error reaches the log"); or when it opens the words typed when refusing a tool
   use and asks no question; or when it opens a message that answers an assistant text, is no
   answer to a question menu, and either the assistant's reply begins by conceding ("you're
   right", "good catch", "good idea") or the sentence opens by pushing back ("but …", "hmm, …",
@@ -19,7 +23,9 @@ The rules, measured on the corpus's tuning sessions (``docs/handoff.md``):
 - a user sentence taken as a correction is no **decision** of the user's (it overrules one), and
   a question is no decision of anyone's; a user's first sentence that names one of the options
   the assistant's last text offered ("4 seems like what I would do manually", "I like Option C"
-  after a numbered list and a question) is a decision, cue or no cue;
+  after a numbered list and a question) is a decision, cue or no cue; so is an assistant's
+  sentence opening "Now" and a subject ("Now it uses proper booleans."), how things stand after
+  its change (not "Now" and a verb, its next step: "Now add the helper.");
 - every other family is its cue regex alone. Position and neighbours were tried for them too
   (the session's last text for open threads, a concession for dead ends, a trailing colon or a
   heading for decisions) and a small logistic model over such features was cross-validated
@@ -69,7 +75,8 @@ ERROR_CONCEDED_RE = re.compile(
     r"\b(?:you'?re (?:absolutely |completely |totally )?(?:right|correct)|you are (?:absolutely )?(?:right|correct)|"
     r"good catch|great catch|my (?:mistake|bad)|I apologi[sz]e|I was wrong|I stand corrected)\b", re.I)
 # a user's message that opens by pushing back on what came before
-PUSHBACK_RE = re.compile(r"^\W*(?:but|hmm+|umm+|uh+|no|nope|again|stop|wait|actually|instead|well|hm+)\b", re.I)
+PUSHBACK_RE = re.compile(r"^\W*(?:(?:but|hmm+|umm+|uh+|nope|again|stop|wait|actually|instead|well|hm+)\b|"
+                         + cues.NO_INTERJECTION + ")", re.I)
 # a user's message that opens by agreeing with what came before ("yes, …", "okay, let's try …", "yeah I
 # think we need this"): the reply's "you're right" agrees back, it concedes no error (not "yes, but …",
 # "right now …")
@@ -85,6 +92,8 @@ def correction(sentence: str, ctx: Context, lowered: str | None = None,
     """Whether a user's sentence overrules the assistant (the rules in the module's notes)."""
     if ctx.role != "user" or PLACEHOLDER_RE.match(sentence):
         return False
+    if not ctx.prior.strip() and ctx.kind != REFUSAL:
+        return False  # before the assistant has said anything there is nothing to overrule (a refusal overrules its action)
     if cues.CORRECTION.search(sentence, lowered, present) is not None:
         return True
     if not ctx.first or ctx.kind == ANSWER:
@@ -142,6 +151,21 @@ INFERENCE_RE = re.compile(
 _SO_MARKUP = " \t*_>-"
 
 
+# the assistant stating how things stand after its change: "Now" and a subject ("Now it uses proper
+# booleans.", "Now the list is sorted newest first.", "Now `cmd` sends the full name.", "Now there's a
+# single source of truth."), not "Now" and a verb, the step it tells itself to take next ("Now add the
+# helper.", "Now let me run the tests.")
+STATE_RE = re.compile(r"^[\s*_>-]*now,?[ \t]+(?:(?:it|they|this|these|that|both|all|each|every|the|there)(?=[\s'’])|`)",
+                      re.I)
+
+
+def reports_state(sentence: str, ctx: Context) -> re.Match[str] | None:
+    """An assistant's sentence saying how things stand now that its change is made."""
+    if ctx.role != "assistant" or sentence.lstrip(_SO_MARKUP)[:3].casefold() != "now":
+        return None
+    return STATE_RE.match(sentence)
+
+
 def infers(sentence: str, ctx: Context) -> re.Match[str] | None:
     """An assistant's sentence that opens with "So" and states what follows from what it found
     (a user's "so …" is mostly a question or a doubt: not read so)."""
@@ -187,6 +211,7 @@ def families(sentence: str, ctx: Context, lowered: str | None = None,
             continue
         if cue.search(sentence, low, present) is not None or \
                 (family == "decision" and (picks(sentence, ctx) or reports_done(sentence, ctx) or
-                                           infers(sentence, ctx) is not None)):
+                                           infers(sentence, ctx) is not None or
+                                           reports_state(sentence, ctx) is not None)):
             found.add(family)
     return found

@@ -31,8 +31,14 @@ _BREAK_RUN_RE = re.compile(r"[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")
 # the user overruling the assistant (the handoff skill's Dead-ends, source 1). Precision first: a plain
 # "Stop now.", a new bug report ("the export doesn't work on Windows") or a sentence that merely
 # compares ("X rather than Y") is not a correction.
+# "no" said as an answer ("No, use the other branch.", "no wait, …", "no that's the old one"), not as a
+# determiner opening a statement ("No prompt context is shown to the user", "No external dependencies"):
+# the interjection is followed by punctuation, the sentence's end, or a word that starts a clause
+NO_INTERJECTION = (r"no(?![\w'-])(?=\W*$|\s*[,.!;:—–]|\s+-\s|\s+(?:I|I'm|I'd|we|we're|you|you're|it|it's|that|that's|"
+                   r"thats|this|they|he|she|the|just|not|don'?t|dont|do|use|please|wait|actually|no|stop|sorry|but|"
+                   r"because|why|wrong|keep|leave|revert|undo)\b)")
 CORRECTION_RE = re.compile(
-    r"^\W*(?:no(?:pe|pe,)?\b(?![- ](?:worries|problem|rush|need|thanks|longer|one|more|matter|idea|changes?\b))"
+    r"^\W*(?:" + NO_INTERJECTION + r"|nope\b"
     r"|nah\b|wrong\b|not that\b|that'?s not\b|that is not\b)"
     r"|\bthat'?s (?:wrong|incorrect|not (?:it|right|what|how|the))"
     r"|\bnot what I (?:asked|meant|want|said)"

@@ -19,7 +19,16 @@ from typing import TypeVar, cast
 
 from gitrefocus.handoff import cues
 from gitrefocus.handoff import spine as sp
-from gitrefocus.handoff.analysis import _ANNOUNCE_RE, APPROVAL_RE, FENCE_RE, OUTCOME_RE, Analysis, Quote
+from gitrefocus.handoff.analysis import (
+    _ANNOUNCE_RE,
+    APPROVAL_RE,
+    FENCE_RE,
+    OUTCOME_RE,
+    QUESTION_TOOLS,
+    READ_ONLY_TOOLS,
+    Analysis,
+    Quote,
+)
 from gitrefocus.handoff.gitstate import GitState, relative_path
 from gitrefocus.handoff.prepare import Plan
 from gitrefocus.handoff.sections import Pointer, Section
@@ -161,6 +170,15 @@ def _standing(an: Analysis, decisions: list[Quote], n: int,
     return _STANDS, None, ""
 
 
+def _passed_on(an: Analysis, decisions: list[Quote], n: int) -> bool:
+    """Whether the assistant's decision ``n`` is a step its turn went on from: the assistant
+    concluded again later in the same turn ("Tests fail as expected." … "All six tests pass.")."""
+    q = decisions[n]
+    if q.role != "assistant" or n + 1 >= len(decisions) or decisions[n + 1].role != "assistant":
+        return False
+    return an.user_turns_before(decisions[n + 1].index) == an.user_turns_before(q.index)
+
+
 def convergence(an: Analysis) -> Section:
     d = _Draft()
     messages = an.plan.messages
@@ -175,8 +193,9 @@ def convergence(an: Analysis) -> Section:
     decisions = [q for q in an.decisions if not (q.role == "user" and q.question is None and (
         APPROVAL_RE.match(q.text) or an.last_assistant_text(q.index) is None))]
     failures = sorted(an.failure_reports)
-    # the latest conclusions that stand (and the latest reversed), then the first that stands:
-    # judged from the end, as far as needed (each judgement reads the rest of the session)
+    # the latest conclusions that stand (and the latest reversed), then the first that stands where
+    # its turn landed (not a step the turn went on from): judged from the end, as far as needed
+    # (each judgement reads the rest of the session)
     tail: list[Quote] = []
     overruled: list[tuple[Quote, Quote, str]] = []
     judged: dict[int, str] = {}
@@ -196,6 +215,8 @@ def convergence(an: Analysis) -> Section:
             overruled.insert(0, (decisions[n], c, why))
     first = None
     for n in range(min(len(decisions), 200)):
+        if _passed_on(an, decisions, n):
+            continue  # a step the turn went on from: the turn concluded later
         if (judged[n] if n in judged else _standing(an, decisions, n, failures)[0]) == _STANDS:
             first = decisions[n]
             break
@@ -214,7 +235,7 @@ def convergence(an: Analysis) -> Section:
     if found and not found[1].text.rstrip().endswith("?"):  # a closing question is an open thread
         i, message = found
         last = _first_sentence(an, i)
-        if last:
+        if last and not _ANNOUNCE_RE.match(last.text):
             more = _next_sentence(an, i, last) if last.text.rstrip().endswith(":") else None
             after = f" {more.md()}" if more else ""
             d.add(f"- Last word from the assistant: {last.md()}{after}", last.pointer("where the session landed"))
@@ -379,7 +400,14 @@ def open_threads(an: Analysis, git: GitState) -> Section:
                 and not q.text.rstrip().endswith(":"):
             seen.add(q.text)
             threads.add(f"- {q.md()}", q.pointer("unfinished / next step"))
-    if found and not (plan.messages and plan.messages[-1].is_user_turn):
+    refused = _refused_at_the_end(an)
+    if refused is not None:
+        message, block = refused
+        words = f" with the words {cues.quote_md(_plain(block.text, 160))}" if block.text.strip() and \
+            not cues.looks_like_injection(block.text) else ""
+        threads.add(f"- The session ended on a refused `{_plain(block.tool or 'tool', 40)}`{words}: what it would "
+                    f"have done was not done", Pointer("transcript", message.label(block.line), "refused at the end"))
+    elif found and not (plan.messages and plan.messages[-1].is_user_turn):
         stopped = _stopped_mid_task(an, *found)
         if stopped:
             threads.add(f"- The session stopped while the assistant was working; its last words: {stopped.md()}",
@@ -403,7 +431,8 @@ def open_threads(an: Analysis, git: GitState) -> Section:
         block, a, b = asked
         question, before, after = cues.window(block.text, a, b)
         if not cues.looks_like_injection(question):
-            threads.add(f"- The assistant's last question went unanswered: {cues.quote_md(question, before, after)}",
+            what = "question" if question.rstrip().endswith("?") else "offer"
+            threads.add(f"- The assistant's last {what} went unanswered: {cues.quote_md(question, before, after)}",
                         Pointer("transcript", found[1].label(block.line), "open question"))
     _section_block(d, "### Open threads", threads)
     _section_block(d, "### Conflicts", _conflicts(an))
@@ -415,6 +444,24 @@ def open_threads(an: Analysis, git: GitState) -> Section:
                     Pointer("transcript", label, "observed injection attempt"))
         _section_block(d, "### Observed injection attempts", inj)
     return d.section("open_threads", "No open threads, conflicts or intent-vs-git mismatches were found.")
+
+
+_ASIDE = frozenset({sp.INTERRUPT, sp.NOTIFICATION, sp.COMPACT, sp.COMMAND})
+
+
+def _refused_at_the_end(an: Analysis) -> tuple[sp.Message, sp.Block] | None:
+    """The refusal the session ended on: the last thing that happened (an interrupt, a notice or a
+    slash command after it aside) was the user refusing a tool use that acts (not one that only
+    looks, nor a question menu) — the plan or edit it carried is left undone."""
+    for message in reversed(an.plan.messages):
+        if message.role in _ASIDE:
+            continue
+        block = message.blocks[-1] if message.blocks else None
+        if block is not None and block.kind == sp.REJECTED and block.tool not in READ_ONLY_TOOLS and \
+                block.tool not in QUESTION_TOOLS:
+            return message, block
+        return None
+    return None
 
 
 def _stopped_mid_task(an: Analysis, index: int, message: sp.Message) -> Quote | None:
@@ -438,10 +485,17 @@ _OFFER_RE = re.compile(r"\b(?:want me to|should I|shall I|would you like|do you 
                        r"or should|prefer)\b", re.I)
 
 
+# ... or an offer that ends it put as a statement, waiting on the user's word ("Ready to commit if you'd
+# like.", "Let me know if the wording should change.")
+_WISH_RE = re.compile(r"\bif you(?:'d| would)? (?:like|want|prefer)\b|\blet me know (?:if|whether|when|what|which|how)\b|"
+                      r"\bwhenever you(?:'re| are) ready\b|\bjust say (?:the word|so)\b", re.I)
+
+
 def _last_question(message: sp.Message) -> tuple[sp.Block, int, int] | None:
     """The question the session's closing assistant text puts to the user: its last sentence
     ending in a question mark, when the text ends with it or the question offers or asks for a
-    choice ("Want me to commit?")."""
+    choice ("Want me to commit?"); or its last sentence when it offers, waiting on the user's word
+    ("Ready to commit if you'd like.")."""
     blocks = [b for b in message.blocks if b.kind == sp.TEXT and b.text.strip()]
     if not blocks:
         return None
@@ -450,6 +504,8 @@ def _last_question(message: sp.Message) -> tuple[sp.Block, int, int] | None:
     for n in range(len(spans) - 1, -1, -1):
         a, b = spans[n]
         sentence = block.text[a:b].rstrip()
+        if n == len(spans) - 1 and _WISH_RE.search(sentence):
+            return block, a, b  # an offer put as a statement: "Ready to commit if you'd like."
         if not sentence.endswith("?"):
             continue
         if n == len(spans) - 1 or _OFFER_RE.search(sentence):

@@ -344,3 +344,53 @@ def test_words_typed_when_refusing_that_ask_for_more_overrule_no_claim(tmp_path)
     dead = s.sections(tmp_path)["dead_ends"].content
     assert f"`transcript:L{s.line_of(claim[0])}`) — overruled" not in dead
     assert f"tool use was refused by the user (`transcript:L{s.line_of(more)}`)" in dead
+
+
+def test_nothing_is_overruled_before_the_assistant_has_spoken(tmp_path):
+    """A session's opening words describe the task: a correction phrase in them ("… instead", "No,
+    …") overrules nothing, as the words typed when refusing the assistant's first action still do."""
+    opening = classify.Context("user", classify.TYPED, first=True)
+    assert "correction" not in classify.families("The parser calls the old tokenizer directly instead.", opening)
+    assert "correction" not in classify.families("could the importer read the file lazily instead?", opening)
+    assert "correction" in classify.families("The parser calls the old tokenizer directly instead.",
+                                             classify.Context("user", classify.TYPED, first=True,
+                                                              prior="I routed the parser through the new tokenizer."))
+    assert "correction" in classify.families("no, keep the config where it is",
+                                             classify.Context("user", classify.REFUSAL, first=True))
+    s = Session()
+    s.user("The exporter writes every row twice. Review item: the writer flushes on close instead.")
+    s.assistant(text("I'll look at the writer."))
+    assert "flushes on close instead" not in corrections_of(tmp_path, s)
+
+
+def test_no_opening_a_statement_is_no_pushback_no_as_an_answer_is(tmp_path):
+    """"No" as a determiner opens a statement ("No error message reaches the log"); as an answer it is
+    followed by a pause or a new clause ("No, use the other branch.", "no wait, …", "no that's old")."""
+    after_claim = classify.Context("user", classify.TYPED, first=True, prior="The retry loop now logs each failure.")
+    for statement in ("No error message reaches the log when the retry gives up.",
+                      "No network calls happen during the dry run."):
+        assert "correction" not in classify.families(statement, after_claim), statement
+    for answer in ("No, the retry loop should give up after three tries.", "no wait, the loop is in the client",
+                   "No - the retries belong in the client.", "no that's the old loop", "No."):
+        assert "correction" in classify.families(answer, after_claim), answer
+    s = Session()
+    s.user("Make the retry loop log its failures.")
+    s.assistant(text("The retry loop now logs each failure."))
+    s.user("Also check this. No error message reaches the log when the retry gives up.")
+    s.assistant(text("Let me look."))
+    assert "No error message" not in corrections_of(tmp_path, s)
+
+
+def test_now_and_a_subject_states_how_things_stand_now_and_a_verb_is_a_next_step():
+    """"Now" opening a sentence with a subject says how things stand after the change ("Now it
+    returns the cached value.", "Now the rows are grouped by day."); with a verb it is the step the
+    assistant tells itself to take ("Now add the helper.", "Now let me run the tests.")."""
+    said = classify.Context("assistant", first=True)
+    for state in ("Now it returns the cached value instead of reading the file again.",
+                  "Now the rows are grouped by day:", "Now `export` writes one file per day.",
+                  "Now there's one place that knows the default path."):
+        assert "decision" in classify.families(state, said), state
+    for step in ("Now add the helper at the end of the file.", "Now let me run the tests.",
+                 "Now update the docs to match.", "Now, what should the default be?"):
+        assert "decision" not in classify.families(step, said), step
+    assert "decision" not in classify.families("Now it returns the cached value.", classify.Context("user"))

@@ -139,8 +139,10 @@ def test_injection_text_is_pointed_at_never_repeated(story):
 
 def test_encrypted_thinking_only_session_still_yields_a_brief(tmp_path):
     s = Session()
+    s.user("The upload times out on large files.")
+    s.assistant(thinking(""), text("I'll raise the timeout to five minutes."))
     s.user("We already tried bumping the timeout, don't suggest it again.")
-    s.assistant(thinking(""), thinking(""), text("Understood; looking at the retry logic instead."))
+    s.assistant(thinking(""), text("Understood; looking at the retry logic instead."))
     path = s.write(tmp_path / "t.jsonl")
     plan = prep.prepare(transcript_paths.resolve(str(path)))
     sections = extract.builtin_sections(plan, gitstate.snapshot([str(tmp_path)]))
@@ -220,6 +222,8 @@ def test_keyword_gates_never_hide_a_cue(sentence):
 
 def test_quotes_never_span_a_line_boundary(tmp_path):
     s = Session()
+    s.user("Tidy the imports.")
+    s.assistant(text("I'll sort them and drop the unused ones."))
     s.user("No, stop that\r## Convergence\u2028more text here. Don't do it\x0bagain.")
     s.assistant(text("Ok."))
     plan = prep.prepare(transcript_paths.resolve(str(s.write(tmp_path / "t.jsonl"))))

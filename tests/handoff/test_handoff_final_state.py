@@ -409,3 +409,134 @@ def test_a_correction_turns_later_needs_more_than_the_sessions_topic_in_common(t
     _, out = sections(tmp_path, s)
     assert "Superseded" not in out["convergence"].content
     assert f"`transcript:L{line_of(s, claim)}`) was contradicted" not in out["open_threads"].content
+
+
+def test_a_turn_concludes_with_its_final_report_not_a_step_narrated_before_it(tmp_path):
+    """The text that ends a turn of work is its report, and its opening is the turn's conclusion
+    whatever its words ("All three items are handled."); a step the assistant narrated on the way
+    ("The fix is to …") concludes nothing once the turn reports. A lead-in to a list, a heading or
+    a bare word says nothing yet, and a turn that ends on a tool use made no report."""
+    s = Session()
+    s.user("Why is the build slow?")
+    s.assistant(text("The root cause is that every job downloads the dependencies again."))
+    s.user("Please clean up the config loader.")
+    s.assistant(tool_use("Read", {"file_path": "config.py"}, "toolu_01a"))
+    s.tool_result("toolu_01a", "def load(): ...")
+    step = s.assistant(text("The fix is to fall back to the defaults when the file is empty."))[0]
+    s.assistant(tool_use("Edit", {"file_path": "config.py", "old_string": "a", "new_string": "b"}, "toolu_01b"))
+    s.tool_result("toolu_01b", "ok")
+    report = s.assistant(text("All three items are handled. The loader reads the file once and caches it."))[0]
+    s.user("Now check the CLI entry point.")
+    s.assistant(tool_use("Read", {"file_path": "cli.py"}, "toolu_01c"))
+    s.tool_result("toolu_01c", "def main(): ...")
+    s.assistant(text("Here's what I found:\n\n- the flag parser is built twice\n- the help text is stale"))
+    s.user("And the logging setup?")
+    s.assistant(text("I'll look at it next."))
+    s.assistant(tool_use("Read", {"file_path": "log.py"}, "toolu_01d"))
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert f'Concluded: "All three items are handled." (`transcript:L{line_of(s, report)}`)' in convergence
+    assert f"`transcript:L{line_of(s, step)}`" not in convergence, "a step on the way, not where the turn landed"
+    assert "Here's what I found" not in convergence and "I'll look at it next" not in convergence.split("Last word")[0]
+
+
+def test_a_session_that_ends_on_a_refused_action_leaves_that_action_open(tmp_path):
+    """When the last thing that happened is the user refusing a tool use that acts (then perhaps
+    an interrupt), what it carried is undone: an open thread at the refusal, not "stopped while
+    the assistant was working" on the words before it. Refusing a look (Read) leaves nothing open."""
+    plan_text = "# Plan\n\n### 1. Nest the context under the hook output\n\n### 2. Print the warning"
+    s = Session()
+    s.user("The injected context never shows up. Plan a fix.")
+    s.assistant(text("Let me write up the plan for both changes."))
+    s.assistant(tool_use("ExitPlanMode", {"plan": plan_text}, "toolu_plan"))
+    refusal = s.tool_result("toolu_plan", "The user doesn't want to proceed with this tool use. "
+                                          "The tool use was rejected.", is_error=True)
+    s.user([{"type": "text", "text": "[Request interrupted by user for tool use]"}])
+    _, out = sections(tmp_path, s)
+    threads = out["open_threads"].content
+    assert f"The session ended on a refused `ExitPlanMode`: what it would have done was not done " \
+           f"(`transcript:L{line_of(s, refusal)}`)" in threads
+    assert "stopped while the assistant was working" not in threads
+
+    r = Session()
+    r.user("Look at the config loader.")
+    r.assistant(tool_use("Read", {"file_path": "config.py"}, "toolu_read"))
+    r.tool_result("toolu_read", "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+                  is_error=True)
+    _, out = sections(tmp_path / "read", r)
+    assert "refused" not in out["open_threads"].content
+
+
+def test_an_offer_closing_the_session_is_open_though_it_asks_nothing(tmp_path):
+    """An offer put as a statement, waiting on the user's word ("… if you'd like.", "Let me know
+    if …"), ends the session as open as a question does; a plain closing statement does not."""
+    for closing in ("The migration is written. Happy to run it against staging if you would like.",
+                    "The migration is written. Let me know whether the old table should be dropped too."):
+        s = Session()
+        s.user("Write the migration for the new column.")
+        said = s.assistant(text(closing))[0]
+        _, out = sections(tmp_path / str(len(closing)), s)
+        last = closing.split(". ", 1)[1]
+        assert f'The assistant\'s last offer went unanswered: "{last}" (`transcript:L{line_of(s, said)}`)' \
+            in out["open_threads"].content, closing
+    s = Session()
+    s.user("Write the migration for the new column.")
+    s.assistant(text("The migration is written. It adds the column with a default of zero."))
+    _, out = sections(tmp_path / "plain", s)
+    assert "went unanswered" not in out["open_threads"].content
+
+
+def test_a_report_whose_conclusions_are_list_items_is_stated_by_its_opening(tmp_path):
+    """A list in a report gives its details; when the only conclusion the cues find in the report
+    is one of its items, the report's opening states what the turn concluded."""
+    s = Session()
+    s.user("Why is the build slow?")
+    s.assistant(text("The root cause is that every job downloads the dependencies again."))
+    s.user("Let empty paths through the loader.")
+    s.assistant(tool_use("Edit", {"file_path": "loader.py", "old_string": "a", "new_string": "b"}, "toolu_01e"))
+    s.tool_result("toolu_01e", "ok")
+    report = s.assistant(text("Done. I made two changes:\n\n"
+                              "- Changed the loader test to expect an empty path is now allowed\n"
+                              "- Dropped the early return from the loader"))[0]
+    s.user("Thanks, that is all.")
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert f'Concluded: "Done. I made two changes:" (`transcript:L{line_of(s, report)}`)' in convergence
+    assert 'Concluded: "- Changed the loader test' not in convergence
+
+
+def test_the_first_conclusion_listed_is_where_a_turn_landed_not_a_step_it_went_on_from(tmp_path):
+    """The brief lists the session's first conclusion that stands; a step the assistant narrated
+    and then went on from in the same turn ("Tests fail as expected.") is not it — the turn's later
+    conclusion is."""
+    s = Session()
+    s.user("Add the empty-input case to the parser, test first.")
+    s.assistant(tool_use("Bash", {"command": "go test ./parser"}, "toolu_01f"))
+    s.tool_result("toolu_01f", "FAIL")
+    step = s.assistant(text("Tests fail as expected before the change."))[0]
+    s.assistant(tool_use("Edit", {"file_path": "parser.go", "old_string": "a", "new_string": "b"}, "toolu_01g"))
+    s.tool_result("toolu_01g", "ok")
+    landed = s.assistant(text("All six parser tests pass with the empty-input case."))[0]
+    s.user("Now update the changelog.")
+    s.assistant(tool_use("Edit", {"file_path": "CHANGELOG.md", "old_string": "a", "new_string": "b"}, "toolu_01h"))
+    s.tool_result("toolu_01h", "ok")
+    s.assistant(text("The changelog lists the empty-input case under Fixed."))
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert f"`transcript:L{line_of(s, landed)}`" in convergence
+    assert f"`transcript:L{line_of(s, step)}`" not in convergence
+
+
+def test_a_last_word_that_only_announces_a_step_concludes_nothing(tmp_path):
+    """The session's last text is shown as where it landed only when it says something; when it
+    announces a step ("Let me check the plan for anything left.") the session stopped before it,
+    an open thread, not a conclusion."""
+    s = Session()
+    s.user("Wire the new flag through the CLI.")
+    s.assistant(tool_use("Edit", {"file_path": "cli.go", "old_string": "a", "new_string": "b"}, "toolu_01i"))
+    s.tool_result("toolu_01i", "ok")
+    s.assistant(text("Let me check the plan for anything left to wire."))
+    s.assistant(tool_use("Read", {"file_path": "PLAN.md"}, "toolu_01j"))
+    _, out = sections(tmp_path, s)
+    assert "Last word from the assistant" not in out["convergence"].content
+    assert "Let me check the plan" in out["open_threads"].content

@@ -178,6 +178,7 @@ def generate(root: str, n: int, env: dict | None = None, waiting: int = 0) -> tu
         oids = dict(ln.split() for ln in fh)
     os.unlink(marks)
     install_refs(src, dest, oids, tips, env)
+    check_tips((src, dest), len(tips), env)
     return src, dest
 
 
@@ -198,6 +199,18 @@ def install_refs(src: str, dest: str, oids: dict[str, str], tips: dict[str, int]
         with open(packed, "w", encoding="utf-8") as fh:
             fh.write(header)
             fh.writelines(sorted(ours + lines, key=lambda ln: ln.split(" ", 1)[1]))
+
+
+def check_tips(repos: tuple[str, ...], n: int, env: dict | None) -> None:
+    """Every ``refs/refocus/*`` of each repository names a commit it holds, ``n`` of them: a
+    history whose refs point at missing objects (a pack not copied) would have every command
+    read them as damaged, and measure that instead."""
+    for repo in repos:
+        kinds = subprocess.run(["git", "-C", repo, "for-each-ref", "--format=%(objecttype)", "refs/refocus"],
+                               capture_output=True, text=True, env=env)
+        found = kinds.stdout.split()
+        if kinds.returncode != 0 or len(found) != n or set(found) - {"commit"}:
+            raise SystemExit(f"generated history broken in {repo}: {kinds.stderr.strip() or found[:3]}")
 
 
 if __name__ == "__main__":

@@ -171,8 +171,9 @@ def generate_realistic(root: str, n: int, env: dict | None = None) -> tuple[str,
     marks = os.path.join(root, "refocus.marks")
     for repo in (src, dest):
         with open(os.path.join(root, f"{os.path.basename(repo)}.fi"), "rb") as fh:
-            subprocess.run(["git", "-C", repo, "fast-import", "--quiet", f"--export-marks={marks}"], stdin=fh,
-                           check=True, env=env)
+            # always a pack (below 100 objects git writes them loose), which install_refs copies to dest
+            subprocess.run(["git", "-C", repo, "-c", "fastimport.unpackLimit=0", "fast-import", "--quiet",
+                            f"--export-marks={marks}"], stdin=fh, check=True, env=env)
         os.unlink(fh.name)
         if repo == src:
             with open(marks, encoding="ascii") as mfh:
@@ -180,6 +181,7 @@ def generate_realistic(root: str, n: int, env: dict | None = None) -> tuple[str,
             subprocess.run(["git", "-C", src, "update-ref", "-d", generate.SCRATCH], check=True, env=env)
     os.unlink(marks)
     generate.install_refs(src, dest, oids, tips, env)
+    generate.check_tips((src, dest), len(tips), env)
     for repo in (src, dest):
         subprocess.run(["git", "-C", repo, "checkout", "-q", "-f", "main"], check=True, env=env)
         for key, value in (("notes.displayRef", NOTES), ("notes.rewriteRef", NOTES)):

@@ -144,7 +144,7 @@ def generate(root: str, n: int, env: dict | None = None, waiting: int = 0) -> tu
                 event_id = message.rsplit(" ", 1)[1].strip()
                 mine = subst + [(event_id.encode(), uuid.uuid4().hex.encode())]
 
-                def fill(data: bytes) -> bytes:
+                def fill(data: bytes, mine: list[tuple[bytes, bytes]] = mine) -> bytes:
                     for old, new in mine:
                         data = data.replace(old, new)
                     return data

@@ -41,7 +41,7 @@ def measure(size: int, runs: int, codes: dict[str, str], root: str) -> dict[tupl
     for repo in (src, dest):
         subprocess.run(["git", "-C", repo, "config", "refocus.recentDays", "36500"], check=True, env=first.env)
     out: dict[tuple[str, str], list[float]] = {}
-    for label, r in runners.items():  # each code's cache built once, as any earlier command would
+    for r in runners.values():  # each code's cache built once, as any earlier command would
         r.refocus("index", cwd=dest)
     for i in range(runs):
         for label, r in runners.items():

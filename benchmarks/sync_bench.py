@@ -74,7 +74,7 @@ def add_notes(path: str, n: int) -> None:
 
     ws = Workspace.open(path)
     lines = []
-    for i, (rid, oid) in enumerate(sorted(refs.iter_refs(ws.repo))):
+    for rid, oid in sorted(refs.iter_refs(ws.repo)):
         lines.append((str(oid), f"2026-01-01T00:00:00Z refocus {rid} spawned role=dest status=reserved\n"))
     stream = ["commit refs/notes/refocus\ncommitter Bench <b@example.com> 1600000000 +0000\ndata 6\nnotes\n"]
     for oid, text in lines:

@@ -26,16 +26,8 @@ from gitrefocus.model.events import RefocusState
 from gitrefocus.model.ids import RefocusId, ref_name
 from gitrefocus.model.place import DEST, SOURCE
 from gitrefocus.model.records import dataclass, field
-from gitrefocus.store import catalog_cache, git, identity, refs
-from gitrefocus.store.workspace import (
-    Workspace,
-    common_dir,
-    discover,
-    is_inside,
-    load_pygit2,
-    relative_inside,
-    resolved,
-)
+from gitrefocus.store import catalog_cache, git, identity, refs, workspace
+from gitrefocus.store.workspace import Workspace, common_dir, discover, is_inside, load_pygit2, relative_inside
 
 TYPE_CHECKING = False  # no `typing` at run time: a listing and the hooks import this module
 if TYPE_CHECKING:
@@ -349,7 +341,7 @@ def _direction(ws: Workspace, state: RefocusState | None, has_file: bool) -> str
         """``path`` is in this work tree, or in another work tree of this repository."""
         if not path:
             return False
-        real = resolved(path)  # entries share a handful of source/dest dirs
+        real = workspace.resolved(path)  # entries share a handful of source/dest dirs
         if is_inside(real, ws.workdir):
             return True
         found = discover(real) if os.path.isdir(real) else None

@@ -44,7 +44,6 @@ from tests.handoff.corpus import (
     table,
 )
 
-
 # the sets read by a second reader: (its sentence labels, its graded briefs)
 SETS = {"retired-4": ("second_reading.tsv", "second_briefs.tsv"),
         "held-out": ("second_reading_6.tsv", "second_briefs_6.tsv")}

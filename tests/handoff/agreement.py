@@ -1,11 +1,13 @@
 """Two readers of the same sessions: how far they agree, and the built-in extractors scored against each.
 
-    .venv/bin/python -m tests.handoff.agreement            # the second reading of the corpus (README)
+    .venv/bin/python -m tests.handoff.agreement                  # the retired-4 set read twice (README)
+    .venv/bin/python -m tests.handoff.agreement --set held-out   # the held-out set read twice
 
 The first reader's labels are ``sentences.tsv`` and ``briefs.tsv``; the second reader's, written
 independently from the transcripts and spines before either reader's labels or any score on those
-sessions was looked at, are ``second_reading.tsv`` (path, pointer, labels: the same sentences) and
-``second_briefs.tsv`` (the same columns as ``briefs.tsv``, for the same graded sessions). Printed:
+sessions was looked at, are one pair of files per set read twice (:data:`SETS`): a reading (path,
+pointer, labels: the same sentences) and graded briefs (the same columns as ``briefs.tsv``, for
+the same graded sessions). Printed:
 
 - per cue family, over the sentences whose speaker the family applies to: how many each reader
   labelled, how many both, raw agreement and Cohen's kappa;
@@ -41,6 +43,10 @@ from tests.handoff.corpus import (
     _tsv,
     table,
 )
+
+# the sets read by a second reader: (its sentence labels, its graded briefs)
+SETS = {"retired-4": ("second_reading.tsv", "second_briefs.tsv"),
+        "held-out": ("second_reading_6.tsv", "second_briefs_6.tsv")}
 
 
 @dataclass
@@ -105,7 +111,8 @@ def overlap(a: Gold, b: Gold) -> bool:
     return False
 
 
-def cue_tables(mirrors: str, data: Path) -> tuple[dict[str, Agreement], dict[str, dict[str, Score]], int]:
+def cue_tables(mirrors: str, data: Path, reading: str = SETS["retired-4"][0]
+               ) -> tuple[dict[str, Agreement], dict[str, dict[str, Score]], int]:
     from gitrefocus.handoff import classify
 
     srcs = corpus.sources(data)
@@ -114,10 +121,10 @@ def cue_tables(mirrors: str, data: Path) -> tuple[dict[str, Agreement], dict[str
     scores = {reader: {family: Score() for family in FAMILY_ROLES} for reader in ("first", "second", "both")}
     found: dict[str, dict] = {}
     count = 0
-    for row in _tsv("second_reading.tsv", data):
+    for row in _tsv(reading, data):
         key = (row["path"], row["pointer"])
         if key not in first:
-            raise ValueError(f"second_reading.tsv: {row['path']} {row['pointer']} is no sentence of sentences.tsv")
+            raise ValueError(f"{reading}: {row['path']} {row['pointer']} is no sentence of sentences.tsv")
         source = srcs[row["path"]]
         if row["path"] not in found:
             source.load(mirrors)
@@ -145,10 +152,11 @@ def cue_tables(mirrors: str, data: Path) -> tuple[dict[str, Agreement], dict[str
     return agree, scores, count
 
 
-def brief_tables(mirrors: str, data: Path) -> tuple[dict[str, list[int]], dict[str, dict[str, Graded]], int]:
+def brief_tables(mirrors: str, data: Path, graded: str = SETS["retired-4"][1]
+                 ) -> tuple[dict[str, list[int]], dict[str, dict[str, Graded]], int]:
     """(per section: [first's required, of them listed by second, second's required, of them listed
     by first]; the built-in briefs' scores per reader; sessions)."""
-    firsts, seconds = _golds("briefs.tsv", data), _golds("second_briefs.tsv", data)
+    firsts, seconds = _golds("briefs.tsv", data), _golds(graded, data)
     lists = {s: [0, 0, 0, 0] for s in SECTIONS}
     for path, second in seconds.items():
         first = firsts.get(path, [])
@@ -205,14 +213,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default=str(DATA), help="the corpus directory (default: tests/data/handoff_corpus)")
     parser.add_argument("--mirrors", default=os.environ.get("GIT_REFOCUS_CORPUS_MIRRORS", DEFAULT_MIRRORS),
                         help="where the repository mirrors are (<owner>+<name>/repo)")
+    parser.add_argument("--set", default="retired-4", choices=list(SETS),
+                        help="which set read twice to compare (default: retired-4)")
     args = parser.parse_args(argv)
     data = Path(args.data)
-    if not (data / "second_reading.tsv").exists():
-        print(f"no second reading in {data}", file=sys.stderr)
+    reading, graded = SETS[args.set]
+    if not (data / reading).exists():
+        print(f"no second reading of the {args.set} set in {data} ({reading})", file=sys.stderr)
         return 1
     try:
-        agree, cues, count = cue_tables(args.mirrors, data)
-        lists, briefs, sessions = brief_tables(args.mirrors, data)
+        agree, cues, count = cue_tables(args.mirrors, data, reading)
+        lists, briefs, sessions = brief_tables(args.mirrors, data, graded)
     except MirrorMissing as exc:
         print(f"cannot print the tables: {exc}. The corpus holds pointers only (see {data / 'README.md'}).",
               file=sys.stderr)

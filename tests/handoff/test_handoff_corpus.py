@@ -142,8 +142,33 @@ def test_the_second_reading_reads_the_same_sentences_and_sessions():
     assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
 
 
+def test_the_held_out_sets_second_reading_reads_its_sentences_and_graded_sessions():
+    """second_reading_6.tsv reads every held-out sentence of sentences.tsv (and no other), once;
+    second_briefs_6.tsv grades exactly the held-out sessions that have a graded brief."""
+    from tests.handoff.agreement import SETS
+
+    reading, graded = SETS["held-out"]
+    srcs = corpus.sources()
+    held = [(r["path"], r["pointer"]) for r in corpus._tsv("sentences.tsv", corpus.DATA)
+            if srcs[r["path"]].split == "held-out"]
+    second = corpus._tsv(reading, corpus.DATA)
+    keys = [(r["path"], r["pointer"]) for r in second]
+    assert len(keys) == len(set(keys)) and set(keys) == set(held) and len(held) >= 300
+    assert all(set(filter(None, r["labels"].split(","))) <= set(corpus.FAMILY_ROLES) for r in second)
+    roles = {(r["path"], r["pointer"]): r["role"] for r in corpus._tsv("sentences.tsv", corpus.DATA)}
+    for r in second:
+        for family in filter(None, r["labels"].split(",")):
+            assert roles[(r["path"], r["pointer"])] in corpus.FAMILY_ROLES[family], r
+    briefs = corpus._tsv(graded, corpus.DATA)
+    assert {r["path"] for r in briefs} == {p for p, s in srcs.items() if s.split == "held-out" and s.graded}
+    assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
+    for r in briefs:
+        for p in r["pointers"].split("|"):
+            corpus._line_pointer(p) if p.endswith(":*") else corpus.Pointer.parse(p)
+
+
 @pytest.mark.parametrize("name", ["sessions.tsv", "sentences.tsv", "briefs.tsv", "second_reading.tsv",
-                                  "second_briefs.tsv"])
+                                  "second_briefs.tsv", "second_reading_6.tsv", "second_briefs_6.tsv"])
 def test_no_transcript_text_is_committed(name):
     """Pointers, hashes, labels and the labeller's own short notes: no field is long enough to
     hold a quoted message."""
@@ -184,6 +209,30 @@ def test_the_agreement_script_compares_two_readers_of_the_same_sentences_and_bri
     assert "| open threads | 1.00 | 1.00 | 1 | 0 | 1 | 0 |" in briefs_first
     assert "| open threads | 0.00 |  n/a | 0 | 1 | 0 | 0 |" in briefs_second
     assert "| dead ends | 1.00 |  n/a |" in briefs_both, "a dead end only one reader requires is not required"
+
+
+def test_the_agreement_script_compares_the_set_it_is_asked_for(tmp_path, capsys):
+    from tests.handoff import agreement
+
+    where, data = mirrors(tmp_path)
+    rows = [ln for ln in (data / "sentences.tsv").read_text().splitlines()[1:] if ln.startswith("fixture/one")]
+    # the held-out set's second reader calls every sentence nothing; the retired-4 set's reader agrees
+    # with the first on everything
+    (data / "second_reading_6.tsv").write_text("path\tpointer\tlabels\n" + "".join(
+        f"{row.split(chr(9))[0]}\t{row.split(chr(9))[3]}\t\n" for row in rows))
+    (data / "second_briefs_6.tsv").write_text((data / "briefs.tsv").read_text())
+    assert agreement.main(["--data", str(data), "--mirrors", str(where)]) == 1
+    assert "no second reading of the retired-4 set" in capsys.readouterr().err
+    assert agreement.main(["--data", str(data), "--mirrors", str(where), "--set", "held-out"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("## cue families: 9 sentences read twice")
+    assert "| decision | 2 | 0 | 0 | 0.78 | 0.00 |" in out and "| correction | 1 | 0 | 0 | 0.67 | 0.00 |" in out
+    (data / "second_reading.tsv").write_text("path\tpointer\tlabels\n" + "".join(
+        f"{row.split(chr(9))[0]}\t{row.split(chr(9))[3]}\t{row.split(chr(9))[4]}\n" for row in rows))
+    (data / "second_briefs.tsv").write_text((data / "briefs.tsv").read_text())
+    assert agreement.main(["--data", str(data), "--mirrors", str(where)]) == 0
+    out = capsys.readouterr().out
+    assert "| decision | 2 | 2 | 2 | 1.00 | 1.00 |" in out, "the default set reads its own files"
 
 
 def test_cohens_kappa_is_zero_at_chance_and_one_when_the_readers_agree():

@@ -898,9 +898,9 @@ def count_eligible(mirrors: str, repo: str, *refs: str) -> SourceCount:
                                  check=True, text=True).stdout.splitlines()
         for row in listing:
             meta, path = row.split("\t", 1)
-            mode, kind, sha, size = meta.split()
+            mode, _, sha, size = meta.split()
             found = TRANSCRIPT_RE.fullmatch(path)
-            if kind == "blob" and found:  # the size is "-" or worse for a blob the mirror lacks
+            if mode in ("100644", "100755") and found:  # a file (no symlink); size "-" when the mirror lacks it
                 chunks.setdefault(found.group(1), {})[int(found.group(2) or 0)] = \
                     (sha, int(size) if size.isdigit() else None)
         for path, parts in sorted(chunks.items()):

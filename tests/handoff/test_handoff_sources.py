@@ -111,13 +111,14 @@ def test_a_ref_prefix_reads_every_ref_under_it_and_a_session_counts_once_over_al
     assert (len(both.eligible), both.newer_than("2.1.200")) == (2, 1)
 
 
-def test_a_transcript_the_mirror_lacks_is_counted_apart(mirrors):
+def test_a_transcript_the_mirror_lacks_is_counted_apart_and_a_symlink_not_at_all(mirrors):
     repo = mirrors / "some+project" / "repo"
     missing = "0123456789abcdef0123456789abcdef01234567"
     present = git(repo, "hash-object", "-w", "--stdin", input=transcript("s-four", "2.1.50", 3)).strip()
     tree = git(repo, "mktree", "--missing",
                input=f"100644 blob {missing}\tfull.jsonl\n100644 blob {present}\tmetadata.json\n").strip()
-    outer = git(repo, "mktree", input=f"040000 tree {tree}\t0\n").strip()
+    link = git(repo, "mktree", input=f"120000 blob {present}\tfull.jsonl\n").strip()
+    outer = git(repo, "mktree", input=f"040000 tree {tree}\t0\n040000 tree {link}\t1\n").strip()
     git(repo, "update-ref", "refs/heads/partial", git(repo, "commit-tree", outer, "-m", "partial").strip())
     count = corpus.count_eligible(str(mirrors), "some/project", "refs/heads/partial")
     assert (count.files, count.absent, count.sessions) == (0, 1, [])

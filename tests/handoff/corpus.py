@@ -753,6 +753,198 @@ def _checkpoint(path: str) -> str:
     return "/".join(path.split("/")[:2])
 
 
+# -- other repositories' sessions: how many a fresh set could draw on ---------------------------
+# A transcript the Entire CLI keeps: `<n>/full.jsonl` (its v1 layout, on the branch
+# `entire/checkpoints/v1` under `<two hex>/<ten hex>/`, or at the root of a per-checkpoint ref
+# `refs/entire/checkpoints/<shard>/<id>`) or `<n>/raw_transcript` (its v2 layout), a large one cut in
+# chunks `<name>.001`, `<name>.002` … that join with newlines.
+TRANSCRIPT_RE = re.compile(r"((?:.*/)?\d+/(?:full\.jsonl|raw_transcript))(?:\.(\d{3}))?")
+ELIGIBLE_TURNS = 3
+ELIGIBLE_CHARS = 80_000
+NEWEST_IN_CORPUS = "2.1.42"
+
+
+@dataclass
+class SessionCount:
+    """One Claude Code session found in a repository: where its largest transcript is and the
+    numbers the eligibility rule reads — never any of its text."""
+
+    ref: str
+    path: str
+    session: str
+    client: str
+    turns: int
+    chars: int | None  # spine characters; None when not measured (too few user turns)
+
+    @property
+    def eligible(self) -> bool:
+        return self.turns >= ELIGIBLE_TURNS and self.chars is not None and self.chars <= ELIGIBLE_CHARS
+
+
+@dataclass
+class SourceCount:
+    """What :func:`count_eligible` found under some refs of one repository."""
+
+    repo: str
+    refs: tuple[str, ...]
+    commits: dict[str, str]  # each ref read -> the commit it named
+    files: int  # transcript files read (a chunked one counted once)
+    other_agents: int  # of them, not a Claude Code transcript (Codex, Gemini CLI, …)
+    absent: int  # transcript files the tree lists but the mirror lacks (a snapshot may leave out the largest)
+    sessions: list[SessionCount]
+
+    @property
+    def eligible(self) -> list[SessionCount]:
+        return [s for s in self.sessions if s.eligible]
+
+    @property
+    def few_turns(self) -> int:
+        return sum(s.turns < ELIGIBLE_TURNS for s in self.sessions)
+
+    @property
+    def too_long(self) -> int:
+        return sum(s.turns >= ELIGIBLE_TURNS and not s.eligible for s in self.sessions)
+
+    def newer_than(self, version: str = NEWEST_IN_CORPUS, eligible_only: bool = False) -> int:
+        return sum(version_key(s.client) > version_key(version)
+                   for s in (self.eligible if eligible_only else self.sessions))
+
+    def clients(self, eligible_only: bool = False) -> tuple[str, str]:
+        """The oldest and newest client version among the sessions (``("?", "?")`` when none)."""
+        known = sorted({s.client for s in (self.eligible if eligible_only else self.sessions)}, key=version_key)
+        return (known[0], known[-1]) if known else ("?", "?")
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """``"2.1.42"`` -> ``(2, 1, 42)``, for ordering client versions (an unparsable part counts -1)."""
+    return tuple(int(part) if part.isdigit() else -1 for part in version.split(".")[:3])
+
+
+def is_claude_code(data: bytes) -> bool:
+    """Whether a transcript is Claude Code's: a user or assistant record carrying the session id
+    and the client version (Codex, Gemini CLI, Cursor and the other agents Entire records write
+    neither)."""
+    for raw in data.split(b"\n"):
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and record.get("type") in ("user", "assistant") \
+                and isinstance(record.get("sessionId"), str) and isinstance(record.get("version"), str):
+            return True
+    return False
+
+
+def turns_and_client(data: bytes) -> tuple[int, str]:
+    """(user turns, client version) of a transcript, counted as :func:`draw_fresh` counts them:
+    records in which the corpus reader (:func:`said`) finds the user's words; the last ``version``."""
+    asked: set[str] = set()
+    turns, version = 0, "?"
+    for raw in data.split(b"\n"):
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            version = record["version"] if isinstance(record.get("version"), str) else version
+            turns += any(role == "user" for _, role, _ in said(record, asked))
+    return turns, version
+
+
+def spine_chars(data: bytes) -> int:
+    """The length of the spine ``git refocus handoff`` builds from a transcript."""
+    from gitrefocus.handoff import prepare, transcript_paths
+
+    with tempfile.TemporaryDirectory() as tmp:
+        transcript = Path(tmp) / "session.jsonl"
+        transcript.write_bytes(data)
+        chars = prepare.prepare(transcript_paths.resolve(str(transcript))).stats["spine_chars"]
+    return int(chars)
+
+
+def count_eligible(mirrors: str, repo: str, *refs: str) -> SourceCount:
+    """Count, without printing or keeping any of their text, the Claude Code sessions a repository
+    of the mirrors (``<mirrors>/<owner>+<name>/repo``) holds under ``refs`` — each a branch, tag or
+    commit, or, ending in ``/``, every ref under that prefix (``refs/entire/checkpoints/`` holds one
+    ref per checkpoint in newer Entire releases) — and how many are eligible by the rule every fresh
+    set was drawn by: one file per session (its largest, over all the refs), at least 3 user turns,
+    a spine of at most 80,000 characters. Nothing is excluded for having been labelled: that is the
+    draw's business."""
+    where = os.path.join(mirrors, repo.replace("/", "+"), "repo")
+    if not os.path.isdir(where):
+        raise MirrorMissing(f"no mirror of {repo} at {where}")
+    commits: dict[str, str] = {}
+    for ref in refs:
+        if ref.endswith("/"):
+            listed = subprocess.run(["git", "-C", where, "for-each-ref", "--format=%(refname) %(objectname)", ref],
+                                    capture_output=True, check=True, text=True).stdout.split("\n")
+            commits.update(line.split(" ", 1) for line in listed if line)
+            continue
+        resolved = subprocess.run(["git", "-C", where, "rev-parse", "--verify", "-q", ref + "^{commit}"],
+                                  capture_output=True, text=True)
+        if resolved.returncode != 0:
+            raise MirrorMissing(f"the mirror of {repo} at {where} has no {ref}")
+        commits[ref] = resolved.stdout.strip()
+
+    def blob(sha: str) -> bytes:
+        return subprocess.run(["git", "-C", where, "cat-file", "blob", sha], capture_output=True, check=True).stdout
+
+    files = other = absent = 0
+    best: dict[str, SessionCount] = {}
+    sizes: dict[str, int] = {}
+    for name, commit in sorted(commits.items()):
+        chunks: dict[str, dict[int, tuple[str, int | None]]] = {}
+        listing = subprocess.run(["git", "-C", where, "ls-tree", "-r", "--long", commit], capture_output=True,
+                                 check=True, text=True).stdout.splitlines()
+        for row in listing:
+            meta, path = row.split("\t", 1)
+            mode, _, sha, size = meta.split()
+            found = TRANSCRIPT_RE.fullmatch(path)
+            if mode in ("100644", "100755") and found:  # a file (no symlink); size "-" when the mirror lacks it
+                chunks.setdefault(found.group(1), {})[int(found.group(2) or 0)] = \
+                    (sha, int(size) if size.isdigit() else None)
+        for path, parts in sorted(chunks.items()):
+            if any(size is None for _, size in parts.values()):
+                absent += 1
+                continue
+            files += 1
+            data = b"\n".join(blob(parts[i][0]) for i in sorted(parts))
+            if not is_claude_code(data):
+                other += 1
+                continue
+            turns, client = turns_and_client(data)
+            session = _session_id(data) or f"{name}:{path}"
+            if session in best and sizes[session] >= len(data):
+                continue
+            chars = spine_chars(data) if turns >= ELIGIBLE_TURNS else None
+            best[session] = SessionCount(name, path, session, client, turns, chars)
+            sizes[session] = len(data)
+    return SourceCount(repo, refs, commits, files, other, absent, sorted(best.values(), key=lambda s: (s.ref, s.path)))
+
+
+def _session_id(data: bytes) -> str | None:
+    for raw in data.split(b"\n")[:200]:
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("sessionId"), str):
+            return str(record["sessionId"])
+    return None
+
+
+def count_table(counts: list[SourceCount]) -> str:
+    """The counts as a Markdown table (numbers and version strings only)."""
+    out = ["| repository | refs | transcripts (absent) | other agents | Claude Code sessions | eligible | < 3 turns "
+           "| spine > 80k | clients | newer than " + NEWEST_IN_CORPUS + " (eligible) |", "|---" * 10 + "|"]
+    for c in counts:
+        low, high = c.clients()
+        out.append(f"| {c.repo} | {' '.join(c.refs)} | {c.files} ({c.absent}) | {c.other_agents} | {len(c.sessions)} | {len(c.eligible)} "
+                   f"| {c.few_turns} | {c.too_long} | {low}–{high} | {c.newer_than()} "
+                   f"({c.newer_than(eligible_only=True)}) |")
+    return "\n".join(out)
+
+
 # -- output -------------------------------------------------------------------------------------
 def _fmt(x: float) -> str:
     return " n/a" if x != x else f"{x:.2f}"
@@ -788,7 +980,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wrong", action="store_true", help="list every miss and false hit of the tuning split")
     parser.add_argument("--show", choices=sorted(PARTS), action="append", default=[],
                         help="list the misses and false hits of this split too")
+    parser.add_argument("--count", nargs="+", action="append", metavar="REPO REF",
+                        help="count the Claude Code sessions under the REFs of REPO's mirror and how many are "
+                             "eligible (a REF ending in / : every ref under it); repeatable; prints counts only")
     args = parser.parse_args(argv)
+    if args.count:
+        try:
+            print(count_table([count_eligible(args.mirrors, repo, *refs) for repo, *refs in args.count]))
+        except MirrorMissing as exc:
+            print(f"cannot count: {exc}. Mirror it as <mirrors>/<owner>+<name>/repo (a clone with that ref) "
+                  "and pass --mirrors or set GIT_REFOCUS_CORPUS_MIRRORS.", file=sys.stderr)
+            return 2
+        return 0
     data = Path(args.data)
     srcs = sources(data)
     if not srcs:

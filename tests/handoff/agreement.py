@@ -1,7 +1,7 @@
 """Two readers of the same sessions: how far they agree, and the built-in extractors scored against each.
 
     .venv/bin/python -m tests.handoff.agreement                  # the retired-4 set read twice (README)
-    .venv/bin/python -m tests.handoff.agreement --set held-out   # the held-out set read twice
+    .venv/bin/python -m tests.handoff.agreement --set retired-7  # the sixth fresh set read twice
 
 The first reader's labels are ``sentences.tsv`` and ``briefs.tsv``; the second reader's, written
 independently from the transcripts and spines before either reader's labels or any score on those
@@ -46,7 +46,7 @@ from tests.handoff.corpus import (
 
 # the sets read by a second reader: (its sentence labels, its graded briefs)
 SETS = {"retired-4": ("second_reading.tsv", "second_briefs.tsv"),
-        "held-out": ("second_reading_6.tsv", "second_briefs_6.tsv")}
+        "retired-7": ("second_reading_6.tsv", "second_briefs_6.tsv")}
 
 
 @dataclass
@@ -175,7 +175,7 @@ def brief_tables(mirrors: str, data: Path, graded: str = SETS["retired-4"][1]
         source = srcs[path]
         sections = corpus.builtin_sections(source, mirrors)
         sessions += 1
-        first, second = firsts.get(source.path, []), seconds[source.path]
+        first, second = firsts.get(source.key, []), seconds[source.key]
         items = corpus.brief_items(sections)
         for reader, golds in (("first", first), ("second", second)):
             for item in items:

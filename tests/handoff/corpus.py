@@ -13,11 +13,11 @@ which repository is missing and how to get it, and prints nothing else.
 
 Splits (the README has the whole story): ``tuning`` is the 44 sessions first drawn — split then
 by checkpoint hash into a tuning part and a held-out part, the latter (``retired``) scored three
-times while tuning went on and tuned on since; ``retired-2`` to ``retired-6`` are the first five
-fresh sets, each scored once and tuned on since (``retired-4`` also read by a second reader:
-``tests.handoff.agreement``; ``retired-6`` drawn partly from the old tuning side); ``held-out`` is
-the sixth fresh set, drawn by a written rule (:func:`draw_fresh`), labelled by a reader who did
-not tune, before any score on it, scored once at the end.
+times while tuning went on and tuned on since; ``retired-2`` to ``retired-7`` are the first six
+fresh sets, each scored once and tuned on since (``retired-4`` and ``retired-7`` also read by a second
+reader: ``tests.handoff.agreement``; ``retired-6`` drawn partly from the old tuning side); ``held-out``
+is the seventh fresh set, drawn from many other repositories by a written rule (:func:`draw_many`),
+labelled by a reader who did not tune, before any score on it, scored once at the end.
 """
 
 from __future__ import annotations
@@ -44,9 +44,11 @@ SPLITS = ("held-out", "tuning")
 # what each reported split is made of: the fresh held-out set, and every session tuned on (the old
 # corpus's tuning part and its retired held-out part, scored three times while tuning went on)
 PARTS = {"held-out": ("held-out",),
-         "tuning": ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6"),
+         "tuning": ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6",
+                    "retired-7"),
          "retired": ("retired",), "old-tuning": ("tuning",), "retired-2": ("retired-2",), "retired-3": ("retired-3",),
-         "retired-4": ("retired-4",), "retired-5": ("retired-5",), "retired-6": ("retired-6",)}
+         "retired-4": ("retired-4",), "retired-5": ("retired-5",), "retired-6": ("retired-6",),
+         "retired-7": ("retired-7",)}
 # which sentences each family's cue is applied to in the extractors (analysis.py)
 FAMILY_ROLES = {"correction": ("user",), "constraint": ("user",), "decision": ("user", "assistant"),
                 "intent": ("user", "assistant"), "dead-end": ("assistant",), "open-thread": ("assistant",)}
@@ -70,7 +72,16 @@ class Source:
     sha256: str
     split: str
     graded: bool = False
+    name: str = ""  # the key column of sessions.tsv, when the path alone does not name the session
     _lines: list[bytes] | None = None
+
+    @property
+    def key(self) -> str:
+        """How ``sentences.tsv`` and ``briefs.tsv`` name the session: the path, or — for sessions
+        drawn from many repositories, where a path such as ``0/full.jsonl`` at the root of a
+        per-checkpoint ref repeats across refs and repositories — ``<repo>@<commit[:12]>:<path>``
+        (:func:`session_key`), written in the ``key`` column."""
+        return self.name or self.path
 
     def mirror(self, mirrors: str) -> str:
         return os.path.join(mirrors, self.repo.replace("/", "+"), "repo")
@@ -79,11 +90,9 @@ class Source:
         where = self.mirror(mirrors)
         if not os.path.isdir(where):
             raise MirrorMissing(f"no mirror of {self.repo} at {where}")
-        done = subprocess.run(["git", "-C", where, "show", f"{self.commit}:{self.path}"], capture_output=True)
-        if done.returncode != 0:
-            raise MirrorMissing(f"the mirror of {self.repo} at {where} lacks {self.commit}:{self.path} "
-                                f"({done.stderr.decode(errors='replace').strip()[:200]})")
-        data = done.stdout
+        data = read_transcript(where, self.commit, self.path)
+        if data is None:
+            raise MirrorMissing(f"the mirror of {self.repo} at {where} lacks {self.commit}:{self.path}")
         if hashlib.sha256(data).hexdigest() != self.sha256:
             raise MirrorMissing(f"{self.repo} {self.commit}:{self.path} is not the file the corpus was labelled on "
                                 "(sha256 differs)")
@@ -93,6 +102,29 @@ class Source:
     def record(self, line: int) -> dict:
         assert self._lines is not None, "load() first"
         return json.loads(self._lines[line - 1])
+
+
+def session_key(repo: str, commit: str, path: str) -> str:
+    """The name of a session drawn from many repositories (``sessions.tsv``'s ``key`` column)."""
+    return f"{repo}@{commit[:12]}:{path}"
+
+
+def read_transcript(where: str, commit: str, path: str) -> bytes | None:
+    """The file ``path`` at ``commit`` of the bare clone ``where``; a transcript the Entire CLI cut
+    in chunks (``<path>.001``, ``<path>.002`` …) joined back with newlines; None when absent."""
+    done = subprocess.run(["git", "-C", where, "cat-file", "blob", f"{commit}:{path}"], capture_output=True)
+    if done.returncode == 0:
+        return done.stdout
+    listed = subprocess.run(["git", "-C", where, "ls-tree", "--name-only", commit, "--", os.path.dirname(path) + "/"],
+                            capture_output=True, text=True)
+    chunks = sorted(n for n in listed.stdout.splitlines() if re.fullmatch(re.escape(path) + r"\.\d{3}", n))
+    if listed.returncode != 0 or not chunks:
+        return None
+    parts = [subprocess.run(["git", "-C", where, "cat-file", "blob", f"{commit}:{n}"], capture_output=True)
+             for n in chunks]
+    if any(p.returncode != 0 for p in parts):
+        return None
+    return b"\n".join(p.stdout for p in parts)
 
 
 _REMINDER_RE = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
@@ -199,8 +231,13 @@ def _tsv(name: str, data: Path) -> list[dict]:
 
 
 def sources(data: Path = DATA) -> dict[str, Source]:
-    return {r["path"]: Source(r["repo"], r["commit"], r["path"], r["sha256"], r["split"], r.get("graded") == "yes")
-            for r in _tsv("sessions.tsv", data)}
+    """The sessions of ``sessions.tsv``, by :attr:`Source.key` (the ``path`` column of the other files)."""
+    out = {}
+    for r in _tsv("sessions.tsv", data):
+        source = Source(r["repo"], r["commit"], r["path"], r["sha256"], r["split"], r.get("graded") == "yes",
+                        name=r.get("key") or "")
+        out[source.key] = source
+    return out
 
 
 def split_of(path: str) -> str:
@@ -233,10 +270,10 @@ class Pointer:
     def text(self, source: Source) -> str:
         whole = field_text(source.record(self.line), self.field)
         if whole is None:
-            raise MirrorMissing(f"{source.path} L{self.line} has no field {self.field}")
+            raise MirrorMissing(f"{source.key} L{self.line} has no field {self.field}")
         piece = whole[self.start:self.end]
         if digest(piece) != self.sha:
-            raise MirrorMissing(f"{source.path} {self}: the text there is not what was labelled")
+            raise MirrorMissing(f"{source.key} {self}: the text there is not what was labelled")
         return piece
 
 
@@ -489,7 +526,7 @@ def brief_scores(split: str, mirrors: str, data: Path = DATA) -> tuple[dict[str,
                 scores[item.section].correct += 1
             else:
                 scores[item.section].false += 1
-                wrong.append(f"{item.section} false: {item.text[:200]} ({source.path})")
+                wrong.append(f"{item.section} false: {item.text[:200]} ({source.key})")
         for g in golds:
             if not g.required:
                 continue
@@ -497,7 +534,7 @@ def brief_scores(split: str, mirrors: str, data: Path = DATA) -> tuple[dict[str,
                 scores[g.section].found += 1
             else:
                 scores[g.section].missed += 1
-                wrong.append(f"{g.section} missed: {g.item} — {g.note} ({source.path} "
+                wrong.append(f"{g.section} missed: {g.item} — {g.note} ({source.key} "
                              f"L{'|L'.join(str(p.line) for p in g.pointers)})")
     return scores, graded, wrong
 
@@ -530,10 +567,10 @@ def sample(source: Source, mirrors: str, per_user: int = 10, per_assistant: int 
                 if (role, sentence) in seen:
                     continue  # a resume replays records: one copy of each sentence
                 seen.add((role, sentence))
-                found[role].append({"path": source.path, "role": role,
+                found[role].append({"path": source.key, "role": role,
                                     "pointer": str(Pointer(number, name, a, b, digest(sentence))),
                                     "text": sentence})
-    rng = random.Random(digest(source.path))
+    rng = random.Random(digest(source.key))
     picked = rng.sample(found["user"], min(per_user, len(found["user"]))) + \
         rng.sample(found["assistant"], min(per_assistant, len(found["assistant"])))
     return sorted(picked, key=lambda r: Pointer.parse(r["pointer"]).line)
@@ -577,8 +614,8 @@ def sample_boundary(source: Source, mirrors: str, taken: set[str], cap: int = 12
             if pointer in taken or (role, text[a:b]) in seen:
                 continue
             seen.add((role, text[a:b]))
-            found.append({"path": source.path, "role": role, "pointer": pointer, "text": text[a:b]})
-    rng = random.Random(digest(source.path[::-1]))
+            found.append({"path": source.key, "role": role, "pointer": pointer, "text": text[a:b]})
+    rng = random.Random(digest(source.key[::-1]))
     picked = rng.sample(found, min(cap, len(found)))
     return sorted(picked, key=lambda r: Pointer.parse(r["pointer"]).line)
 
@@ -594,7 +631,8 @@ EARLIER = {1: ("tuning", "retired"), 2: ("tuning", "retired", "retired-2"),
            3: ("tuning", "retired", "retired-2", "retired-3"),
            4: ("tuning", "retired", "retired-2", "retired-3", "retired-4"),
            5: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5"),
-           6: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6")}
+           6: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6"),
+           7: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6", "retired-7")}
 # round 3 spreads its set over client generations and session lengths: at most STRATUM_CAP
 # sessions per (client bucket, spine-length bucket) in the first pass over the order
 STRATUM_CAP = 2
@@ -944,6 +982,133 @@ def count_table(counts: list[SourceCount]) -> str:
                    f"({c.newer_than(eligible_only=True)}) |")
     return "\n".join(out)
 
+
+
+# -- the seventh fresh set: many repositories (drawn once, by the rule in the corpus README) --------
+V1 = "refs/heads/entire/checkpoints/v1"
+# the repositories a seventh fresh set draws from, with the refs count_eligible reads there and the
+# commit of the v1 branch pinned when they were counted (the README's table); entireio/cli (used up),
+# entireio/entire-sem (a copy of entireio/entire-graph) and teslamint/entirecontext (probably seen)
+# are not among them
+OTHER_SOURCES: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "PackmindHub/context-evaluator": ((V1,), "63679d4764ce74bb41f8e5794f6183d43ea9ee88"),
+    "FSM1/cipher-box": ((V1,), "e227f1183b594fa6bd5dbe58c75272434067e89b"),
+    "JanDeDobbeleer/oh-my-posh": ((V1,), "0d1116c02814bec7231dbe3c3b9661106418a724"),
+    "entireio/git-sync": ((V1, "refs/entire/checkpoints/"), "8e24a4e9214edf84e753675e5c3ebe0f60e15264"),
+    "entireio/skills": ((V1, "refs/entire/checkpoints/v2/full/current"), "5fa5d6d2c9b976a2c6dfa60527c8ea351fae8be6"),
+    "ShamsiievDmytro/entire-bmad": ((V1,), "3226e9b725b9fc472ddbe878a039e75a7225b948"),
+    "blackgirlbytes/planetfall-seed-signalkit": ((V1,), "7703b64e6651ac323ea41f019d8b9dace5ce95b1"),
+    "ClusterCockpit/cc-backend": ((V1,), "aba3a344129b2d25f6749bdf5c01692d9cf3d1c3"),
+    "Safecast/safecast-map-MCP": ((V1,), "5ef9f6d6457c05904937ba02be8b2aae721c59c5"),
+    "rommeld/leeson": ((V1,), "9fa2d0c7d7684f721ece0b5ad281cdb440e161d7"),
+    "entireio/auth-go": ((V1,), "5ba12fda4864db5b5a49613bb62d70d011b242a7"),
+    "entireio/external-agents": ((V1,), "59a3aa16978c98d7fd13546cf6855c5458f11963"),
+    "Beep206/CyberVPN": ((V1,), "89efea0382702104b0524f7549735e1b5e5a91e2"),
+    "computermode/test-repo": ((V1, "refs/entire/checkpoints/v1", "refs/entire/checkpoints/v2/full/current"),
+                               "afda803df0574a112cc9c856060a13464ee0a56f"),
+    "entireio/entire-graph": ((V1,), "7789048c1f7b7d311939f8021a5572699d598676"),
+    "dougnukem/orpheus": ((V1,), "7656bca2a2cf872c166e9c0d5a3f4d604cf10051"),
+    "punt-labs/langlearn-tts": ((V1,), "59919ba6544982052a51991c77804b193d8f1b72"),
+    "nakamura-shuta/tij": ((V1,), "b073c1b2556a9d57b7bd2ff6a24e41463bffc053"),
+    "entireio/devcontainer-features": ((V1,), "d4f32753c305e8ca6508849e97348a4b60e88446"),
+    "entireio/herdr-trails": (("refs/entire/checkpoints/",), None),
+    "blackgirlbytes/entire-token-costs-benchmark-tests": ((V1,), "8b54d1f6fa9864882a3eb58dce378b7010923501"),
+    "f/awesome-chatgpt-prompts": ((V1,), "8767916ad8ed70e0df21f8b948b8ec4132f43ebb"),
+    "stat-guy/imessage-mail": ((V1,), "caf82d9179a43ac9662afe7c39cc8132490adf37"),
+    "blackgirlbytes/handwriter": ((V1,), "ef1454259f2fc4e7543c13d21a3d92c14c853071"),
+    "younocode/claude-code-tutorial": ((V1,), "24743cf108dfecd80fa13a784b1761a05a424c13"),
+    "samcat116/strato": ((V1,), "3df00321dca0111fae75fa234218695de9609096"),
+    "codyborders/pup-mcp": ((V1,), "195fb8ee4f30c021387dae69772af9034486781e"),
+    "Avyukth/cli": ((V1,), "93bf5501032b4c0b3c0ff123bb835188f902d8a2"),
+    "EntityProcess/agentv": ((V1,), "47dca0eea369e545808f72dd9473c846f66dd79f"),
+    "aunshx/checkpoint-scout": ((V1,), "5514478442651e9fcb65d715921fb7a3ee65d1ff"),
+}
+MANY_PER_REPO = 3
+
+
+def fine_client_bucket(version: str) -> str:
+    """The seventh round's client buckets: 2.0, 2.1.0–19, 2.1.20–42, 2.1.43–99, 2.1.100 and later."""
+    major, minor, patch = (list(version_key(version)) + [-1, -1, -1])[:3]
+    if (major, minor) < (2, 1):
+        return "2.0"
+    return "2.1.0-19" if patch < 20 else "2.1.20-42" if patch <= 42 else "2.1.43-99" if patch < 100 else "2.1.100+"
+
+
+def draw_many(mirrors: str, data: Path = DATA, *, round_: int = 7,
+              repos: dict[str, tuple[tuple[str, ...], str | None]] | None = None) -> list[dict]:
+    """The seventh fresh held-out set, from many repositories, by the README's rule (written before
+    the draw): candidates are the eligible Claude Code sessions :func:`count_eligible` finds in
+    :data:`OTHER_SOURCES` at their pinned commits (at least 3 user turns, a spine of at most 80,000
+    characters; one file per session in a repository, its largest), none whose session id is one of
+    a session labelled before (every split of ``sessions.tsv``); ordered by
+    sha256("fresh-held-out-7:" + repo + ":" + path) — ``path`` prefixed with its ref and a colon when
+    the file is not on the v1 branch (a per-checkpoint ref holds ``0/full.jsonl`` at its root) —
+    over all repositories in one order; a session id is taken once (the first in the order); at most
+    :data:`MANY_PER_REPO` sessions of one repository; the order walked once taking a session unless
+    its stratum (:func:`fine_client_bucket` × :func:`length_bucket`) already holds
+    :data:`STRATUM_CAP`, then the skipped ones in order, until 16; the first 8 taken (in the order
+    taken) with a spine of at most 40,000 characters graded. Rows as ``sessions.tsv``'s, split
+    ``held-out``."""
+    repos = OTHER_SOURCES if repos is None else repos
+    labelled_ids: set[str] = set()
+    for source in sources(data).values():
+        try:
+            sid = _session_id(source.load(mirrors))
+        except MirrorMissing:
+            continue
+        if sid:
+            labelled_ids.add(sid)
+    pool: list[tuple[str, dict]] = []
+    for repo, (refs, pinned) in sorted(repos.items()):
+        counted = count_eligible(mirrors, repo, *refs)
+        if pinned is not None and counted.commits.get(V1, pinned) != pinned:
+            raise MirrorMissing(f"the mirror of {repo} has {V1} at {counted.commits[V1]}, not the pinned {pinned}")
+        for s in counted.eligible:
+            if s.session in labelled_ids:
+                continue
+            where = s.path if s.ref == V1 else f"{s.ref}:{s.path}"
+            order = hashlib.sha256(f"fresh-held-out-{round_}:{repo}:{where}".encode()).hexdigest()
+            pool.append((order, {"repo": repo, "commit": counted.commits[s.ref], "path": s.path, "session": s.session,
+                                 "client": s.client, "chars": s.chars}))
+    pool.sort(key=lambda item: item[0])
+    picked: list[dict] = []
+    skipped: list[dict] = []
+    strata: dict[tuple[str, str], int] = {}
+    per_repo: dict[str, int] = {}
+    ids: set[str] = set()
+    for _, row in pool:
+        if len(picked) == FRESH_SESSIONS:
+            break
+        if row["session"] in ids or per_repo.get(row["repo"], 0) >= MANY_PER_REPO:
+            continue
+        stratum = (fine_client_bucket(row["client"]), length_bucket(row["chars"]))
+        if strata.get(stratum, 0) >= STRATUM_CAP:
+            skipped.append(row)
+            continue
+        strata[stratum] = strata.get(stratum, 0) + 1
+        per_repo[row["repo"]] = per_repo.get(row["repo"], 0) + 1
+        ids.add(row["session"])
+        picked.append(row)
+    for row in skipped:  # short of spread: the order's next ones, the per-repository cap still kept
+        if len(picked) == FRESH_SESSIONS:
+            break
+        if row["session"] in ids or per_repo.get(row["repo"], 0) >= MANY_PER_REPO:
+            continue
+        per_repo[row["repo"]] = per_repo.get(row["repo"], 0) + 1
+        ids.add(row["session"])
+        picked.append(row)
+    out, graded = [], 0
+    for row in picked:
+        where = os.path.join(mirrors, row["repo"].replace("/", "+"), "repo")
+        content = read_transcript(where, row["commit"], row["path"])
+        assert content is not None, row
+        grade = graded < FRESH_GRADED and row["chars"] <= 40_000
+        graded += grade
+        out.append({"repo": row["repo"], "commit": row["commit"], "path": row["path"],
+                    "sha256": hashlib.sha256(content).hexdigest(), "split": "held-out",
+                    "graded": "yes" if grade else "no", "client": row["client"],
+                    "key": session_key(row["repo"], row["commit"], row["path"]), "chars": row["chars"]})
+    return out
 
 # -- output -------------------------------------------------------------------------------------
 def _fmt(x: float) -> str:

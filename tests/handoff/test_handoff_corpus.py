@@ -102,8 +102,8 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
         "drawn from the side nobody tuned on, outside the old corpus's checkpoints"
     assert all("/".join(p.split("/")[:2]) not in checkpoints for p in fifth), \
         "the fifth filled from the other side of the old split, outside the old corpus's checkpoints too"
-    fresh = [path for path, s in sessions.items() if s.split == "held-out"]
-    assert len(fresh) >= 16, "the sixth, held out (from both sides of the old split)"
+    fresh = [path for path, s in sessions.items() if s.split == "retired-7"]
+    assert len(fresh) >= 16, "the sixth (from both sides of the old split), now tuned on"
     assert all("/".join(p.split("/")[:2]) not in checkpoints for p in fresh)
     sets = [{"/".join(p.split("/")[:2]) for p in group} for group in (first, second, third, fourth, fifth, fresh)]
     assert all(not (a & b) for i, a in enumerate(sets) for b in sets[i + 1:]), "the fresh sets share no checkpoint"
@@ -118,7 +118,7 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
     assert len([r for r in rows if sessions[r["path"]].split == "retired-4"]) >= 300
     assert len([r for r in rows if sessions[r["path"]].split == "retired-5"]) >= 300
     assert len([r for r in rows if sessions[r["path"]].split == "retired-6"]) >= 300
-    assert len([r for r in rows if sessions[r["path"]].split in corpus.PARTS["held-out"]]) >= 300
+    assert len([r for r in rows if sessions[r["path"]].split == "retired-7"]) >= 300
     briefs = corpus._tsv("briefs.tsv", corpus.DATA)
     graded = {r["path"] for r in briefs}
     assert len(graded) >= 15 and graded == {p for p, s in sessions.items() if s.graded}
@@ -142,15 +142,15 @@ def test_the_second_reading_reads_the_same_sentences_and_sessions():
     assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
 
 
-def test_the_held_out_sets_second_reading_reads_its_sentences_and_graded_sessions():
-    """second_reading_6.tsv reads every held-out sentence of sentences.tsv (and no other), once;
-    second_briefs_6.tsv grades exactly the held-out sessions that have a graded brief."""
+def test_the_sixth_sets_second_reading_reads_its_sentences_and_graded_sessions():
+    """second_reading_6.tsv reads every sentence of the sixth fresh set (retired-7) of sentences.tsv
+    (and no other), once; second_briefs_6.tsv grades exactly its sessions that have a graded brief."""
     from tests.handoff.agreement import SETS
 
-    reading, graded = SETS["held-out"]
+    reading, graded = SETS["retired-7"]
     srcs = corpus.sources()
     held = [(r["path"], r["pointer"]) for r in corpus._tsv("sentences.tsv", corpus.DATA)
-            if srcs[r["path"]].split == "held-out"]
+            if srcs[r["path"]].split == "retired-7"]
     second = corpus._tsv(reading, corpus.DATA)
     keys = [(r["path"], r["pointer"]) for r in second]
     assert len(keys) == len(set(keys)) and set(keys) == set(held) and len(held) >= 300
@@ -160,7 +160,7 @@ def test_the_held_out_sets_second_reading_reads_its_sentences_and_graded_session
         for family in filter(None, r["labels"].split(",")):
             assert roles[(r["path"], r["pointer"])] in corpus.FAMILY_ROLES[family], r
     briefs = corpus._tsv(graded, corpus.DATA)
-    assert {r["path"] for r in briefs} == {p for p, s in srcs.items() if s.split == "held-out" and s.graded}
+    assert {r["path"] for r in briefs} == {p for p, s in srcs.items() if s.split == "retired-7" and s.graded}
     assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
     for r in briefs:
         for p in r["pointers"].split("|"):
@@ -216,14 +216,14 @@ def test_the_agreement_script_compares_the_set_it_is_asked_for(tmp_path, capsys)
 
     where, data = mirrors(tmp_path)
     rows = [ln for ln in (data / "sentences.tsv").read_text().splitlines()[1:] if ln.startswith("fixture/one")]
-    # the held-out set's second reader calls every sentence nothing; the retired-4 set's reader agrees
+    # the retired-7 set's second reader calls every sentence nothing; the retired-4 set's reader agrees
     # with the first on everything
     (data / "second_reading_6.tsv").write_text("path\tpointer\tlabels\n" + "".join(
         f"{row.split(chr(9))[0]}\t{row.split(chr(9))[3]}\t\n" for row in rows))
     (data / "second_briefs_6.tsv").write_text((data / "briefs.tsv").read_text())
     assert agreement.main(["--data", str(data), "--mirrors", str(where)]) == 1
     assert "no second reading of the retired-4 set" in capsys.readouterr().err
-    assert agreement.main(["--data", str(data), "--mirrors", str(where), "--set", "held-out"]) == 0
+    assert agreement.main(["--data", str(data), "--mirrors", str(where), "--set", "retired-7"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("## cue families: 9 sentences read twice")
     assert "| decision | 2 | 0 | 0 | 0.78 | 0.00 |" in out and "| correction | 1 | 0 | 0 | 0.67 | 0.00 |" in out

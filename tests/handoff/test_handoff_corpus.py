@@ -5,6 +5,7 @@ needed: it holds pointers and labels only)."""
 from __future__ import annotations
 
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,40 @@ def test_a_file_that_differs_from_the_labelled_one_is_refused(tmp_path, capsys):
     assert "is not the file the corpus was labelled on" in capsys.readouterr().err
 
 
+def test_a_session_named_by_key_is_read_from_its_chunks(tmp_path, capsys):
+    """A session of another repository is named by its key column (its path, ``0/full.jsonl`` at the
+    root of a per-checkpoint ref, repeats), and a transcript the Entire CLI cut in chunks is read
+    joined back."""
+    where, data = mirrors(tmp_path)
+    repo = where / "synthetic+corpus" / "repo"
+    whole = (FIXTURE / "fixture" / "one" / "0" / "full.jsonl").read_bytes().rstrip(b"\n").split(b"\n")
+    (repo / "0").mkdir()
+    (repo / "0" / "full.jsonl.001").write_bytes(b"\n".join(whole[:2]))
+    (repo / "0" / "full.jsonl.002").write_bytes(b"\n".join(whole[2:]))
+    git(repo, "add", "0")
+    git(repo, "commit", "-qm", "a chunked transcript")
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    joined = corpus.read_transcript(str(repo), commit, "0/full.jsonl")
+    assert joined == b"\n".join(whole)
+    assert corpus.read_transcript(str(repo), commit, "1/full.jsonl") is None
+    key = corpus.session_key("synthetic/corpus", commit, "0/full.jsonl")
+    assert key == f"synthetic/corpus@{commit[:12]}:0/full.jsonl"
+    sha = __import__("hashlib").sha256(joined).hexdigest()
+    head, rest = (data / "sessions.tsv").read_text().split("\n", 1)
+    (data / "sessions.tsv").write_text(head + "\tkey\n" + rest)
+    with (data / "sessions.tsv").open("a") as out:
+        out.write(f"synthetic/corpus\t{commit}\t0/full.jsonl\t{sha}\theld-out\tno\t2.1.200\t{key}\n")
+    source = corpus.sources(data)[key]
+    assert source.key == key and source.load(str(where)) == joined
+    assert "fixture/one/0/full.jsonl" in corpus.sources(data), "sessions without a key keep their path"
+
+
+def test_the_seventh_rounds_client_buckets():
+    assert [corpus.fine_client_bucket(v) for v in ("2.0.76", "2.1.5", "2.1.20", "2.1.42", "2.1.43", "2.1.99",
+                                                   "2.1.100", "2.1.232")] == \
+        ["2.0", "2.1.0-19", "2.1.20-42", "2.1.20-42", "2.1.43-99", "2.1.43-99", "2.1.100+", "2.1.100+"]
+
+
 # -- the committed corpus ---------------------------------------------------------------------------
 def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
     sessions = corpus.sources()
@@ -119,11 +154,18 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
     assert len([r for r in rows if sessions[r["path"]].split == "retired-5"]) >= 300
     assert len([r for r in rows if sessions[r["path"]].split == "retired-6"]) >= 300
     assert len([r for r in rows if sessions[r["path"]].split == "retired-7"]) >= 300
+    seventh = {key: s for key, s in sessions.items() if s.split == "held-out"}
+    assert len(seventh) >= 16, "the seventh fresh set, held out, from many repositories"
+    assert all(s.repo in corpus.OTHER_SOURCES and key == corpus.session_key(s.repo, s.commit, s.path)
+               for key, s in seventh.items()), "named by repository, commit and path; none from entireio/cli"
+    per_repo = Counter(s.repo for s in seventh.values())
+    assert max(per_repo.values()) <= corpus.MANY_PER_REPO and len(per_repo) >= 6
+    assert len([r for r in rows if sessions[r["path"]].split == "held-out"]) >= 300
     briefs = corpus._tsv("briefs.tsv", corpus.DATA)
     graded = {r["path"] for r in briefs}
     assert len(graded) >= 15 and graded == {p for p, s in sessions.items() if s.graded}
     assert len(graded & set(third)) >= 8 and len(graded & set(fourth)) >= 8 and len(graded & set(fifth)) >= 8
-    assert len(graded & set(fresh)) >= 8
+    assert len(graded & set(fresh)) >= 8 and len(graded & set(seventh)) >= 8
     assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
     for r in briefs:
         for p in r["pointers"].split("|"):

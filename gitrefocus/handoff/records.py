@@ -8,6 +8,7 @@ line (:func:`gated_bytes`).
 from __future__ import annotations
 
 import functools
+import json
 import re
 
 from gitrefocus.handoff import spine as sp
@@ -484,6 +485,8 @@ def queued_text(text: str) -> tuple[str, str] | None:
         return None
     if stripped.startswith("<"):
         return user_text(stripped)  # a notification or a tagged command: the usual markers decide
+    if stripped.startswith("{") and '"task_id"' in stripped and _task_report(stripped):
+        return sp.NOTIFICATION, stripped  # a background task's report, queued by the client (2.1.4x)
     command = _TYPED_COMMAND_RE.match(stripped)
     if command and "\n" not in command.group(1):
         name, arg = command.group(1), (command.group(2) or "").strip()
@@ -493,6 +496,16 @@ def queued_text(text: str) -> tuple[str, str] | None:
     if stripped.startswith("!"):
         return sp.COMMAND, "! " + one_line(stripped[1:], 300)
     return sp.USER, stripped
+
+
+def _task_report(text: str) -> bool:
+    """``text`` is a JSON object naming a background task (``task_id``), as clients of 2.1.4x
+    enqueue a task's report; words a user typed in braces are not valid JSON of that shape."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and isinstance(value.get("task_id"), str)
 
 
 def prompt_text(prompt: object) -> str:

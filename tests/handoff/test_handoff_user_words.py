@@ -71,6 +71,24 @@ def test_queue_bookkeeping_never_duplicates_or_invents_words(tmp_path):
     assert commands == ["/ide"], "a slash command typed into the queue is a command, not a request"
 
 
+def test_a_background_task_queued_as_json_is_no_users_words(tmp_path):
+    """Clients of 2.1.4x enqueue a background task's report as a JSON object (task_id,
+    task_type, tool_use_id, description); taken off the queue mid-turn it is the client's
+    bookkeeping, never something the user typed."""
+    s = Session()
+    s.user("Run the slow test suite in the background and fix what fails.")
+    s.assistant(text("Started the suite in the background."))
+    s.queue_operation(json.dumps({"task_id": "b7a1", "task_type": "local_bash", "tool_use_id": "toolu_01x",
+                                  "description": "run the slow test suite"}))
+    s.queue_operation(None, "remove")
+    s.queue_operation("{not json, but typed by the user}")
+    s.queue_operation(None, "remove")
+    s.assistant(text("The suite passed."))
+    plan, _ = plan_and_sections(tmp_path, s)
+    assert user_words(plan) == ["Run the slow test suite in the background and fix what fails.",
+                                "{not json, but typed by the user}"]
+    assert "task_id" not in plan.spine_text()
+
 def test_queued_command_attachments_2_1_2xx_with_their_queue_copies(tmp_path):
     s = Session()
     s.user("Convert the prices.")

@@ -689,15 +689,7 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 3, repo: str = 
         return subprocess.run(["git", "-C", where, "cat-file", "blob", files[path][0]], capture_output=True,
                               check=True).stdout
 
-    def session_id(data_bytes: bytes) -> str | None:
-        for raw in data_bytes.split(b"\n")[:200]:
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(record, dict) and isinstance(record.get("sessionId"), str):
-                return record["sessionId"]
-        return None
+    session_id = _session_id
 
     old_ids = {session_id(blob(p)) for p in old if p in files} - {None}
 

@@ -13,11 +13,12 @@ which repository is missing and how to get it, and prints nothing else.
 
 Splits (the README has the whole story): ``tuning`` is the 44 sessions first drawn — split then
 by checkpoint hash into a tuning part and a held-out part, the latter (``retired``) scored three
-times while tuning went on and tuned on since; ``retired-2`` to ``retired-7`` are the first six
+times while tuning went on and tuned on since; ``retired-2`` to ``retired-8`` are the first seven
 fresh sets, each scored once and tuned on since (``retired-4`` and ``retired-7`` also read by a second
-reader: ``tests.handoff.agreement``; ``retired-6`` drawn partly from the old tuning side); ``held-out``
-is the seventh fresh set, drawn from many other repositories by a written rule (:func:`draw_many`),
-labelled by a reader who did not tune, before any score on it, scored once at the end.
+reader: ``tests.handoff.agreement``; ``retired-6`` drawn partly from the old tuning side; ``retired-8``
+the first drawn from many other repositories); ``held-out`` is the eighth fresh set, drawn from many
+other repositories by a written rule (:func:`draw_many`, round 8), labelled by a reader who did not
+tune, before any score on it, scored once at the end.
 """
 
 from __future__ import annotations
@@ -45,10 +46,10 @@ SPLITS = ("held-out", "tuning")
 # corpus's tuning part and its retired held-out part, scored three times while tuning went on)
 PARTS = {"held-out": ("held-out",),
          "tuning": ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6",
-                    "retired-7"),
+                    "retired-7", "retired-8"),
          "retired": ("retired",), "old-tuning": ("tuning",), "retired-2": ("retired-2",), "retired-3": ("retired-3",),
          "retired-4": ("retired-4",), "retired-5": ("retired-5",), "retired-6": ("retired-6",),
-         "retired-7": ("retired-7",)}
+         "retired-7": ("retired-7",), "retired-8": ("retired-8",)}
 # which sentences each family's cue is applied to in the extractors (analysis.py)
 FAMILY_ROLES = {"correction": ("user",), "constraint": ("user",), "decision": ("user", "assistant"),
                 "intent": ("user", "assistant"), "dead-end": ("assistant",), "open-thread": ("assistant",)}
@@ -632,7 +633,9 @@ EARLIER = {1: ("tuning", "retired"), 2: ("tuning", "retired", "retired-2"),
            4: ("tuning", "retired", "retired-2", "retired-3", "retired-4"),
            5: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5"),
            6: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6"),
-           7: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6", "retired-7")}
+           7: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6", "retired-7"),
+           8: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6", "retired-7",
+               "retired-8")}
 # round 3 spreads its set over client generations and session lengths: at most STRATUM_CAP
 # sessions per (client bucket, spine-length bucket) in the first pass over the order
 STRATUM_CAP = 2
@@ -1040,7 +1043,8 @@ def draw_many(mirrors: str, data: Path = DATA, *, round_: int = 7,
     its stratum (:func:`fine_client_bucket` × :func:`length_bucket`) already holds
     :data:`STRATUM_CAP`, then the skipped ones in order, until 16; the first 8 taken (in the order
     taken) with a spine of at most 40,000 characters graded. Rows as ``sessions.tsv``'s, split
-    ``held-out``."""
+    ``held-out``. Round 8 (the eighth fresh set) is the same rule with the salt "fresh-held-out-8:";
+    the seventh set, labelled by then (``retired-8``), is excluded by rule 2 like every other."""
     repos = OTHER_SOURCES if repos is None else repos
     labelled_ids: set[str] = set()
     for source in sources(data).values():

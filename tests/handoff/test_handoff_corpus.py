@@ -169,7 +169,7 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
     graded = {r["path"] for r in briefs}
     assert len(graded) >= 15 and graded == {p for p, s in sessions.items() if s.graded}
     assert len(graded & set(third)) >= 8 and len(graded & set(fourth)) >= 8 and len(graded & set(fifth)) >= 8
-    assert len(graded & set(fresh)) >= 8 and len(graded & set(seventh)) >= 8
+    assert len(graded & set(fresh)) >= 8 and len(graded & set(seventh)) >= 8 and len(graded & set(eighth)) >= 8
     assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
     for r in briefs:
         for p in r["pointers"].split("|"):

@@ -440,6 +440,30 @@ def test_a_turn_concludes_with_its_final_report_not_a_step_narrated_before_it(tm
     assert "Here's what I found" not in convergence and "I'll look at it next" not in convergence.split("Last word")[0]
 
 
+def test_a_question_menu_ends_a_turn_of_work_like_the_users_next_message(tmp_path):
+    """A multiple-choice question put to the user (AskUserQuestion) hands the turn over just as a
+    closing question would: the text the assistant wrote before it is the report of the work
+    done, its opening the turn's conclusion, however the user then answers the menu."""
+    s = Session()
+    s.user("Shrink the header and then tidy the footer.")
+    s.assistant(tool_use("Edit", {"file_path": "page.css", "old_string": "a", "new_string": "b"}, "toolu_02a"))
+    s.tool_result("toolu_02a", "ok")
+    s.assistant(text("The header is half as tall now and the build is green."))
+    s.assistant(tool_use("Edit", {"file_path": "page.css", "old_string": "c", "new_string": "d"}, "toolu_02b"))
+    s.tool_result("toolu_02b", "ok")
+    report = s.assistant(text("Footer tidied: the three link rows are one row now.\n\n"
+                              "One open choice about the footer's logo."))[0]
+    q = "Where should the logo go?"
+    s.assistant(tool_use("AskUserQuestion", {"questions": [{"question": q, "header": "Logo", "options": []}]},
+                         "toolu_02c"))
+    s.tool_result("toolu_02c", "The user doesn't want to proceed with this tool use.", is_error=True)
+    s.assistant(text("What would you like to change about the logo options?"))
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert f'Concluded: "Footer tidied: the three link rows are one row now." (`transcript:L{line_of(s, report)}`)' \
+        in convergence
+
+
 def test_a_session_that_ends_on_a_refused_action_leaves_that_action_open(tmp_path):
     """When the last thing that happened is the user refusing a tool use that acts (then perhaps
     an interrupt), what it carried is undone: an open thread at the refusal, not "stopped while

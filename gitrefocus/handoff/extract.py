@@ -413,6 +413,9 @@ def open_threads(an: Analysis, git: GitState) -> Section:
             threads.add(f"- The session stopped while the assistant was working; its last words: {stopped.md()}",
                         stopped.pointer("the session's last words"))
     todos = [(status, content, line) for status, content, line in plan.todos if status != "completed"]
+    asked = _last_question(found[1]) if found and not (plan.messages and plan.messages[-1].is_user_turn) else None
+    if asked and todos and _planned_before_asking(an, found[0], asked, max(line for _, _, line in todos)):
+        todos = []  # the steps wait on the closing question's answer, which is the open thread
     for status, content, line in todos[:MAX_TODOS]:
         threads.add(f"- Todo [{_plain(status, 20)}]: \"{_plain(content, 160)}\"",
                     Pointer("transcript", f"L{line}", "last todo list"))
@@ -426,7 +429,6 @@ def open_threads(an: Analysis, git: GitState) -> Section:
         m = plan.messages[-1]
         threads.add("- The last user message was never answered",
                     Pointer("transcript", m.label(m.blocks[0].line), "unanswered"))
-    asked = _last_question(found[1]) if found and not (plan.messages and plan.messages[-1].is_user_turn) else None
     if found and asked:
         block, a, b = asked
         question, before, after = cues.window(block.text, a, b)
@@ -462,6 +464,20 @@ def _refused_at_the_end(an: Analysis) -> tuple[sp.Message, sp.Block] | None:
             return message, block
         return None
     return None
+
+
+def _planned_before_asking(an: Analysis, closing: int, asked: tuple[sp.Block, int, int], todo_line: int) -> bool:
+    """Whether the last todo list was written in the session's last turn and then, with nothing
+    done after it (no tool use), the assistant closed on a question to the user: the list is its
+    plan for after the answer."""
+    block, _, end = asked
+    if not block.text[:end].rstrip().endswith("?"):
+        return False  # an offer ("… if you'd like.") waits on nothing the list depends on
+    messages = an.plan.messages
+    if not an.user_turns or todo_line < messages[an.user_turns[-1]].line:
+        return False  # a list from an earlier turn: the work it lists was under way before this turn
+    return not any(b.kind == sp.TOOL_USE and b.line > todo_line
+                   for m in messages[an.user_turns[-1]:closing + 1] for b in m.blocks)
 
 
 def _stopped_mid_task(an: Analysis, index: int, message: sp.Message) -> Quote | None:

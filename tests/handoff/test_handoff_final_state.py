@@ -129,6 +129,35 @@ def test_open_threads_from_the_last_task_list(tmp_path):
     assert "Write the exporter" not in threads and "Drop the old flag" not in threads
 
 
+def test_a_todo_list_written_just_before_the_closing_question_waits_on_its_answer(tmp_path):
+    """A session whose last turn writes a todo list and then, with nothing done after it, puts a
+    question to the user is waiting on that answer: the list's steps are the assistant's plan for
+    after it, so the open thread is the question, not each step. A list the assistant worked from
+    before asking is still open item by item."""
+    def session(work_after_the_list: bool) -> Session:
+        s = Session()
+        s.user("Design the retry policy for the uploader.")
+        s.assistant(text("I read the uploader; it never retries."))
+        s.user("keep it simple, no jitter")
+        s.assistant(tool_use("TodoWrite", {"todos": [
+            {"content": "Read the uploader", "status": "completed", "activeForm": "Reading"},
+            {"content": "Sketch the policy", "status": "in_progress", "activeForm": "Sketching"},
+            {"content": "Write the policy doc", "status": "pending", "activeForm": "Writing"}]}, "toolu_03a"))
+        s.tool_result("toolu_03a", "Todos have been modified successfully.")
+        if work_after_the_list:
+            s.bash("grep -rn retry uploader/", "no hits")
+        s.assistant(text("## Policy\n\nThree attempts, doubling the wait each time.\n\n"
+                         "Does this shape look right before I write the doc?"))
+        return s
+    _, out = sections(tmp_path, session(False))
+    threads = out["open_threads"].content
+    assert "Does this shape look right before I write the doc?" in threads
+    assert "Todo [" not in threads, "the steps wait on the answer"
+    _, out = sections(tmp_path, session(True))
+    threads = out["open_threads"].content
+    assert 'Todo [pending]: "Write the policy doc"' in threads and "Does this shape look right" in threads
+
+
 def test_a_plan_nothing_was_done_after_is_open_and_a_refused_one_is_not(tmp_path):
     plan_text = "# Plan\n\n### 1. Parse the header\n\n### 2. Validate the rows\n\nNotes."
     s = Session()

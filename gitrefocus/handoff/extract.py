@@ -414,7 +414,8 @@ def open_threads(an: Analysis, git: GitState) -> Section:
                         stopped.pointer("the session's last words"))
     todos = [(status, content, line) for status, content, line in plan.todos if status != "completed"]
     asked = _last_question(found[1]) if found and not (plan.messages and plan.messages[-1].is_user_turn) else None
-    if asked and todos and _planned_before_asking(an, found[0], asked, max(line for _, _, line in todos)):
+    if asked and any(status == "in_progress" for status, _, _ in todos) and \
+            _planned_before_asking(an, found[0], asked, max(line for _, _, line in todos)):
         todos = []  # the steps wait on the closing question's answer, which is the open thread
     for status, content, line in todos[:MAX_TODOS]:
         threads.add(f"- Todo [{_plain(status, 20)}]: \"{_plain(content, 160)}\"",
@@ -467,9 +468,10 @@ def _refused_at_the_end(an: Analysis) -> tuple[sp.Message, sp.Block] | None:
 
 
 def _planned_before_asking(an: Analysis, closing: int, asked: tuple[sp.Block, int, int], todo_line: int) -> bool:
-    """Whether the last todo list was written in the session's last turn and then, with nothing
-    done after it (no tool use), the assistant closed on a question to the user: the list is its
-    plan for after the answer."""
+    """Whether the last todo list (with a step under way) was written in the session's last turn
+    and then, with nothing done after it (no tool use), the assistant closed on a question to the
+    user: the question belongs to the step under way, the list is its plan for after the answer.
+    A list with no step under way is work left over, open item by item."""
     block, _, end = asked
     if not block.text[:end].rstrip().endswith("?"):
         return False  # an offer ("… if you'd like.") waits on nothing the list depends on

@@ -131,9 +131,10 @@ def test_open_threads_from_the_last_task_list(tmp_path):
 
 def test_a_todo_list_written_just_before_the_closing_question_waits_on_its_answer(tmp_path):
     """A session whose last turn writes a todo list and then, with nothing done after it, puts a
-    question to the user is waiting on that answer: the list's steps are the assistant's plan for
-    after it, so the open thread is the question, not each step. A list the assistant worked from
-    before asking is still open item by item."""
+    question to the user while a step of it is under way is waiting on that answer: the list's
+    steps are the assistant's plan for after it, so the open thread is the question, not each
+    step. A list the assistant worked from before asking is still open item by item (and one with
+    no step under way is work left over: tests/handoff/test_handoff_extract.py's story)."""
     def session(work_after_the_list: bool) -> Session:
         s = Session()
         s.user("Design the retry policy for the uploader.")

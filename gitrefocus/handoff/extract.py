@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from typing import TypeVar, cast
 
-from gitrefocus.handoff import cues
+from gitrefocus.handoff import classify, cues
 from gitrefocus.handoff import spine as sp
 from gitrefocus.handoff.analysis import (
     _ANNOUNCE_RE,
@@ -235,7 +235,7 @@ def convergence(an: Analysis) -> Section:
     if found and not found[1].text.rstrip().endswith("?"):  # a closing question is an open thread
         i, message = found
         last = _first_sentence(an, i)
-        if last and not _ANNOUNCE_RE.match(last.text):
+        if last and not _ANNOUNCE_RE.match(last.text) and not _opens_asking(last.text):
             more = _next_sentence(an, i, last) if last.text.rstrip().endswith(":") else None
             after = f" {more.md()}" if more else ""
             d.add(f"- Last word from the assistant: {last.md()}{after}", last.pointer("where the session landed"))
@@ -264,6 +264,13 @@ def _next_sentence(an: Analysis, index: int, after: Quote) -> Quote | None:
                 return an._quote(block.text, a, b, None, label, index, message.role)
         return None
     return None
+
+
+def _opens_asking(text: str) -> bool:
+    """Whether ``text`` opens with a question to the user ("Which one do you prefer? Happy to …"):
+    it waits on the user's word, whatever follows."""
+    spans = cues.sentence_spans(text)
+    return bool(spans) and classify.asks(text[spans[0][0]:spans[0][1]])
 
 
 def _first_sentence(an: Analysis, index: int) -> Quote | None:

@@ -594,3 +594,17 @@ def test_a_last_word_that_only_announces_a_step_concludes_nothing(tmp_path):
     _, out = sections(tmp_path, s)
     assert "Last word from the assistant" not in out["convergence"].content
     assert "Let me check the plan" in out["open_threads"].content
+
+
+def test_a_last_word_that_opens_with_a_question_concludes_nothing(tmp_path):
+    """A closing text that opens by asking the user ("Which of the two do you prefer? Happy to
+    …") waits on the user's word, whatever follows the question: not where the session landed."""
+    s = Session()
+    s.user("Pick a colour scheme for the charts.")
+    s.assistant(tool_use("Read", {"file_path": "charts.css"}, "toolu_01k"))
+    s.tool_result("toolu_01k", "body {}")
+    s.assistant(text("Which of the two palettes should the charts use? Happy to mock up both side by side, "
+                     "or to start from the brand colours instead."))
+    _, out = sections(tmp_path, s)
+    assert "Last word from the assistant" not in out["convergence"].content
+    assert "Which of the two palettes" not in out["convergence"].content

@@ -235,7 +235,8 @@ def convergence(an: Analysis) -> Section:
     if found and not found[1].text.rstrip().endswith("?"):  # a closing question is an open thread
         i, message = found
         last = _first_sentence(an, i)
-        if last and not _ANNOUNCE_RE.match(last.text) and not _opens_asking(last.text):
+        if last and not _ANNOUNCE_RE.match(last.text) and not _opens_asking(last.text) and \
+                not _ends_announcing(message):
             more = _next_sentence(an, i, last) if last.text.rstrip().endswith(":") else None
             after = f" {more.md()}" if more else ""
             d.add(f"- Last word from the assistant: {last.md()}{after}", last.pointer("where the session landed"))
@@ -264,6 +265,16 @@ def _next_sentence(an: Analysis, index: int, after: Quote) -> Quote | None:
                 return an._quote(block.text, a, b, None, label, index, message.role)
         return None
     return None
+
+
+def _ends_announcing(message: sp.Message) -> bool:
+    """Whether the session's last text is one sentence leading in to an announced step ("I have
+    what I need. Let me write the plan."): the session stopped before that step, so the lead-in
+    concludes nothing. A longer text that ends so (a finding, then "Let me fix it.") still states
+    where the session landed."""
+    blocks = [b for b in message.blocks if b.kind == sp.TEXT and b.text.strip()]
+    spans = cues.sentence_spans(blocks[-1].text) if blocks else []
+    return len(spans) == 2 and _ANNOUNCE_RE.match(blocks[-1].text[spans[1][0]:spans[1][1]]) is not None
 
 
 def _opens_asking(text: str) -> bool:

@@ -608,3 +608,21 @@ def test_a_last_word_that_opens_with_a_question_concludes_nothing(tmp_path):
     _, out = sections(tmp_path, s)
     assert "Last word from the assistant" not in out["convergence"].content
     assert "Which of the two palettes" not in out["convergence"].content
+
+
+def test_a_last_word_leading_in_to_an_announced_step_concludes_nothing(tmp_path):
+    """A closing text of one sentence and an announced step ("That covers the inputs. Let me draft
+    the migration.") stopped before the step: the lead-in is not where the session landed. A longer
+    closing text that ends so (a finding stated, then the step) still is."""
+    def session(closing: str) -> Session:
+        s = Session()
+        s.user("Plan the schema change.")
+        s.assistant(tool_use("Read", {"file_path": "schema.sql"}, "toolu_01m"))
+        s.tool_result("toolu_01m", "create table t ();")
+        s.assistant(text(closing))
+        return s
+    _, out = sections(tmp_path, session("That covers the inputs. Let me draft the migration."))
+    assert "Last word from the assistant" not in out["convergence"].content
+    _, out = sections(tmp_path, session("The column is never read by the exporter. The importer only writes it. "
+                                        "Let me draft the migration."))
+    assert 'Last word from the assistant: "The column is never read by the exporter.' in out["convergence"].content

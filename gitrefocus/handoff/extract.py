@@ -432,7 +432,7 @@ def open_threads(an: Analysis, git: GitState) -> Section:
                         stopped.pointer("the session's last words"))
     todos = [(status, content, line) for status, content, line in plan.todos if status != "completed"]
     asked = _last_question(found[1]) if found and not (plan.messages and plan.messages[-1].is_user_turn) else None
-    if asked and any(status == "in_progress" for status, _, _ in todos) and \
+    if found and asked and any(status == "in_progress" for status, _, _ in todos) and \
             _planned_before_asking(an, found[0], asked, max(line for _, _, line in todos)):
         todos = []  # the steps wait on the closing question's answer, which is the open thread
     for status, content, line in todos[:MAX_TODOS]:

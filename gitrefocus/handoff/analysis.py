@@ -337,7 +337,10 @@ class Analysis:
         conclusion keeps it; one whose conclusions are all list items ("- Changed the test to …")
         is stated by its opening, which is then the one the turn lands on (it follows them in the list)."""
         messages = self.plan.messages
-        bounds = [*self.user_turns, len(messages)]
+        # a question menu put to the user hands the turn over as the user's next message does
+        menus = [i for i, m in enumerate(messages) if m.role != sp.ASSISTANT and any(
+            b.kind == sp.ANSWER or (b.kind == sp.REJECTED and b.tool in QUESTION_TOOLS) for b in m.blocks)]
+        bounds = sorted({*self.user_turns, *menus, len(messages)})
         # the assistant texts whose prose already states a conclusion
         stated = {d.index for d in self.decisions if d.role == "assistant" and not _LIST_ITEM_RE.match(d.text)}
         added = False
@@ -348,7 +351,8 @@ class Analysis:
             index, message, block = found
             if index in stated:
                 continue  # the report states its conclusion in its prose (a list item is a detail of it)
-            if not any(b.kind == sp.TOOL_USE for m in messages[start + 1:index + 1] for b in m.blocks):
+            if not any(b.kind == sp.TOOL_USE and b.tool not in QUESTION_TOOLS
+                       for m in messages[start + 1:index + 1] for b in m.blocks):
                 continue  # a reply without work: an answer or a discussion, no report of work done
             quote = self._opening(index, message, block)
             if quote is not None:
@@ -359,15 +363,20 @@ class Analysis:
 
     def _closing_text(self, start: int, end: int) -> tuple[int, sp.Message, sp.Block] | None:
         """The assistant's text that ends the turn of messages [start, end): the last thing the
-        assistant did before the user spoke again (None when that was a tool use, or the user
-        interrupted or refused it)."""
+        assistant did before the user spoke again or was handed a question menu (None when that
+        was a tool use, or the user interrupted or refused it)."""
         for i in range(end - 1, start, -1):
             m = self.plan.messages[i]
             if m.role in _ASIDE_ROLES:
                 continue
             if m.role != sp.ASSISTANT or not m.blocks:
                 return None
-            last = m.blocks[-1]
+            blocks = m.blocks
+            while blocks and blocks[-1].kind == sp.TOOL_USE and blocks[-1].tool in QUESTION_TOOLS:
+                blocks = blocks[:-1]  # the menu itself: what came before it ends the turn
+            if not blocks:
+                continue
+            last = blocks[-1]
             if last.kind != sp.TEXT or not last.text.strip():
                 return None
             return i, m, next(b for b in m.blocks if b.kind == sp.TEXT and b.text.strip())

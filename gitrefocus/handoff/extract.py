@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from typing import TypeVar, cast
 
-from gitrefocus.handoff import cues
+from gitrefocus.handoff import classify, cues
 from gitrefocus.handoff import spine as sp
 from gitrefocus.handoff.analysis import (
     _ANNOUNCE_RE,
@@ -235,7 +235,8 @@ def convergence(an: Analysis) -> Section:
     if found and not found[1].text.rstrip().endswith("?"):  # a closing question is an open thread
         i, message = found
         last = _first_sentence(an, i)
-        if last and not _ANNOUNCE_RE.match(last.text):
+        if last and not _ANNOUNCE_RE.match(last.text) and not _opens_asking(last.text) and \
+                not _ends_announcing(message):
             more = _next_sentence(an, i, last) if last.text.rstrip().endswith(":") else None
             after = f" {more.md()}" if more else ""
             d.add(f"- Last word from the assistant: {last.md()}{after}", last.pointer("where the session landed"))
@@ -264,6 +265,23 @@ def _next_sentence(an: Analysis, index: int, after: Quote) -> Quote | None:
                 return an._quote(block.text, a, b, None, label, index, message.role)
         return None
     return None
+
+
+def _ends_announcing(message: sp.Message) -> bool:
+    """Whether the session's last text is one sentence leading in to an announced step ("I have
+    what I need. Let me write the plan."): the session stopped before that step, so the lead-in
+    concludes nothing. A longer text that ends so (a finding, then "Let me fix it.") still states
+    where the session landed."""
+    blocks = [b for b in message.blocks if b.kind == sp.TEXT and b.text.strip()]
+    spans = cues.sentence_spans(blocks[-1].text) if blocks else []
+    return len(spans) == 2 and _ANNOUNCE_RE.match(blocks[-1].text[spans[1][0]:spans[1][1]]) is not None
+
+
+def _opens_asking(text: str) -> bool:
+    """Whether ``text`` opens with a question to the user ("Which one do you prefer? Happy to …"):
+    it waits on the user's word, whatever follows."""
+    spans = cues.sentence_spans(text)
+    return bool(spans) and classify.asks(text[spans[0][0]:spans[0][1]])
 
 
 def _first_sentence(an: Analysis, index: int) -> Quote | None:
@@ -413,6 +431,10 @@ def open_threads(an: Analysis, git: GitState) -> Section:
             threads.add(f"- The session stopped while the assistant was working; its last words: {stopped.md()}",
                         stopped.pointer("the session's last words"))
     todos = [(status, content, line) for status, content, line in plan.todos if status != "completed"]
+    asked = _last_question(found[1]) if found and not (plan.messages and plan.messages[-1].is_user_turn) else None
+    if found and asked and any(status == "in_progress" for status, _, _ in todos) and \
+            _planned_before_asking(an, found[0], asked, max(line for _, _, line in todos)):
+        todos = []  # the steps wait on the closing question's answer, which is the open thread
     for status, content, line in todos[:MAX_TODOS]:
         threads.add(f"- Todo [{_plain(status, 20)}]: \"{_plain(content, 160)}\"",
                     Pointer("transcript", f"L{line}", "last todo list"))
@@ -426,7 +448,6 @@ def open_threads(an: Analysis, git: GitState) -> Section:
         m = plan.messages[-1]
         threads.add("- The last user message was never answered",
                     Pointer("transcript", m.label(m.blocks[0].line), "unanswered"))
-    asked = _last_question(found[1]) if found and not (plan.messages and plan.messages[-1].is_user_turn) else None
     if found and asked:
         block, a, b = asked
         question, before, after = cues.window(block.text, a, b)
@@ -462,6 +483,21 @@ def _refused_at_the_end(an: Analysis) -> tuple[sp.Message, sp.Block] | None:
             return message, block
         return None
     return None
+
+
+def _planned_before_asking(an: Analysis, closing: int, asked: tuple[sp.Block, int, int], todo_line: int) -> bool:
+    """Whether the last todo list (with a step under way) was written in the session's last turn
+    and then, with nothing done after it (no tool use), the assistant closed on a question to the
+    user: the question belongs to the step under way, the list is its plan for after the answer.
+    A list with no step under way is work left over, open item by item."""
+    block, _, end = asked
+    if not block.text[:end].rstrip().endswith("?"):
+        return False  # an offer ("… if you'd like.") waits on nothing the list depends on
+    messages = an.plan.messages
+    if not an.user_turns or todo_line < messages[an.user_turns[-1]].line:
+        return False  # a list from an earlier turn: the work it lists was under way before this turn
+    return not any(b.kind == sp.TOOL_USE and b.line > todo_line
+                   for m in messages[an.user_turns[-1]:closing + 1] for b in m.blocks)
 
 
 def _stopped_mid_task(an: Analysis, index: int, message: sp.Message) -> Quote | None:

@@ -36,6 +36,7 @@ from gitrefocus.handoff import forks, jsonl
 from gitrefocus.handoff import spine as sp
 from gitrefocus.handoff.records import (
     ASKED_TOOLS,
+    CLARIFY,
     CLIENT,
     COMPACT_SUMMARY,
     CONVERSATION,
@@ -547,6 +548,8 @@ class _Collector:
             text = self._scrubbed(output_text(content))  # a refusal: the user's feedback is quoted
             said = text.find(USER_SAID)
             feedback = text[said + len(USER_SAID):].strip() if said >= 0 else ""
+            if feedback.startswith(CLARIFY):
+                feedback = ""  # the client's note on a question menu to clarify: the user typed nothing
             if not feedback and (text.startswith(REJECTED_ALT) or tool in WAIT_TOOLS):
                 # the user interrupted (often a wait on a background task): no hypothesis was refused
                 self.stats["interrupted_tool_uses"] += 1

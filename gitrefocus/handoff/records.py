@@ -27,6 +27,9 @@ CONVERSATION = {"user", "assistant"}
 REJECTED = "The user doesn't want to proceed with this tool use."
 REJECTED_ALT = "The user doesn't want to take this action right now."
 USER_SAID = "the user said:\n"
+# what newer clients put as the "feedback" of a question menu the user chose to clarify: the
+# client's own note (how to go on, the questions left unanswered), no word the user typed
+CLARIFY = "The user wants to clarify these questions."
 INTERRUPTED = "[Request interrupted by user"
 REMINDER_RE = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 # what an IDE extension adds to a prompt (the file open in the editor, the selection): the

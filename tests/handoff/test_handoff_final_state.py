@@ -129,6 +129,36 @@ def test_open_threads_from_the_last_task_list(tmp_path):
     assert "Write the exporter" not in threads and "Drop the old flag" not in threads
 
 
+def test_a_todo_list_written_just_before_the_closing_question_waits_on_its_answer(tmp_path):
+    """A session whose last turn writes a todo list and then, with nothing done after it, puts a
+    question to the user while a step of it is under way is waiting on that answer: the list's
+    steps are the assistant's plan for after it, so the open thread is the question, not each
+    step. A list the assistant worked from before asking is still open item by item (and one with
+    no step under way is work left over: tests/handoff/test_handoff_extract.py's story)."""
+    def session(work_after_the_list: bool) -> Session:
+        s = Session()
+        s.user("Design the retry policy for the uploader.")
+        s.assistant(text("I read the uploader; it never retries."))
+        s.user("keep it simple, no jitter")
+        s.assistant(tool_use("TodoWrite", {"todos": [
+            {"content": "Read the uploader", "status": "completed", "activeForm": "Reading"},
+            {"content": "Sketch the policy", "status": "in_progress", "activeForm": "Sketching"},
+            {"content": "Write the policy doc", "status": "pending", "activeForm": "Writing"}]}, "toolu_03a"))
+        s.tool_result("toolu_03a", "Todos have been modified successfully.")
+        if work_after_the_list:
+            s.bash("grep -rn retry uploader/", "no hits")
+        s.assistant(text("## Policy\n\nThree attempts, doubling the wait each time.\n\n"
+                         "Does this shape look right before I write the doc?"))
+        return s
+    _, out = sections(tmp_path, session(False))
+    threads = out["open_threads"].content
+    assert "Does this shape look right before I write the doc?" in threads
+    assert "Todo [" not in threads, "the steps wait on the answer"
+    _, out = sections(tmp_path, session(True))
+    threads = out["open_threads"].content
+    assert 'Todo [pending]: "Write the policy doc"' in threads and "Does this shape look right" in threads
+
+
 def test_a_plan_nothing_was_done_after_is_open_and_a_refused_one_is_not(tmp_path):
     plan_text = "# Plan\n\n### 1. Parse the header\n\n### 2. Validate the rows\n\nNotes."
     s = Session()
@@ -440,6 +470,30 @@ def test_a_turn_concludes_with_its_final_report_not_a_step_narrated_before_it(tm
     assert "Here's what I found" not in convergence and "I'll look at it next" not in convergence.split("Last word")[0]
 
 
+def test_a_question_menu_ends_a_turn_of_work_like_the_users_next_message(tmp_path):
+    """A multiple-choice question put to the user (AskUserQuestion) hands the turn over just as a
+    closing question would: the text the assistant wrote before it is the report of the work
+    done, its opening the turn's conclusion, however the user then answers the menu."""
+    s = Session()
+    s.user("Shrink the header and then tidy the footer.")
+    s.assistant(tool_use("Edit", {"file_path": "page.css", "old_string": "a", "new_string": "b"}, "toolu_02a"))
+    s.tool_result("toolu_02a", "ok")
+    s.assistant(text("The header is half as tall now and the build is green."))
+    s.assistant(tool_use("Edit", {"file_path": "page.css", "old_string": "c", "new_string": "d"}, "toolu_02b"))
+    s.tool_result("toolu_02b", "ok")
+    report = s.assistant(text("Footer tidied: the three link rows are one row now.\n\n"
+                              "One open choice about the footer's logo."))[0]
+    q = "Where should the logo go?"
+    s.assistant(tool_use("AskUserQuestion", {"questions": [{"question": q, "header": "Logo", "options": []}]},
+                         "toolu_02c"))
+    s.tool_result("toolu_02c", "The user doesn't want to proceed with this tool use.", is_error=True)
+    s.assistant(text("What would you like to change about the logo options?"))
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert f'Concluded: "Footer tidied: the three link rows are one row now." (`transcript:L{line_of(s, report)}`)' \
+        in convergence
+
+
 def test_a_session_that_ends_on_a_refused_action_leaves_that_action_open(tmp_path):
     """When the last thing that happened is the user refusing a tool use that acts (then perhaps
     an interrupt), what it carried is undone: an open thread at the refusal, not "stopped while
@@ -540,3 +594,35 @@ def test_a_last_word_that_only_announces_a_step_concludes_nothing(tmp_path):
     _, out = sections(tmp_path, s)
     assert "Last word from the assistant" not in out["convergence"].content
     assert "Let me check the plan" in out["open_threads"].content
+
+
+def test_a_last_word_that_opens_with_a_question_concludes_nothing(tmp_path):
+    """A closing text that opens by asking the user ("Which of the two do you prefer? Happy to
+    …") waits on the user's word, whatever follows the question: not where the session landed."""
+    s = Session()
+    s.user("Pick a colour scheme for the charts.")
+    s.assistant(tool_use("Read", {"file_path": "charts.css"}, "toolu_01k"))
+    s.tool_result("toolu_01k", "body {}")
+    s.assistant(text("Which of the two palettes should the charts use? Happy to mock up both side by side, "
+                     "or to start from the brand colours instead."))
+    _, out = sections(tmp_path, s)
+    assert "Last word from the assistant" not in out["convergence"].content
+    assert "Which of the two palettes" not in out["convergence"].content
+
+
+def test_a_last_word_leading_in_to_an_announced_step_concludes_nothing(tmp_path):
+    """A closing text of one sentence and an announced step ("That covers the inputs. Let me draft
+    the migration.") stopped before the step: the lead-in is not where the session landed. A longer
+    closing text that ends so (a finding stated, then the step) still is."""
+    def session(closing: str) -> Session:
+        s = Session()
+        s.user("Plan the schema change.")
+        s.assistant(tool_use("Read", {"file_path": "schema.sql"}, "toolu_01m"))
+        s.tool_result("toolu_01m", "create table t ();")
+        s.assistant(text(closing))
+        return s
+    _, out = sections(tmp_path, session("That covers the inputs. Let me draft the migration."))
+    assert "Last word from the assistant" not in out["convergence"].content
+    _, out = sections(tmp_path, session("The column is never read by the exporter. The importer only writes it. "
+                                        "Let me draft the migration."))
+    assert 'Last word from the assistant: "The column is never read by the exporter.' in out["convergence"].content

@@ -170,6 +170,30 @@ def test_a_refused_question_is_no_answer(tmp_path):
     assert not [b for m in plan.messages for b in m.blocks if b.kind == sp.ANSWER]
 
 
+def test_a_question_menu_the_user_chose_to_clarify_carries_no_words_of_theirs(tmp_path):
+    """Newer clients record "clarify" on a question menu as a refusal whose feedback is the
+    client's own note (what the user chose, how to go on, the questions left unanswered): the
+    user typed nothing there, so nothing of it is their decision or correction."""
+    s = Session()
+    s.user("Lay out the dashboard.")
+    s.assistant(text("I moved the chart to the left column."))
+    tid = "toolu_ask_clarify"
+    q = "Which panel should sit on top?"
+    s.assistant(tool_use("AskUserQuestion", {"questions": [{"question": q, "header": "Top", "options": []}]}, tid))
+    note = ("The user wants to clarify these questions.\n    They may want to add some context first.\n"
+            "    Ask them what they would like to clarify.\n\n    Questions asked:\n"
+            f'- "{q}"\n  (No answer provided)')
+    s.tool_result(tid, "The user doesn't want to proceed with this tool use. To tell you how to proceed, "
+                  "the user said:\n" + note, is_error=True)
+    s.assistant(text("What would you like to clarify about the panels?"))
+    plan, out = plan_and_sections(tmp_path, s)
+    refused = [b for m in plan.messages for b in m.blocks if b.kind == sp.REJECTED]
+    assert [b.text for b in refused] == [""], "the client's note is no feedback of the user's"
+    brief = "\n".join(section.content for section in out.values())
+    assert "add some context" not in brief and "clarify these questions" not in brief
+    assert "What would you like to clarify" in out["open_threads"].content
+
+
 def test_custom_slash_command_arguments_are_the_users_request(tmp_path):
     s = Session()
     s.user("<command-message>workflows:plan</command-message>\n<command-name>/workflows:plan</command-name>\n"

@@ -670,7 +670,6 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 3, repo: str = 
     orders the unlabelled sessions of *both* sides in one order, sha256("fresh-held-out-6:" + path),
     eligible and spread as before, all split ``held-out``; 16 sessions, the first 8 taken with a
     spine of at most 40,000 characters graded."""
-    from gitrefocus.handoff import prepare, transcript_paths
 
     where = os.path.join(mirrors, repo.replace("/", "+"), "repo")
     listing = subprocess.run(["git", "-C", where, "ls-tree", "-r", "--long", commit], capture_output=True,
@@ -721,23 +720,10 @@ def draw_fresh(mirrors: str, data: Path = DATA, *, round_: int = 3, repo: str = 
 
     def eligible(path: str) -> dict | None:
         data_bytes = blob(path)
-        asked: set[str] = set()
-        turns = 0
-        version = "?"
-        for raw in data_bytes.split(b"\n"):
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(record, dict):
-                version = record.get("version", version) if isinstance(record.get("version"), str) else version
-                turns += any(role == "user" for _, role, _ in said(record, asked))
+        turns, version = turns_and_client(data_bytes)
         if turns < 3:
             return None
-        with tempfile.TemporaryDirectory() as tmp:
-            transcript = Path(tmp) / "session.jsonl"
-            transcript.write_bytes(data_bytes)
-            chars = prepare.prepare(transcript_paths.resolve(str(transcript))).stats["spine_chars"]
+        chars = spine_chars(data_bytes)
         if chars > 80_000:
             return None
         return {"repo": repo, "commit": commit, "path": path, "sha256": hashlib.sha256(data_bytes).hexdigest(),

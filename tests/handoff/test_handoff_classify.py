@@ -6,7 +6,7 @@ real-session corpus's cue-family figures."""
 from __future__ import annotations
 
 from gitrefocus.handoff import classify
-from tests.handoff.transcript import Session, text, tool_use
+from tests.handoff.transcript import REFUSED_SAID, Session, text, tool_use
 
 
 def corrections_of(tmp_path, s: Session) -> str:
@@ -58,10 +58,7 @@ def test_words_typed_when_refusing_a_tool_use_correct_it(tmp_path):
     s.user("Fix the error handling in main.go.")
     tid = "toolu_01refuse"
     s.assistant(tool_use("ExitPlanMode", {"plan": "an if/else chain"}, tid))
-    refused = s.tool_result(tid, "The user doesn't want to proceed with this tool use. The tool use was rejected "
-                                 "(eg. if it was a file edit, the new_string was NOT written to the file). "
-                                 "To tell you how to proceed, the user said:\ncan you use a switch case instead "
-                                 "of linked ifelse?", is_error=True)
+    refused = s.tool_result(tid, REFUSED_SAID + "can you use a switch case instead of linked ifelse?", is_error=True)
     s.assistant(text("Good point. I'll update the plan to use a switch statement."))
     assert f"`transcript:L{s.line_of(refused)}`" in corrections_of(tmp_path, s)
 
@@ -206,8 +203,7 @@ def test_a_question_about_an_omission_answered_good_catch_reverses_nothing(tmp_p
 
 
 # -- the sixth round: rules tuned on the 108 tuning sessions (docs/handoff.md) ------------------------
-REFUSED = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a "
-           "file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n")
+REFUSED = REFUSED_SAID
 
 
 def test_a_message_that_opens_by_agreeing_is_no_correction_though_the_reply_says_youre_right(tmp_path):

@@ -25,7 +25,7 @@ from gitrefocus.handoff import cues, forks, jsonl, pipeline, records, scrub, sid
 from gitrefocus.handoff import prepare as prep
 from gitrefocus.handoff import spine as sp
 from tests.handoff.conftest import CORRECTION, INJECTION, RESULT_SECRET, TOOL_SECRET
-from tests.handoff.transcript import Session, text, thinking, tool_use
+from tests.handoff.transcript import REFUSED_SAID, Session, text, thinking, tool_use
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "cue_corpus.tsv"
 CUE_NAMES = ("CORRECTION", "CONSTRAINT", "ABANDON", "DECISION", "INTENT", "OPEN", "INJECTION")
@@ -361,9 +361,7 @@ def _every_field_session(tmp_path: Path) -> Path:
     s.tool_result(tid, [{"type": "text", "text": "three results"}, {"type": "image", "source": {"data": "AAAA"}}])
     tid = "toolu_01every0000000000000007"
     s.assistant(tool_use("Bash", {"command": "rm -rf build", "description": "clean"}, tid))
-    s.tool_result(tid, "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
-                       "was a file edit, the new_string was NOT written to the file). To tell you how to proceed, "
-                       "the user said:\nkeep the build directory", is_error=True)
+    s.tool_result(tid, REFUSED_SAID + "keep the build directory", is_error=True)
     s.queue_operation("also update the changelog")
     s.queue_operation(None, "remove")
     s.queued_command("and bump the version", origin="human")

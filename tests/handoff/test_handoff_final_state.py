@@ -9,7 +9,7 @@ import json
 
 from gitrefocus.handoff import extract, gitstate, transcript_paths
 from gitrefocus.handoff import prepare as prep
-from tests.handoff.transcript import Session, text, thinking, tool_use
+from tests.handoff.transcript import REFUSED_SAID, Session, text, thinking, tool_use
 
 
 def sections(tmp_path, s: Session):
@@ -243,9 +243,7 @@ def test_declining_a_question_menu_to_type_an_answer_is_no_refusal_or_correction
     s.assistant(tool_use("AskUserQuestion", {"questions": [{"question": "Which format?", "header": "Format",
                                                             "options": [{"label": "CSV"}, {"label": "JSON"}],
                                                             "multiSelect": False}]}, "toolu_ask"))
-    s.tool_result("toolu_ask", "The user doesn't want to proceed with this tool use. The tool use was rejected "
-                  "(eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to "
-                  "proceed, the user said:\nparquet, but only for the nightly job", is_error=True)
+    s.tool_result("toolu_ask", REFUSED_SAID + "parquet, but only for the nightly job", is_error=True)
     s.assistant(text("Parquet for the nightly job then."))
     _, out = sections(tmp_path, s)
     dead = out["dead_ends"].content

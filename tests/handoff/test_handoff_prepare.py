@@ -17,6 +17,7 @@ from gitrefocus.handoff import prepare as prep
 from gitrefocus.handoff import spine as sp
 from tests.handoff.conftest import RESULT_SECRET, TOOL_SECRET
 from tests.handoff.transcript import (
+    REFUSED_SAID,
     Session,
     new_uuid,
     project_dir,
@@ -146,9 +147,7 @@ def test_refused_tool_use_keeps_the_users_feedback(tmp_path):
     s.user("refactor it")
     tid = "toolu_refused"
     s.assistant(tool_use("Bash", {"command": "rm -rf build"}, tid))
-    s.tool_result(tid, "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
-                       "was a file edit, the new_string was NOT written to the file). To tell you how to proceed, "
-                       "the user said:\nDon't delete build, we need the cache.", is_error=True)
+    s.tool_result(tid, REFUSED_SAID + "Don't delete build, we need the cache.", is_error=True)
     plan = plan_of(s.write(tmp_path / "t.jsonl"))
     rejected = [b for m in plan.messages for b in m.blocks if b.kind == sp.REJECTED]
     assert rejected and rejected[0].text == "Don't delete build, we need the cache." and rejected[0].tool == "Bash"

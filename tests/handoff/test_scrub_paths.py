@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from gitrefocus.handoff import prepare, transcript_paths
-from tests.handoff.transcript import Session, text, tool_use
+from tests.handoff.transcript import REFUSED_SAID, Session, text, tool_use
 from tests.runner import refocus
 
 GHP = "ghp_" + "c3j27xdcg2lMLzgeonyLGcTJFiz4soCmZ9cp"
@@ -148,8 +148,7 @@ def test_the_vocabulary_never_lists_a_redaction_as_a_term(tmp_path):
 
 
 # -- tool output: never decoded with its record, scrubbed where the spine quotes it -------------
-REFUSAL = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file "
-           "edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n")
+REFUSAL = REFUSED_SAID
 
 
 def _quoting_session(cwd: Path) -> Session:

@@ -184,6 +184,11 @@ def thinking(value: str = "") -> dict:
     return {"type": "thinking", "thinking": value, "signature": signature}
 
 
+# what the client writes when the user refuses a tool use and types why (2.1.x); their words follow
+REFUSED_SAID = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a "
+                "file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n")
+
+
 def tool_use(name: str, data: dict, tool_id: str | None = None) -> dict:
     return {"type": "tool_use", "id": tool_id or f"toolu_01{next(_counter):020d}", "name": name, "input": data}
 

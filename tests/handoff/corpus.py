@@ -13,12 +13,12 @@ which repository is missing and how to get it, and prints nothing else.
 
 Splits (the README has the whole story): ``tuning`` is the 44 sessions first drawn — split then
 by checkpoint hash into a tuning part and a held-out part, the latter (``retired``) scored three
-times while tuning went on and tuned on since; ``retired-2`` to ``retired-8`` are the first seven
+times while tuning went on and tuned on since; ``retired-2`` to ``retired-9`` are the first eight
 fresh sets, each scored once and tuned on since (``retired-4`` and ``retired-7`` also read by a second
 reader: ``tests.handoff.agreement``; ``retired-6`` drawn partly from the old tuning side; ``retired-8``
-the first drawn from many other repositories); ``held-out`` is the eighth fresh set, drawn from many
-other repositories by a written rule (:func:`draw_many`, round 8), labelled by a reader who did not
-tune, before any score on it, scored once at the end.
+and ``retired-9`` drawn from many other repositories); ``held-out`` is the ninth fresh set, drawn from
+many other repositories by a written rule (:func:`draw_many`, round 9), labelled by a reader who did
+not tune, before any score on it, scored once at the end.
 """
 
 from __future__ import annotations
@@ -46,10 +46,10 @@ SPLITS = ("held-out", "tuning")
 # corpus's tuning part and its retired held-out part, scored three times while tuning went on)
 PARTS = {"held-out": ("held-out",),
          "tuning": ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6",
-                    "retired-7", "retired-8"),
+                    "retired-7", "retired-8", "retired-9"),
          "retired": ("retired",), "old-tuning": ("tuning",), "retired-2": ("retired-2",), "retired-3": ("retired-3",),
          "retired-4": ("retired-4",), "retired-5": ("retired-5",), "retired-6": ("retired-6",),
-         "retired-7": ("retired-7",), "retired-8": ("retired-8",)}
+         "retired-7": ("retired-7",), "retired-8": ("retired-8",), "retired-9": ("retired-9",)}
 # which sentences each family's cue is applied to in the extractors (analysis.py)
 FAMILY_ROLES = {"correction": ("user",), "constraint": ("user",), "decision": ("user", "assistant"),
                 "intent": ("user", "assistant"), "dead-end": ("assistant",), "open-thread": ("assistant",)}
@@ -635,7 +635,9 @@ EARLIER = {1: ("tuning", "retired"), 2: ("tuning", "retired", "retired-2"),
            6: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6"),
            7: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6", "retired-7"),
            8: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6", "retired-7",
-               "retired-8")}
+               "retired-8"),
+           9: ("tuning", "retired", "retired-2", "retired-3", "retired-4", "retired-5", "retired-6", "retired-7",
+               "retired-8", "retired-9")}
 # round 3 spreads its set over client generations and session lengths: at most STRATUM_CAP
 # sessions per (client bucket, spine-length bucket) in the first pass over the order
 STRATUM_CAP = 2
@@ -1030,7 +1032,8 @@ def draw_many(mirrors: str, data: Path = DATA, *, round_: int = 7,
     :data:`STRATUM_CAP`, then the skipped ones in order, until 16; the first 8 taken (in the order
     taken) with a spine of at most 40,000 characters graded. Rows as ``sessions.tsv``'s, split
     ``held-out``. Round 8 (the eighth fresh set) is the same rule with the salt "fresh-held-out-8:";
-    the seventh set, labelled by then (``retired-8``), is excluded by rule 2 like every other."""
+    the seventh set, labelled by then (``retired-8``), is excluded by rule 2 like every other. Round 9
+    (the ninth) likewise, salt "fresh-held-out-9:", the eighth set (``retired-9``) excluded."""
     repos = OTHER_SOURCES if repos is None else repos
     labelled_ids: set[str] = set()
     for source in sources(data).values():

@@ -155,21 +155,26 @@ def test_the_committed_corpus_is_pointers_and_labels_split_by_the_rule():
     assert len([r for r in rows if sessions[r["path"]].split == "retired-6"]) >= 300
     assert len([r for r in rows if sessions[r["path"]].split == "retired-7"]) >= 300
     seventh = {key: s for key, s in sessions.items() if s.split == "retired-8"}
-    eighth = {key: s for key, s in sessions.items() if s.split == "held-out"}
+    eighth = {key: s for key, s in sessions.items() if s.split == "retired-9"}
+    ninth = {key: s for key, s in sessions.items() if s.split == "held-out"}
     assert len(seventh) >= 16, "the seventh fresh set, from many repositories, now tuned on"
-    assert len(eighth) >= 16, "the eighth fresh set, held out, from many repositories"
-    for group in (seventh, eighth):
+    assert len(eighth) >= 16, "the eighth fresh set, from many repositories, now tuned on"
+    assert len(ninth) >= 16, "the ninth fresh set, held out, from many repositories"
+    for group in (seventh, eighth, ninth):
         assert all(s.repo in corpus.OTHER_SOURCES and key == corpus.session_key(s.repo, s.commit, s.path)
                    for key, s in group.items()), "named by repository, commit and path; none from entireio/cli"
         per_repo = Counter(s.repo for s in group.values())
         assert max(per_repo.values()) <= corpus.MANY_PER_REPO and len(per_repo) >= 6
-    assert not set(seventh) & set(eighth), "the eighth set shares no session with the seventh"
+    sets = (set(seventh), set(eighth), set(ninth))
+    assert all(not (a & b) for i, a in enumerate(sets) for b in sets[i + 1:]), "the three share no session"
     assert len([r for r in rows if sessions[r["path"]].split == "retired-8"]) >= 300
+    assert len([r for r in rows if sessions[r["path"]].split == "retired-9"]) >= 300
     briefs = corpus._tsv("briefs.tsv", corpus.DATA)
     graded = {r["path"] for r in briefs}
     assert len(graded) >= 15 and graded == {p for p, s in sessions.items() if s.graded}
     assert len(graded & set(third)) >= 8 and len(graded & set(fourth)) >= 8 and len(graded & set(fifth)) >= 8
     assert len(graded & set(fresh)) >= 8 and len(graded & set(seventh)) >= 8 and len(graded & set(eighth)) >= 8
+    assert len(graded & set(ninth)) >= 8
     assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
     for r in briefs:
         for p in r["pointers"].split("|"):

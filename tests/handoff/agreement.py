@@ -2,6 +2,7 @@
 
     .venv/bin/python -m tests.handoff.agreement                  # the retired-4 set read twice (README)
     .venv/bin/python -m tests.handoff.agreement --set retired-7  # the sixth fresh set read twice
+    .venv/bin/python -m tests.handoff.agreement --set held-out   # the ninth fresh set read twice
 
 The first reader's labels are ``sentences.tsv`` and ``briefs.tsv``; the second reader's, written
 independently from the transcripts and spines before either reader's labels or any score on those
@@ -46,7 +47,8 @@ from tests.handoff.corpus import (
 
 # the sets read by a second reader: (its sentence labels, its graded briefs)
 SETS = {"retired-4": ("second_reading.tsv", "second_briefs.tsv"),
-        "retired-7": ("second_reading_6.tsv", "second_briefs_6.tsv")}
+        "retired-7": ("second_reading_6.tsv", "second_briefs_6.tsv"),
+        "held-out": ("second_reading_9.tsv", "second_briefs_9.tsv")}
 
 
 @dataclass

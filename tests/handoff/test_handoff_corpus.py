@@ -193,15 +193,17 @@ def test_the_second_reading_reads_the_same_sentences_and_sessions():
     assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
 
 
-def test_the_sixth_sets_second_reading_reads_its_sentences_and_graded_sessions():
-    """second_reading_6.tsv reads every sentence of the sixth fresh set (retired-7) of sentences.tsv
-    (and no other), once; second_briefs_6.tsv grades exactly its sessions that have a graded brief."""
+@pytest.mark.parametrize("split", ["retired-7", "held-out"])
+def test_a_later_sets_second_reading_reads_its_sentences_and_graded_sessions(split):
+    """The second reading of the sixth fresh set (retired-7: second_reading_6.tsv) and of the ninth
+    (held-out: second_reading_9.tsv) reads every sentence of its set in sentences.tsv (and no other),
+    once; its graded briefs grade exactly the set's sessions that have a graded brief."""
     from tests.handoff.agreement import SETS
 
-    reading, graded = SETS["retired-7"]
+    reading, graded = SETS[split]
     srcs = corpus.sources()
     held = [(r["path"], r["pointer"]) for r in corpus._tsv("sentences.tsv", corpus.DATA)
-            if srcs[r["path"]].split == "retired-7"]
+            if srcs[r["path"]].split == split]
     second = corpus._tsv(reading, corpus.DATA)
     keys = [(r["path"], r["pointer"]) for r in second]
     assert len(keys) == len(set(keys)) and set(keys) == set(held) and len(held) >= 300
@@ -211,7 +213,7 @@ def test_the_sixth_sets_second_reading_reads_its_sentences_and_graded_sessions()
         for family in filter(None, r["labels"].split(",")):
             assert roles[(r["path"], r["pointer"])] in corpus.FAMILY_ROLES[family], r
     briefs = corpus._tsv(graded, corpus.DATA)
-    assert {r["path"] for r in briefs} == {p for p, s in srcs.items() if s.split == "retired-7" and s.graded}
+    assert {r["path"] for r in briefs} == {p for p, s in srcs.items() if s.split == split and s.graded}
     assert all(r["section"] in corpus.SECTIONS and r["kind"] in ("required", "ok") for r in briefs)
     for r in briefs:
         for p in r["pointers"].split("|"):
@@ -219,7 +221,8 @@ def test_the_sixth_sets_second_reading_reads_its_sentences_and_graded_sessions()
 
 
 @pytest.mark.parametrize("name", ["sessions.tsv", "sentences.tsv", "briefs.tsv", "second_reading.tsv",
-                                  "second_briefs.tsv", "second_reading_6.tsv", "second_briefs_6.tsv"])
+                                  "second_briefs.tsv", "second_reading_6.tsv", "second_briefs_6.tsv",
+                                  "second_reading_9.tsv", "second_briefs_9.tsv"])
 def test_no_transcript_text_is_committed(name):
     """Pointers, hashes, labels and the labeller's own short notes: no field is long enough to
     hold a quoted message."""

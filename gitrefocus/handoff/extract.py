@@ -36,6 +36,7 @@ from gitrefocus.handoff.sections import Pointer, Section
 MAX_CORRECTIONS = 12
 MAX_HYPOTHESES = 10
 MAX_CONSTRAINTS = 10
+DOCUMENT_RULES = 3  # rule-like sentences in one user message that make it a document, not the user's rules
 MAX_DECISIONS = 6
 PER_TURN = 1   # conclusions listed per user turn: the turn's latest that stands (an answer always)
 LAST_TURN = 2  # ... and the session's last turn, which often ends on two (a review's outcome, the commit after it)
@@ -699,7 +700,11 @@ def basics(an: Analysis) -> Section:
     if vocab.lines:
         _section_block(d, "### Vocabulary", vocab)
     # a sentence that both corrects and states a rule is shown once, as the correction
-    constraints = [q for q in an.constraints if not any(_same_sentence(q, c) for c in an.corrections)]
+    # a message stating many rules is a document the user brought (a plan, a spec, notes pasted in):
+    # its lines describe the task, they are not rules the user set for the work, so none is listed
+    per_message = Counter(q.index for q in an.constraints)
+    constraints = [q for q in an.constraints if per_message[q.index] < DOCUMENT_RULES and
+                   not any(_same_sentence(q, c) for c in an.corrections)]
     seen: set[str] = set()
     cons = _Draft()
     for q in _spread(constraints, MAX_CONSTRAINTS * 2):

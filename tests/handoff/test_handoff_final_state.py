@@ -624,3 +624,30 @@ def test_a_last_word_leading_in_to_an_announced_step_concludes_nothing(tmp_path)
     _, out = sections(tmp_path, session("The column is never read by the exporter. The importer only writes it. "
                                         "Let me draft the migration."))
     assert 'Last word from the assistant: "The column is never read by the exporter.' in out["convergence"].content
+
+
+def test_a_long_session_lists_where_it_stands_not_what_it_found_first(tmp_path):
+    """Concluded lists the latest conclusions that stand (one per turn), up to five: in a session
+    of many turns, what the first turn found ("So the cache key ignores the branch.") is a step the
+    work went past, and is not listed ahead of them."""
+    s = Session()
+    s.user("Find out why the build cache misses on every branch switch.")
+    s.assistant(tool_use("Read", {"file_path": "cache.go"}, "toolu_01c0"))
+    s.tool_result("toolu_01c0", "func key() string { return hash(files) }")
+    early = s.assistant(text("So the cache key ignores the branch name entirely."))[0]
+    later = []
+    for n, (ask, done) in enumerate([
+            ("Put the branch into the key.", "Done. The key now hashes the branch with the files."),
+            ("Add a test for two branches.", "Done. Added a test that switches between two branches."),
+            ("Document the key format.", "Done. Documented the key format in the cache README."),
+            ("Bump the cache version.", "Done. Bumped the cache version to 4."),
+            ("Update the changelog.", "Done. Added the cache fix to the changelog under Fixed.")]):
+        s.user(ask)
+        s.assistant(tool_use("Edit", {"file_path": f"f{n}.go", "old_string": "a", "new_string": "b"}, f"toolu_01e{n}"))
+        s.tool_result(f"toolu_01e{n}", "ok")
+        later.append(s.assistant(text(done))[0])
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert f"`transcript:L{line_of(s, early)}`" not in convergence, convergence
+    for uid in later:
+        assert f"`transcript:L{line_of(s, uid)}`" in convergence, convergence

@@ -28,6 +28,7 @@ from gitrefocus.handoff.analysis import (
     READ_ONLY_TOOLS,
     Analysis,
     Quote,
+    after_ready,
 )
 from gitrefocus.handoff.gitstate import GitState, relative_path
 from gitrefocus.handoff.prepare import Plan
@@ -273,7 +274,8 @@ def _first_sentence(an: Analysis, index: int) -> Quote | None:
     for block in message.blocks:
         if block.kind not in sp.WORDS or not block.text.strip():
             continue
-        for a, b, _, _, _, label in an._sentences(index, message, block):
+        spans = list(an._sentences(index, message, block))
+        for a, b, _, _, _, label in after_ready(spans) if message.role == sp.ASSISTANT else spans:
             end = b
             # take up to two short sentences
             more = [s for s in cues.sentence_spans(block.text) if s[0] >= b][:1]

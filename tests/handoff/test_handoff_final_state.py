@@ -651,3 +651,26 @@ def test_a_long_session_lists_where_it_stands_not_what_it_found_first(tmp_path):
     assert f"`transcript:L{line_of(s, early)}`" not in convergence, convergence
     for uid in later:
         assert f"`transcript:L{line_of(s, uid)}`" in convergence, convergence
+
+
+def test_saying_it_is_ready_concludes_nothing_the_report_after_it_does(tmp_path):
+    """"Now I have a clear picture." or "I have enough context." says the assistant is ready, not
+    what it found: it is no conclusion, and a closing report that opens with it is stated by what
+    follows (or by nothing, when what follows is a lead-in to a proposal)."""
+    s = Session()
+    s.user("Why does the importer drop rows with empty dates?")
+    s.assistant(tool_use("Read", {"file_path": "importer.py"}, "toolu_01r1"))
+    s.tool_result("toolu_01r1", "def load(rows): ...")
+    proposal = s.assistant(text("Now I have a clear picture. Here's my recommendation:\n\n"
+                                "1. Parse empty dates as None\n2. Keep the row"))[0]
+    s.user("Do it.")
+    s.assistant(tool_use("Edit", {"file_path": "importer.py", "old_string": "a", "new_string": "b"}, "toolu_01r2"))
+    s.tool_result("toolu_01r2", "ok")
+    report = s.assistant(text("Good. I have enough context. Empty dates now load as None and the row is kept."))[0]
+    s.user("Thanks.")
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert "clear picture" not in convergence and "enough context" not in convergence, convergence
+    assert f'Concluded: "Empty dates now load as None and the row is kept." (`transcript:L{line_of(s, report)}`)' \
+        in convergence, convergence
+    assert f"`transcript:L{line_of(s, proposal)}`" not in convergence

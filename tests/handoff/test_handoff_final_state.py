@@ -674,3 +674,15 @@ def test_saying_it_is_ready_concludes_nothing_the_report_after_it_does(tmp_path)
     assert f'Concluded: "Empty dates now load as None and the row is kept." (`transcript:L{line_of(s, report)}`)' \
         in convergence, convergence
     assert f"`transcript:L{line_of(s, proposal)}`" not in convergence
+
+
+def test_what_counts_as_saying_it_is_ready():
+    """Readiness is the assistant's own understanding, its reading or a pointer to what follows, in a
+    short sentence; a sentence that also says what was found is a claim."""
+    from gitrefocus.handoff.analysis import ready
+    for said in ("Now I have a comprehensive understanding.", "I have enough context.", "The issue is clear now.",
+                 "I've reviewed the codebase.", "Here's my suggestion.", "Perfect. Now I understand the flow."):
+        assert ready(said), said
+    for claim in ("I see the problem: the key ignores the branch.", "I have a fix for the parser.",
+                  "The cause is clear: the cache key ignores the branch name, so every switch misses."):
+        assert not ready(claim), claim

@@ -66,7 +66,7 @@ READY_RE = re.compile(
     r"|(?:the|this|that|it|everything)(?: (?:issue|problem|cause|picture|situation|flow|code|bug))? (?:is|'s) "
     r"(?:now |all )?clear(?: now)?\W*$"
     r"|I(?:'ve| have) (?:now )?(?:reviewed|read|explored|examined|analy[sz]ed|gone through|looked (?:at|through)|"
-    r"gathered)\b"
+    r"gathered)\b(?: (?!and\b|but\b|so\b)[\w`'./-]+){0,4}\W*$"
     r"|here(?:'s| is) (?:my|what I)\b[^.!?]*[.:]\W*$)", re.I)
 READY_WORDS = 9  # a readiness sentence longer than this says something else too
 
@@ -113,8 +113,8 @@ def ready(sentence: str) -> bool:
 
 
 def after_ready(spans: list[Span]) -> list[Span]:
-    """The sentences of an assistant's text from where it starts saying something: after an opening that only says it is ready ("Good. Now I have the full
-    picture. …")."""
+    """The sentences of an assistant's text from where it starts saying something: after an opening
+    that only says it is ready ("Good. Now I have the full picture. …")."""
     for k, span in enumerate(spans[:3]):
         if ready(span[2]):
             if all(len(_WORDS_RE.findall(before[2])) <= 2 for before in spans[:k]):

@@ -684,5 +684,6 @@ def test_what_counts_as_saying_it_is_ready():
                  "I've reviewed the codebase.", "Here's my suggestion.", "Perfect. Now I understand the flow."):
         assert ready(said), said
     for claim in ("I see the problem: the key ignores the branch.", "I have a fix for the parser.",
+                  "I've reviewed the PR and it looks good.",
                   "The cause is clear: the cache key ignores the branch name, so every switch misses."):
         assert not ready(claim), claim

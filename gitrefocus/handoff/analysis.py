@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
     from gitrefocus.handoff.spine import Block, Message
 
+    # a sentence of a message where it stands: (start, end, sentence, casefolded, cue keys, label)
+    Span = tuple[int, int, str, str, frozenset[str], str]
+
 QUESTION_TOOLS = frozenset({"AskUserQuestion"})
 _HYPOTHESIS_RE = re.compile(r"\b(?:I think|probably|likely|I suspect|suspect|might be|may be|seems|appears|"
                             r"the (?:issue|problem|cause|bug) (?:is|was)|must be|should be|looks like)\b", re.I)
@@ -52,6 +55,21 @@ APPROVAL_RE = re.compile(
 # know …", which asks the user)
 _ANNOUNCE_RE = re.compile(r"^\W*(?:(?:now|first|next|ok(?:ay)?|great|good|perfect|done)\W+)*(?:let me(?! know\b)|let's|I'll|I will|"
                           r"I'm going to|I need to|going to)\b", re.I)
+# the assistant saying it is ready, not what it found: its own understanding ("Now I have a clear
+# picture.", "I have enough context.", "The issue is clear now."), the reading it did ("I've reviewed
+# the codebase.") or a pointer to what follows ("Here's my suggestion."); a short sentence only
+READY_RE = re.compile(
+    r"^\W*(?:(?:good|great|perfect|ok(?:ay)?|alright|right|now|so|yes)\W+)*(?:"
+    r"I (?:now )?understand(?: now)?(?: (?:the|this|it) ?\w*)?\W*$"
+    r"|I (?:now )?(?:have|'ve got|got|understand|see)(?: now)? (?:a |an |the |all the |enough |everything )?"
+    r"(?:[\w-]+ ){0,2}(?:picture|context|understanding|overview|view|idea|information|everything I need)\b"
+    r"|(?:the|this|that|it|everything)(?: (?:issue|problem|cause|picture|situation|flow|code|bug))? (?:is|'s) "
+    r"(?:now |all )?clear(?: now)?\W*$"
+    r"|I(?:'ve| have) (?:now )?(?:reviewed|read|explored|examined|analy[sz]ed|gone through|looked (?:at|through)|"
+    r"gathered)\b(?: (?!and\b|but\b|so\b)[\w`'./-]+){0,4}\W*$"
+    r"|here(?:'s| is) (?:my|what I)\b[^.!?]*[.:]\W*$)", re.I)
+READY_WORDS = 9  # a readiness sentence longer than this says something else too
+
 # a user's report that something failed, and an outcome the assistant claimed that it can reverse
 # (a word of prose: "fails" inside a branch or file name, "fix-ci-fails", reports nothing)
 FAILURE_RE = re.compile(r"(?<![\w/.-])(?:fail(?:s|ed|ing|ures?)?|broken|(?:does|do|did)(?:n'?t| not) work|not working|"
@@ -87,6 +105,22 @@ _WORDS_RE = re.compile(r"\w+")
 _LIST_ITEM_RE = re.compile(r"\s*(?:[-*+]|\d{1,2}[.)])\s")
 # messages that are neither party's work in a turn: a background task reporting back, a compaction
 _ASIDE_ROLES = frozenset({sp.NOTIFICATION, sp.COMPACT})
+
+
+def ready(sentence: str) -> bool:
+    """Whether ``sentence`` only says the assistant is ready (``READY_RE``), nothing it found."""
+    return len(_WORDS_RE.findall(sentence)) <= READY_WORDS and READY_RE.match(sentence) is not None
+
+
+def after_ready(spans: list[Span]) -> list[Span]:
+    """The sentences of an assistant's text from where it starts saying something: after an opening
+    that only says it is ready ("Good. Now I have the full picture. …")."""
+    for k, span in enumerate(spans[:3]):
+        if ready(span[2]):
+            if all(len(_WORDS_RE.findall(before[2])) <= 2 for before in spans[:k]):
+                return spans[k + 1:]
+            break
+    return spans
 
 
 def _blank(m: Match[str]) -> str:
@@ -303,7 +337,8 @@ class Analysis:
             if thinking:
                 continue
             for cue, found in ((cues.DECISION, self.decisions), (cues.OPEN, self.open_items)):
-                if (cue is cues.OPEN and index < self.tail_start) or (cue is cues.DECISION and classify.asks(sentence)):
+                if (cue is cues.OPEN and index < self.tail_start) or \
+                        (cue is cues.DECISION and (classify.asks(sentence) or ready(sentence))):
                     continue
                 m = cue.search(sentence, low, present)
                 if m is None and cue is cues.DECISION and first_sentence:
@@ -385,7 +420,7 @@ class Analysis:
     def _opening(self, index: int, message: Message, block: Block) -> Quote | None:
         """The opening of a closing report: its first sentence, with the next one when the first is
         short ("Perfect! I found and fixed the issue."); None when it says nothing yet."""
-        spans = list(self._sentences(index, message, block))
+        spans = after_ready(list(self._sentences(index, message, block)))
         if not spans:
             return None
         a, b, sentence, _, _, label = spans[0]

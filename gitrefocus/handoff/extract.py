@@ -28,6 +28,7 @@ from gitrefocus.handoff.analysis import (
     READ_ONLY_TOOLS,
     Analysis,
     Quote,
+    after_ready,
 )
 from gitrefocus.handoff.gitstate import GitState, relative_path
 from gitrefocus.handoff.prepare import Plan
@@ -36,7 +37,8 @@ from gitrefocus.handoff.sections import Pointer, Section
 MAX_CORRECTIONS = 12
 MAX_HYPOTHESES = 10
 MAX_CONSTRAINTS = 10
-MAX_DECISIONS = 6
+DOCUMENT_RULES = 3  # rule-like sentences in one user message that make it a document, not the user's rules
+MAX_DECISIONS = 5  # conclusions listed: the latest that stand (a long session's early findings were passed)
 PER_TURN = 1   # conclusions listed per user turn: the turn's latest that stands (an answer always)
 LAST_TURN = 2  # ... and the session's last turn, which often ends on two (a review's outcome, the commit after it)
 MAX_REQUESTS = 10
@@ -170,15 +172,6 @@ def _standing(an: Analysis, decisions: list[Quote], n: int,
     return _STANDS, None, ""
 
 
-def _passed_on(an: Analysis, decisions: list[Quote], n: int) -> bool:
-    """Whether the assistant's decision ``n`` is a step its turn went on from: the assistant
-    concluded again later in the same turn ("Tests fail as expected." … "All six tests pass.")."""
-    q = decisions[n]
-    if q.role != "assistant" or n + 1 >= len(decisions) or decisions[n + 1].role != "assistant":
-        return False
-    return an.user_turns_before(decisions[n + 1].index) == an.user_turns_before(q.index)
-
-
 def convergence(an: Analysis) -> Section:
     d = _Draft()
     messages = an.plan.messages
@@ -193,35 +186,27 @@ def convergence(an: Analysis) -> Section:
     decisions = [q for q in an.decisions if not (q.role == "user" and q.question is None and (
         APPROVAL_RE.match(q.text) or an.last_assistant_text(q.index) is None))]
     failures = sorted(an.failure_reports)
-    # the latest conclusions that stand (and the latest reversed), then the first that stands where
-    # its turn landed (not a step the turn went on from): judged from the end, as far as needed
-    # (each judgement reads the rest of the session)
+    # the latest conclusions that stand (and the latest reversed), judged from the end, as far as
+    # needed (each judgement reads the rest of the session); what a long session found early and
+    # went past is not listed: the brief is for where it stands now
     tail: list[Quote] = []
     overruled: list[tuple[Quote, Quote, str]] = []
     judged: dict[int, str] = {}
     turns: Counter[int] = Counter()  # conclusions listed per turn: each turn's latest that stand
     for n in range(len(decisions) - 1, -1, -1):
-        if (len(tail) >= MAX_DECISIONS - 1 and len(overruled) >= 2) or len(judged) >= 500:
+        if (len(tail) >= MAX_DECISIONS and len(overruled) >= 2) or len(judged) >= 500:
             break
         verdict, c, why = _standing(an, decisions, n, failures)
         judged[n] = verdict
         turn = an.user_turns_before(decisions[n].index + (decisions[n].role == "user"))
         limit = LAST_TURN if an.user_turns and turn == an.user_turns[-1] else PER_TURN
-        if verdict == _STANDS and len(tail) < MAX_DECISIONS - 1 and (turns[turn] < limit
-                                                                        or decisions[n].question is not None):
+        if verdict == _STANDS and len(tail) < MAX_DECISIONS and (turns[turn] < limit
+                                                                    or decisions[n].question is not None):
             tail.insert(0, decisions[n])
             turns[turn] += 1
         elif c is not None and len(overruled) < 2:
             overruled.insert(0, (decisions[n], c, why))
-    first = None
-    for n in range(min(len(decisions), 200)):
-        if _passed_on(an, decisions, n):
-            continue  # a step the turn went on from: the turn concluded later
-        if (judged[n] if n in judged else _standing(an, decisions, n, failures)[0]) == _STANDS:
-            first = decisions[n]
-            break
-    standing = tail if first is None or first in tail else [first, *tail]
-    for q in standing:
+    for q in tail:
         if q.question is not None:
             d.add(f"- The user chose {q.md()} when asked {cues.quote_md(_plain(q.question, 160))}",
                   q.pointer("the user's answer"))
@@ -244,7 +229,7 @@ def convergence(an: Analysis) -> Section:
         m = messages[-1]
         d.add("- The session ended on a user message that was not answered",
               Pointer("transcript", m.label(m.blocks[0].line), "unanswered last message"))
-    if not standing:
+    if not tail:
         d.lines.insert(0, "The session did not state a clear conclusion that still stands; the latest position "
                           "is below.")
     return d.section("convergence", "The transcript holds no statement of a conclusion.")
@@ -289,7 +274,8 @@ def _first_sentence(an: Analysis, index: int) -> Quote | None:
     for block in message.blocks:
         if block.kind not in sp.WORDS or not block.text.strip():
             continue
-        for a, b, _, _, _, label in an._sentences(index, message, block):
+        spans = list(an._sentences(index, message, block))
+        for a, b, _, _, _, label in after_ready(spans) if message.role == sp.ASSISTANT else spans:
             end = b
             # take up to two short sentences
             more = [s for s in cues.sentence_spans(block.text) if s[0] >= b][:1]
@@ -699,7 +685,11 @@ def basics(an: Analysis) -> Section:
     if vocab.lines:
         _section_block(d, "### Vocabulary", vocab)
     # a sentence that both corrects and states a rule is shown once, as the correction
-    constraints = [q for q in an.constraints if not any(_same_sentence(q, c) for c in an.corrections)]
+    # a message stating many rules is a document the user brought (a plan, a spec, notes pasted in):
+    # its lines describe the task, they are not rules the user set for the work, so none is listed
+    per_message = Counter(q.index for q in an.constraints)
+    constraints = [q for q in an.constraints if per_message[q.index] < DOCUMENT_RULES and
+                   not any(_same_sentence(q, c) for c in an.corrections)]
     seen: set[str] = set()
     cons = _Draft()
     for q in _spread(constraints, MAX_CONSTRAINTS * 2):

@@ -322,3 +322,22 @@ def test_a_text_that_opens_by_reporting_work_done_is_a_conclusion(tmp_path):
     assert "Concluded: \"Done. Added `CollapseWhitespace`" in convergence
     assert f"`transcript:L{s.line_of(done[0])}`" in convergence
     assert 'Concluded: "Done."' not in convergence
+
+
+def test_a_message_stating_many_rules_is_a_document_not_the_users_rules(tmp_path):
+    """A user's message with three or more rule-like sentences is a document brought in (a plan,
+    a spec, notes pasted from elsewhere): its lines describe the task and are not listed as the
+    user's constraints. A rule stated on its own still is."""
+    s = Session()
+    s.user("Implement the following plan:\n\n# Nightly releases\n\n"
+           "- Keep the release notes header as it is.\n"
+           "- Avoid raw commit hashes as the version.\n"
+           "- The workflow must skip days without commits.\n"
+           "- Publish to the tap only from the stable workflow.")
+    s.assistant(text("I'll start with the workflow file."))
+    s.user("Looks good so far. Never push tags from CI.")
+    s.assistant(text("Understood, tags stay manual."))
+    basics = s.sections(tmp_path)["basics"].content
+    assert "Never push tags from CI." in basics
+    for pasted in ("Keep the release notes header", "Avoid raw commit hashes", "must skip days"):
+        assert pasted not in basics, basics

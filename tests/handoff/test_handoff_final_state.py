@@ -624,3 +624,66 @@ def test_a_last_word_leading_in_to_an_announced_step_concludes_nothing(tmp_path)
     _, out = sections(tmp_path, session("The column is never read by the exporter. The importer only writes it. "
                                         "Let me draft the migration."))
     assert 'Last word from the assistant: "The column is never read by the exporter.' in out["convergence"].content
+
+
+def test_a_long_session_lists_where_it_stands_not_what_it_found_first(tmp_path):
+    """Concluded lists the latest conclusions that stand (one per turn), up to five: in a session
+    of many turns, what the first turn found ("So the cache key ignores the branch.") is a step the
+    work went past, and is not listed ahead of them."""
+    s = Session()
+    s.user("Find out why the build cache misses on every branch switch.")
+    s.assistant(tool_use("Read", {"file_path": "cache.go"}, "toolu_01c0"))
+    s.tool_result("toolu_01c0", "func key() string { return hash(files) }")
+    early = s.assistant(text("So the cache key ignores the branch name entirely."))[0]
+    later = []
+    for n, (ask, done) in enumerate([
+            ("Put the branch into the key.", "Done. The key now hashes the branch with the files."),
+            ("Add a test for two branches.", "Done. Added a test that switches between two branches."),
+            ("Document the key format.", "Done. Documented the key format in the cache README."),
+            ("Bump the cache version.", "Done. Bumped the cache version to 4."),
+            ("Update the changelog.", "Done. Added the cache fix to the changelog under Fixed.")]):
+        s.user(ask)
+        s.assistant(tool_use("Edit", {"file_path": f"f{n}.go", "old_string": "a", "new_string": "b"}, f"toolu_01e{n}"))
+        s.tool_result(f"toolu_01e{n}", "ok")
+        later.append(s.assistant(text(done))[0])
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert f"`transcript:L{line_of(s, early)}`" not in convergence, convergence
+    for uid in later:
+        assert f"`transcript:L{line_of(s, uid)}`" in convergence, convergence
+
+
+def test_saying_it_is_ready_concludes_nothing_the_report_after_it_does(tmp_path):
+    """"Now I have a clear picture." or "I have enough context." says the assistant is ready, not
+    what it found: it is no conclusion, and a closing report that opens with it is stated by what
+    follows (or by nothing, when what follows is a lead-in to a proposal)."""
+    s = Session()
+    s.user("Why does the importer drop rows with empty dates?")
+    s.assistant(tool_use("Read", {"file_path": "importer.py"}, "toolu_01r1"))
+    s.tool_result("toolu_01r1", "def load(rows): ...")
+    proposal = s.assistant(text("Now I have a clear picture. Here's my recommendation:\n\n"
+                                "1. Parse empty dates as None\n2. Keep the row"))[0]
+    s.user("Do it.")
+    s.assistant(tool_use("Edit", {"file_path": "importer.py", "old_string": "a", "new_string": "b"}, "toolu_01r2"))
+    s.tool_result("toolu_01r2", "ok")
+    report = s.assistant(text("Good. I have enough context. Empty dates now load as None and the row is kept."))[0]
+    s.user("Thanks.")
+    _, out = sections(tmp_path, s)
+    convergence = out["convergence"].content
+    assert "clear picture" not in convergence and "enough context" not in convergence, convergence
+    assert f'Concluded: "Empty dates now load as None and the row is kept." (`transcript:L{line_of(s, report)}`)' \
+        in convergence, convergence
+    assert f"`transcript:L{line_of(s, proposal)}`" not in convergence
+
+
+def test_what_counts_as_saying_it_is_ready():
+    """Readiness is the assistant's own understanding, its reading or a pointer to what follows, in a
+    short sentence; a sentence that also says what was found is a claim."""
+    from gitrefocus.handoff.analysis import ready
+    for said in ("Now I have a comprehensive understanding.", "I have enough context.", "The issue is clear now.",
+                 "I've reviewed the codebase.", "Here's my suggestion.", "Perfect. Now I understand the flow."):
+        assert ready(said), said
+    for claim in ("I see the problem: the key ignores the branch.", "I have a fix for the parser.",
+                  "I've reviewed the PR and it looks good.",
+                  "The cause is clear: the cache key ignores the branch name, so every switch misses."):
+        assert not ready(claim), claim

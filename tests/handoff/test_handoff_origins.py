@@ -63,6 +63,20 @@ def test_unknown_origins_and_meta_records_are_skipped(tmp_path):
     assert plan.stats["skipped_unknown"] == 1
 
 
+def test_a_prompt_a_hook_blocked_is_the_clients_message_not_a_request(tmp_path):
+    s = Session()
+    s.user("Fix the lexer.")
+    s.assistant(text("The lexer is fixed: it keeps the trailing comma now."))
+    s.user("Operation stopped by hook: Another session is active.\n\nPress the up arrow key to get "
+           "your prompt back.")
+    s.user("Add a test for the comma.")
+    s.assistant(text("Added the test; it passes."))
+    plan, out = sections(tmp_path, s)
+    assert [m.text for m in plan.messages if m.is_user_turn] == ["Fix the lexer.", "Add a test for the comma."]
+    assert "Operation stopped" not in out["convergence"].content
+    assert "Another session" not in out["basics"].content + out["convergence"].content
+
+
 def test_a_slash_command_with_arguments_is_the_users_request(tmp_path):
     s = Session()
     s.user("<command-message>fix</command-message>\n<command-name>/fix</command-name>\n"

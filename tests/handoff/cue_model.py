@@ -51,6 +51,7 @@ import os
 import re
 import sys
 from collections import Counter
+from collections.abc import Set as AbstractSet
 
 from gitrefocus.handoff import classify
 from tests.handoff import corpus
@@ -168,9 +169,9 @@ def fit(rows: list[tuple[list[int], bool]], dim: int, l2: float = 1e-4, epochs: 
         rate: float = 0.2) -> list[float]:
     """L2-regularised logistic regression over binary features (index 0 is the bias), by
     stochastic gradient descent in the rows' fixed order (deterministic): ``epochs`` passes, the
-    step shrinking with each; positives weighed up to balance the classes. The L2 decay is applied
-    to the weights a row touches, scaled by how often the feature occurs (so each weight decays
-    ``l2`` per pass over the data, as the full-batch penalty would)."""
+    step shrinking with each; positives weighed up to balance the classes. The penalty,
+    ``l2``/2·‖w‖² per row, is applied to the weights a row touches, scaled by how rare the feature
+    is, so that over a pass each weight decays as the whole penalty would decay it."""
     w = [0.0] * dim
     n = len(rows)
     positives = sum(y for _, y in rows)
@@ -192,9 +193,9 @@ def fit(rows: list[tuple[list[int], bool]], dim: int, l2: float = 1e-4, epochs: 
 
 
 class Model:
-    """One logistic model per family: weights by feature name and the decision thresholds —
-    ``model`` (the model alone), ``add`` (a positive the rules missed), ``keep`` (a rule hit the
-    model does not veto)."""
+    """One logistic model per family: weights by feature name, and per family the thresholds of
+    :func:`thresholds_for` (``model``, ``add``, ``keep``, ``add2``), the combination "chosen per
+    family" takes (``choice``, an index into ``COMBINATIONS``) and the L2 strength it was fitted with."""
 
     def __init__(self, weights: dict[str, dict[str, float]], thresholds: dict[str, dict[str, float]],
                  words: bool = True, context_words: bool = True):
@@ -203,7 +204,7 @@ class Model:
         self.words = words
         self.context_words = context_words
 
-    def probability(self, family: str, feats: set[str]) -> float:
+    def probability(self, family: str, feats: AbstractSet[str]) -> float:
         w = self.weights.get(family, {})
         return _sigmoid(sum(w.get(name, 0.0) for name in feats))
 
@@ -216,18 +217,19 @@ class Model:
 MIN_COUNT = 2  # a feature seen in fewer training sentences is dropped
 
 
-def _encode(data, family: str, words: bool, context_words: bool, vocab: dict[str, int] | None = None):
+def _encode(data, family: str, words: bool, context_words: bool):
+    """The rows of ``family`` as sorted feature indices (0: the bias), and the index of each
+    feature kept (seen in at least ``MIN_COUNT`` of them), in name order."""
     rows = [(all_features(s, ctx, words, context_words), family in labels)
             for _, s, ctx, labels in data if ctx.role in classify.ROLES[family]]
-    if vocab is None:
-        seen: dict[str, int] = {}
-        for feats, _ in rows:
-            for name in feats:
-                seen[name] = seen.get(name, 0) + 1
-        vocab = {"bias": 0}
-        for name in sorted(seen):
-            if seen[name] >= MIN_COUNT:
-                vocab[name] = len(vocab)
+    seen: dict[str, int] = {}
+    for feats, _ in rows:
+        for name in feats:
+            seen[name] = seen.get(name, 0) + 1
+    vocab = {"bias": 0}
+    for name in sorted(seen):
+        if seen[name] >= MIN_COUNT:
+            vocab[name] = len(vocab)
     encoded = [([0] + sorted(vocab[n] for n in feats if n in vocab), y) for feats, y in rows]
     return encoded, vocab
 

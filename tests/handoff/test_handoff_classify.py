@@ -390,3 +390,57 @@ def test_now_and_a_subject_states_how_things_stand_now_and_a_verb_is_a_next_step
                  "Now update the docs to match.", "Now, what should the default be?"):
         assert "decision" not in classify.families(step, said), step
     assert "decision" not in classify.families("Now it returns the cached value.", classify.Context("user"))
+
+
+# -- the learned model compared with the rules (tests/handoff/cue_model.py) ------------------------------
+def _synthetic(repos: int = 4, per_repo: int = 24):
+    """Sentences from several repositories: those with the made-up verb "zorble" state an intent
+    (no cue of the rules knows the word), the rest say nothing of the kind."""
+    from tests.handoff import cue_model
+
+    data, groups = [], {}
+    for r in range(repos):
+        path = f"repo{r}/session.jsonl"
+        groups[path] = cue_model.group_of(path, f"owner/repo{r}")
+        for i in range(per_repo):
+            ctx = classify.Context("assistant")
+            if i % 3 == 0:
+                data.append((path, f"Next we zorble the widget number {i}.", ctx, {"intent"}))
+            else:
+                data.append((path, f"The widget number {i} has a blue handle.", ctx, set()))
+    return data, groups
+
+
+def test_the_learned_models_folds_keep_each_repository_whole():
+    from tests.handoff import cue_model
+
+    assert {cue_model.group_of(f"{i:02d}/abc/0/full.jsonl", "owner/other") for i in range(40)} == {"owner/other"}
+    main = {cue_model.group_of(f"{i:02d}/abc/0/full.jsonl", cue_model.MAIN_REPO) for i in range(200)}
+    assert len(main) == cue_model.MAIN_GROUPS and all(g.startswith(cue_model.MAIN_REPO + "#") for g in main)
+    assert cue_model.group_of("07/abc/0/full.jsonl", cue_model.MAIN_REPO) == \
+        cue_model.group_of("07/abc/0/full.jsonl", cue_model.MAIN_REPO)
+
+
+def test_the_learned_model_takes_a_word_the_rules_do_not_know_in_a_repository_it_never_saw():
+    from tests.handoff import cue_model
+
+    data, groups = _synthetic()
+    unseen = "Then we zorble the gadget."
+    assert "intent" not in classify.families(unseen, classify.Context("assistant"))
+    first = cue_model.train(data, groups, 0.8)
+    again = cue_model.train(data, groups, 0.8)
+    assert first.weights == again.weights and first.thresholds == again.thresholds  # deterministic
+    p = first.probabilities(unseen, classify.Context("assistant"))["intent"]
+    assert p >= first.thresholds["intent"]["model"]
+    assert first.probabilities("The widget number 99 has a blue handle.", classify.Context("assistant"))["intent"] < \
+        first.thresholds["intent"]["model"]
+    # grouped by repository, every fold's model is fitted without the repository it is tested on
+    per_session: dict = {}
+    scores, other, _ = cue_model.cross_validate(data, groups, 0.8, per_session=per_session)
+    assert scores["rules"]["intent"].tp == 0
+    assert scores["model"]["intent"].tp == scores["model"]["intent"].tp + scores["model"]["intent"].fn == 32
+    assert scores["model"]["intent"].fp == 0 and scores["rules ∪ model"]["intent"].tp == 32
+    assert other["model"]["intent"].tp == 32  # none of these is the main repository
+    # drawn again session by session, the model's gain over the rules holds in every draw
+    assert sorted(per_session) == sorted(groups)
+    assert "| model | +1.000 … +1.000 | +1.000 … +1.000 | 1.00 |" in cue_model.bootstrap(per_session, 50)

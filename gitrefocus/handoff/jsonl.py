@@ -32,6 +32,10 @@ _HEX4 = re.compile(rb"[0-9A-Fa-f]{4}")
 _HIGH_SURROGATE = re.compile(rb"[dD][89abAB][0-9A-Fa-f]{2}")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# a surrogate written out as UTF-8 bytes (CESU-8): strict UTF-8 refuses it, but json.loads decodes
+# bytes with "surrogatepass" and would hand on a lone surrogate. A valid UTF-8 character never
+# holds these two bytes (after 0xED its next byte is 0x80-0x9F).
+_SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf]")
 
 
 @dataclass
@@ -169,6 +173,9 @@ def _decode(data: bytes, decode: Callable[[bytes], object] | None = None) -> tup
     if _SURROGATE_ESCAPE.search(data):
         # "\ud800" escapes parse to lone surrogates, which cannot be written out as UTF-8
         record = _without_surrogates(record)
+    if not lossy and _SURROGATE_BYTES.search(data):
+        # ... and so do surrogates encoded as bytes: invalid UTF-8, read as any other is
+        record, lossy = _without_surrogates(record), True
     return record, lossy
 
 

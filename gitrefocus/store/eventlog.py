@@ -89,9 +89,11 @@ def _json_blob(repo: Repository, commit: Commit, name: str) -> object:
     if len(data) > MAX_EVENT_BYTES:
         raise _corrupt(commit.id, f"{name} is {len(data)} bytes")
     try:
-        return json.loads(data)
+        # strict UTF-8 (what this tool writes): json.loads(bytes) would pass a surrogate written
+        # as bytes on as a lone surrogate, which no note, file or index can record
+        return json.loads(data.decode("utf-8"))
     except (ValueError, RecursionError) as exc:  # RecursionError: nesting deeper than the parser goes
-        raise _corrupt(commit.id, f"{name} is not valid JSON ({type(exc).__name__})") from None
+        raise _corrupt(commit.id, f"{name} is not valid JSON in UTF-8 ({type(exc).__name__})") from None
 
 
 def read_event(repo: Repository, commit: Commit) -> Event:

@@ -132,13 +132,19 @@ def run(cwd: str, *args: str, check: bool = True, input: str | None = None,
         what: str | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``git -C cwd [config] args``; text in, text out.
 
+    Output that is not UTF-8 (a commit message in Latin-1, a note a remote wrote in any bytes)
+    is read with U+FFFD in place of what does not decode: one such byte in a history must not
+    fail every command that reads it. Output parsed as git wrote it goes through :func:`read`.
+
     With ``check`` a non-zero exit raises ``RefocusError("<what> failed: <git's
     last line>.")``, ``what`` defaulting to ``git <subcommand>``.
     """
     from gitrefocus.store import faults
 
     faults.point(f"git {args[0] if args else ''}")
-    proc = subprocess.run(command(cwd, args, config), capture_output=True, text=True, input=input,
+    if input is not None:
+        input.encode("utf-8")  # what goes in stays strict: text that is not UTF-8 is refused, never replaced
+    proc = subprocess.run(command(cwd, args, config), capture_output=True, text=True, errors="replace", input=input,
                           env=environment(cwd, env))
     faults.ran(f"git {args[0] if args else ''}")
     if check and proc.returncode != 0:

@@ -11,10 +11,11 @@ exits 0 and names the conflict, doctor lists it, and the remote again holds A's 
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
-from tests.gitrepo import git, make_repo, remote_with_clones
+from tests.gitrepo import commit, git, make_repo, remote_with_clones
 from tests.runner import refocus, spawn_args
 
 SUMMARY = "The real result, written by the child."
@@ -303,6 +304,47 @@ def test_an_event_with_an_unparseable_time_is_quarantined_and_sync_goes_on(world
     findings = refocus("doctor", "--json", cwd=a, check=False).json["findings"]
     assert any(f["kind"] == "remote-conflict" and f["id"] == rid for f in findings), findings
     assert refocus("sync", cwd=a).returncode == 0
+
+
+def test_an_event_with_a_surrogate_written_as_bytes_is_quarantined_and_sync_goes_on(world):
+    """json.loads(bytes) decodes with "surrogatepass": such an event's summary came through as a lone
+    surrogate, which no file or note can hold, and every sync of A failed from then on."""
+    w = world
+    a, b, rid = w["A"], w["B"], w["rid"]
+    before = snapshot(w)
+    tip = git(b, "rev-parse", f"refs/refocus/{rid}").strip()
+    bad = json.dumps({"refocus_id": rid, "kind": "linked", "at": "2026-05-01T12:00:00Z", "event_id": "d" * 32,
+                      "actor": {}, "data": {"commits": [], "note": "SURR"}, "schema": 1}).encode()
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=b, check=True, capture_output=True,
+                          input=bad.replace(b"SURR", b"\xed\xa0\x80")).stdout.decode().strip()
+    listing = git(b, "ls-tree", tip).replace(git(b, "rev-parse", f"{tip}:event.json").strip(), blob)
+    oid = commit_tree(b, git(b, "mktree", input=listing).strip(), tip)
+    publish(w, oid, f"refs/refocus/{rid}", force=False)
+    r = refocus("sync", "--json", cwd=a, check=False)
+    assert r.returncode == 0, r
+    assert any(c["id"] == rid and "quarantined" in c["reason"] for c in r.json["conflicts"]), r.json
+    after = snapshot(w)
+    assert (after["status"], after["summary"], after["events"]) == (before["status"], before["summary"], before["events"])
+    assert refocus("sync", cwd=a).returncode == 0 and refocus("list", cwd=a).returncode == 0
+
+
+def test_a_note_a_remote_wrote_in_any_bytes_does_not_stop_log(world):
+    """git's output went through strict UTF-8: one note (or commit message) in other bytes made
+    every command that reads the history fail."""
+    w = world
+    a, b, rid = w["A"], w["B"], w["rid"]
+    commit(b, "Caf\udce9 work", "-m", f"Refocus-Id: {rid}")  # a message that is not UTF-8 (git re-encodes it)
+    head = git(b, "rev-parse", "HEAD").strip()
+    note = b / "note.txt"
+    note.write_bytes(b"2026-05-01T12:00:00Z refocus " + rid.encode() + b" linked note=\"\xed\xa0\x80\xff\"\n")
+    git(b, "notes", "--ref=refocus", "add", "-f", "-F", str(note), head)
+    git(b, "push", "-q", "origin", "HEAD", "refs/notes/refocus")
+    git(a, "pull", "-q", "--no-rebase", "origin", "HEAD")
+    assert refocus("sync", cwd=a).returncode == 0
+    r = refocus("log", rid, "--json", cwd=a, check=False)
+    assert r.returncode == 0, r
+    assert [c["subject"][-5:] for c in r.json["commits"]] == [" work"], r.json
+    assert refocus("doctor", cwd=a, check=False).returncode in (0, 1)
 
 
 # -- 7. escape sequences in forged directory names ---------------------------------------------------

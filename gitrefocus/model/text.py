@@ -12,6 +12,12 @@ from __future__ import annotations
 import json
 import re
 
+TYPE_CHECKING = False  # no `typing` at run time: hooks import this module
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _T = TypeVar("_T")
+
 # C0 controls but newline and tab, DEL, C1 controls: what a terminal obeys as a command
 _CONTROL = dict.fromkeys([*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f, *range(0x80, 0xa0)])
 _CONTROL_TABLE = {c: f"\\x{c:02x}" for c in _CONTROL}
@@ -56,15 +62,16 @@ def replaced_json(data: bytes) -> object:
     return without_surrogates(value) if _SURROGATE_ESCAPE.search(text) else value
 
 
-def without_surrogates(value: object) -> object:
+def without_surrogates(value: _T) -> _T:
     """``value`` (a parsed JSON value) with every lone surrogate, in keys too, as U+FFFD."""
+    out: object = value
     if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [without_surrogates(v) for v in value]
-    if isinstance(value, dict):
-        return {without_surrogates(k): without_surrogates(v) for k, v in value.items()}
-    return value
+        out = _LONE_SURROGATE.sub("\ufffd", value)
+    elif isinstance(value, list):
+        out = [without_surrogates(v) for v in value]
+    elif isinstance(value, dict):
+        out = {without_surrogates(k): without_surrogates(v) for k, v in value.items()}
+    return out  # type: ignore[return-value]  # the same shape, rebuilt
 
 
 def _holds_surrogate(value: object) -> bool:

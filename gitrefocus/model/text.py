@@ -49,9 +49,16 @@ def strict_json(data: bytes | str) -> object:
     For what this tool wrote and reads back from elsewhere (an event blob from a remote)."""
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     value = json.loads(text)
-    if _SURROGATE_ESCAPE.search(text) and _holds_surrogate(value):
+    if holds_lone_surrogate(text, value):
         raise ValueError("it holds a lone surrogate escape, which is not text")
     return value
+
+
+def holds_lone_surrogate(text: str, value: object) -> bool:
+    """Whether ``value``, parsed from the JSON ``text``, holds a lone surrogate (cheap when
+    ``text`` has no surrogate, as a character or as an escape)."""
+    return _LONE_SURROGATE.search(text) is not None or (
+        _SURROGATE_ESCAPE.search(text) is not None and _holds_surrogate(value))
 
 
 def replaced_json(data: bytes) -> object:

@@ -153,7 +153,11 @@ def state_at(repo: Repository, oid: Oid | str) -> tuple[RefocusState, Oid | None
         raise KeyError(f"state.json is missing from event commit {oid}") from None
     from typing import cast
 
-    state = RefocusState.from_json(json.loads(cast("Blob", repo[entry.id]).data))
+    try:  # text only: a lone surrogate fails whatever writes the state out (a listing, INDEX.md)
+        raw = strict_json(cast("Blob", repo[entry.id]).data)
+    except ValueError as exc:
+        raise ValueError(f"its state.json is not JSON in UTF-8 ({exc})") from None
+    state = RefocusState.from_json(raw)
     try:
         snap: Oid | None = tree[SNAPSHOT].id
     except KeyError:

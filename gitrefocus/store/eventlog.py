@@ -157,6 +157,8 @@ def state_at(repo: Repository, oid: Oid | str) -> tuple[RefocusState, Oid | None
         raw = strict_json(cast("Blob", repo[entry.id]).data)
     except ValueError as exc:
         raise ValueError(f"its state.json is not JSON in UTF-8 ({exc})") from None
+    if not isinstance(raw, dict):
+        raise ValueError("its state.json is not an object")
     state = RefocusState.from_json(raw)
     try:
         snap: Oid | None = tree[SNAPSHOT].id

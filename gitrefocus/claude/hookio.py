@@ -8,6 +8,8 @@ import select
 import sys
 import time
 
+from gitrefocus.model.text import replaced_json
+
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -53,7 +55,9 @@ def _parse(raw: bytes) -> dict[str, Any] | None:
     # json's C decoder bounds nesting itself (RecursionError past the interpreter's limit),
     # at no cost to the large payloads PostToolUse carries
     try:
-        data = json.loads(raw.decode("utf-8", errors="replace"))
+        # bytes that are not UTF-8 and "\ud800" escapes alike become U+FFFD: a lone surrogate
+        # in a session id or cwd failed the hook where it wrote the value out
+        data = replaced_json(raw)
     except (ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None

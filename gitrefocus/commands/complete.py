@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -19,6 +18,7 @@ from gitrefocus.model.place import DEST, SOURCE
 from gitrefocus.model.records import dataclass, replace
 from gitrefocus.model.result import DodItem, Result
 from gitrefocus.model.session import transcript_pointer
+from gitrefocus.model.text import strict_json
 from gitrefocus.ops import guards, index_md, linkage, places, promote, record
 from gitrefocus.store import atomic, catalog, eventlog, interrupts, localstate, refs
 from gitrefocus.store import scoped_commit as promised
@@ -114,7 +114,7 @@ def load_return_object(path: str) -> tuple[Result, list[str], list[str]]:
     except OSError as exc:
         raise RefocusError(f"cannot read {path}: {exc.strerror}.") from None
     try:
-        obj = json.loads(raw.decode("utf-8"))
+        obj = strict_json(raw)  # a "\ud800" escape is refused here, naming the file, not at the first write
     except UnicodeDecodeError:
         raise RefocusError(f"{path}: not valid UTF-8.") from None
     except ValueError as exc:

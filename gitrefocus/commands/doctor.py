@@ -132,7 +132,7 @@ def check_setup(ws: Workspace) -> list[Finding]:
                                    "branch does not have it yet; commit it where init added it).", severity=INFO))
                 continue
             out.append(Finding("setup", f"{ws.rel(path)} lacks the line `git refocus init` adds.",
-                               fix=functools.partial(atomic.write_text, path, text), repair="add it"))
+                               fix=functools.partial(setup.write_text, path, text), repair="add it"))
     except RefocusError as exc:
         out.append(Finding("setup", str(exc)))
     return out

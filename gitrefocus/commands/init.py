@@ -19,7 +19,7 @@ from gitrefocus.errors import RefocusError
 from gitrefocus.model.ids import INDEX_FILE
 from gitrefocus.model.records import dataclass
 from gitrefocus.ops import setup
-from gitrefocus.store import atomic, registry
+from gitrefocus.store import registry
 from gitrefocus.store.workspace import Workspace
 
 
@@ -62,7 +62,7 @@ def _bootstrap_steps(ws: Workspace) -> list[setup.Step]:
         what = (f"add {INDEX_FILE} to " if rel == ".gitignore" else "add the refocus INDEX link line to ") + rel
         steps.append(setup.Step(
             "file", what, True, f"remove that line from {rel}",
-            functools.partial(atomic.write_text, path, text),
+            functools.partial(setup.write_text, path, text),
         ))
     return steps
 
@@ -149,7 +149,7 @@ def init(*, remote: str | None = None, claude: bool = False, user: bool = False,
             if change is not None:
                 steps.append(setup.Step("file", f"add the refocus INDEX link line to {ws.rel(change[0])}", True,
                                         f"remove that line from {ws.rel(change[0])}",
-                                        functools.partial(atomic.write_text, *change)))
+                                        functools.partial(setup.write_text, *change)))
         steps += agent_install.install_steps(agent, ws.workdir if ws is not None else os.getcwd())
     # everything is checked before anything changes
     if not dry_run:

@@ -94,10 +94,13 @@ def _scrubbed_lines(fh: BinaryIO, tally: Counter[str]) -> Iterator[tuple[int, An
     fh.seek(0)
     if re.match(rb'\s*\{\s*\n', data) and b'"messages"' in data:  # a pretty-printed .json chat
         from gitrefocus.handoff.scrub import scrub_value
+        from gitrefocus.model.text import replaced_json
 
         try:
-            whole = json.loads(fh.read().decode("utf-8", "replace"))
-        except ValueError:
+            # invalid bytes and "\ud800" escapes as U+FFFD, as jsonl reads a line: a lone
+            # surrogate is text the scrubber and every writer after it refuse
+            whole = replaced_json(fh.read())
+        except (ValueError, RecursionError):
             return
         yield 1, scrub_value(whole, tally)
         return

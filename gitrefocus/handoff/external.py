@@ -28,6 +28,7 @@ from gitrefocus.handoff.gitstate import GitState
 from gitrefocus.handoff.prepare import Plan
 from gitrefocus.handoff.sections import SECTION_NAMES, SectionRejected
 from gitrefocus.model.records import dataclass, field
+from gitrefocus.model.text import without_surrogates
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
@@ -147,7 +148,7 @@ def unwrap(stdout: str) -> str:
     if not text.startswith("{"):
         return stdout
     try:
-        obj = json.loads(text)
+        obj = without_surrogates(json.loads(text))  # the answer and its error are quoted in the brief
     except ValueError:
         return stdout
     if isinstance(obj, dict) and obj.get("type") == "result" and isinstance(obj.get("result"), str):

@@ -17,6 +17,7 @@ from typing import Any, BinaryIO, Iterator
 
 from gitrefocus.handoff.scrub import scrub_decoded, scrub_value, trigger_gate
 from gitrefocus.model.records import dataclass
+from gitrefocus.model.text import without_surrogates
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
@@ -31,7 +32,6 @@ _STRING_BODY = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)
 _HEX4 = re.compile(rb"[0-9A-Fa-f]{4}")
 _HIGH_SURROGATE = re.compile(rb"[dD][89abAB][0-9A-Fa-f]{2}")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # a surrogate written out as UTF-8 bytes (CESU-8): strict UTF-8 refuses it, but json.loads decodes
 # bytes with "surrogatepass" and would hand on a lone surrogate. A valid UTF-8 character never
 # holds these two bytes (after 0xED its next byte is 0x80-0x9F).
@@ -172,21 +172,11 @@ def _decode(data: bytes, decode: Callable[[bytes], object] | None = None) -> tup
         raise ValueError("nested deeper than a transcript record goes") from None
     if _SURROGATE_ESCAPE.search(data):
         # "\ud800" escapes parse to lone surrogates, which cannot be written out as UTF-8
-        record = _without_surrogates(record)
+        record = without_surrogates(record)
     if not lossy and _SURROGATE_BYTES.search(data):
         # ... and so do surrogates encoded as bytes: invalid UTF-8, read as any other is
-        record, lossy = _without_surrogates(record), True
+        record, lossy = without_surrogates(record), True
     return record, lossy
-
-
-def _without_surrogates(value: object) -> object:
-    if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [_without_surrogates(v) for v in value]
-    if isinstance(value, dict):
-        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
-    return value
 
 
 def read_lines(fh: BinaryIO, *, decode: Callable[[bytes], object] | None = None, tally: Counter[str] | None = None,

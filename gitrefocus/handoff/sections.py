@@ -17,6 +17,7 @@ import json
 import re
 
 from gitrefocus.model.records import asdict, dataclass, field
+from gitrefocus.model.text import without_surrogates
 
 TYPE_CHECKING = False  # no `typing` at run time
 if TYPE_CHECKING:
@@ -89,7 +90,8 @@ def parse_answer(text: str) -> object:
     for candidate in candidates:
         for attempt in (candidate, _VALID_ESCAPE_RE.sub(r"\\\\", candidate)):
             try:
-                return json.loads(attempt, strict=False)
+                # a "\ud800" escape parses to a lone surrogate, which the brief cannot hold
+                return without_surrogates(json.loads(attempt, strict=False))
             except ValueError:
                 continue
     raise SectionRejected("not JSON, even after the repair pass")

@@ -300,14 +300,23 @@ INDEX_REL = INDEX_FILE
 
 
 def read_text(path: str) -> str | None:
-    """A bootstrap file's text (.gitignore, CLAUDE.md), or None when there is none."""
+    """A bootstrap file's text (.gitignore, CLAUDE.md), or None when there is none.
+
+    Bytes that are not UTF-8 (a CLAUDE.md in Latin-1) are kept as they are, with
+    ``surrogateescape``: the file is the user's, and init or a spawn adds one line to it,
+    so what it held goes back byte for byte through :func:`write_text`."""
     return _read_text(path)
 
 
 def _read_text(path: str) -> str | None:
     atomic.refuse_symlinks(path, "read")  # a symlinked CLAUDE.md or .gitignore is not ours to copy
     data = _read(path)
-    return data.decode("utf-8") if data is not None else None
+    return data.decode("utf-8", "surrogateescape") if data is not None else None
+
+
+def write_text(path: str, text: str) -> None:
+    """Write a bootstrap file's new text, the bytes :func:`read_text` kept back as they were."""
+    atomic.write_bytes(path, text.encode("utf-8", "surrogateescape"))
 
 
 CLAUDE_LINE = (
@@ -353,6 +362,6 @@ def ensure(workdir: str) -> list[str]:
     """Apply the bootstrap; return the files written."""
     written = []
     for path, text in planned(workdir):
-        atomic.write_text(path, text)
+        write_text(path, text)
         written.append(path)
     return written

@@ -17,7 +17,6 @@ import os
 
 from gitrefocus.model.ids import INDEX_FILE
 from gitrefocus.ops import setup
-from gitrefocus.store import atomic
 from gitrefocus.store import remote as remote_
 from gitrefocus.store.notes import NOTES_REF
 from gitrefocus.store.workspace import CHAIN_MARKER, PRIVATE_HOOK
@@ -146,7 +145,7 @@ def _file_steps(ws: Workspace) -> list[setup.Step]:
         if text is None:
             continue
         apply = (functools.partial(remove_file, path) if not text.strip()  # nothing but ours: the file goes
-                 else functools.partial(atomic.write_text, path, text))
+                 else functools.partial(setup.write_text, path, text))
         out.append(setup.Step("file", what + (f" (and {rel}, left empty)" if not text.strip() else ""), True,
                               apply=apply))
     return out

@@ -27,6 +27,7 @@ from gitrefocus.model import clock
 from gitrefocus.model import events as ev
 from gitrefocus.model.events import Event, RefocusState
 from gitrefocus.model.records import dataclass
+from gitrefocus.model.text import strict_json
 from gitrefocus.store import refs
 from gitrefocus.store.refs import ref_name, resolve
 from gitrefocus.store.workspace import load_pygit2
@@ -89,9 +90,9 @@ def _json_blob(repo: Repository, commit: Commit, name: str) -> object:
     if len(data) > MAX_EVENT_BYTES:
         raise _corrupt(commit.id, f"{name} is {len(data)} bytes")
     try:
-        # strict UTF-8 (what this tool writes): json.loads(bytes) would pass a surrogate written
-        # as bytes on as a lone surrogate, which no note, file or index can record
-        return json.loads(data.decode("utf-8"))
+        # strict UTF-8 (what this tool writes): a lone surrogate, as bytes or as a "\ud800"
+        # escape, is text no note, file or index can record; such an event is quarantined
+        return strict_json(data)
     except (ValueError, RecursionError) as exc:  # RecursionError: nesting deeper than the parser goes
         raise _corrupt(commit.id, f"{name} is not valid JSON in UTF-8 ({type(exc).__name__})") from None
 
@@ -152,7 +153,13 @@ def state_at(repo: Repository, oid: Oid | str) -> tuple[RefocusState, Oid | None
         raise KeyError(f"state.json is missing from event commit {oid}") from None
     from typing import cast
 
-    state = RefocusState.from_json(json.loads(cast("Blob", repo[entry.id]).data))
+    try:  # text only: a lone surrogate fails whatever writes the state out (a listing, INDEX.md)
+        raw = strict_json(cast("Blob", repo[entry.id]).data)
+    except ValueError as exc:
+        raise ValueError(f"its state.json is not JSON in UTF-8 ({exc})") from None
+    if not isinstance(raw, dict):
+        raise ValueError("its state.json is not an object")
+    state = RefocusState.from_json(raw)
     try:
         snap: Oid | None = tree[SNAPSHOT].id
     except KeyError:

@@ -87,3 +87,29 @@ def test_a_repository_whose_path_is_not_utf8_is_one_clear_error(tmp_path):
                        env=source_env(), capture_output=True, text=True, errors="replace")
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode in (1, 2) and len(lines) == 1 and "UTF-8" in lines[0], r
+
+
+
+def test_a_lone_surrogate_escape_in_the_session_id_does_not_stop_delivery(started):
+    """'"\\ud800"' in the JSON on stdin parsed to a lone surrogate: the hook failed where it wrote
+    the session id out (UnicodeEncodeError on stderr), and the result waiting for the parent was
+    not delivered. Now it reads as U+FFFD, like bytes that are not UTF-8."""
+    from tests.claude.hookcall import context, hook
+
+    src, dest, rid = started
+    refocus("complete", "--summary", "Standard written.", "--no-material-changes", "none", cwd=dest)
+    r = hook("session-start", {"session_id": "parent-\ud800", "cwd": str(src), "source": "startup"}, src)
+    assert r.returncode == 0 and r.stderr == "", r.stderr  # json.dumps wrote the escape "\ud800"
+    assert "Standard written." in context(r)
+    assert refocus("status", "--json", cwd=src).json["outgoing"]["results_waiting"] == []
+
+
+@pytest.mark.parametrize("event", ["post-tool-use", "stop"])
+def test_a_lone_surrogate_escape_in_the_cwd_is_no_error(started, event):
+    from tests.claude.hookcall import hook
+
+    src, dest, rid = started
+    payload = {"session_id": "s1", "cwd": f"{dest}\ud800", "hook_event_name": event, "tool_name": "Bash",
+               "tool_input": {"command": "git commit -m x"}, "tool_response": {}}
+    r = hook(event, payload, dest)
+    assert r.returncode == 0 and r.stderr == "", r.stderr

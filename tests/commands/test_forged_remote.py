@@ -328,6 +328,52 @@ def test_an_event_with_a_surrogate_written_as_bytes_is_quarantined_and_sync_goes
     assert refocus("sync", cwd=a).returncode == 0 and refocus("list", cwd=a).returncode == 0
 
 
+@pytest.mark.parametrize("field", ["note", "key"])
+def test_an_event_with_a_lone_surrogate_escape_is_quarantined_and_sync_goes_on(world, field):
+    """The same lone surrogate written as the JSON escape "\\ud800" (the blob is plain ASCII, so
+    strict UTF-8 took it): the event was taken, and every sync of A failed from then on
+    ("text that is not valid UTF-8 cannot be recorded"), in a value or in a key alike."""
+    w = world
+    a, b, rid = w["A"], w["B"], w["rid"]
+    before = snapshot(w)
+    tip = git(b, "rev-parse", f"refs/refocus/{rid}").strip()
+    data = {"commits": [], "note": "a SURR b"} if field == "note" else {"commits": [], "SURR": "x"}
+    bad = json.dumps({"refocus_id": rid, "kind": "linked", "at": "2026-05-01T12:00:00Z", "event_id": "d" * 32,
+                      "actor": {}, "data": data, "schema": 1}).replace("SURR", "\\ud800")
+    blob = git(b, "hash-object", "-w", "--stdin", input=bad).strip()
+    listing = git(b, "ls-tree", tip).replace(git(b, "rev-parse", f"{tip}:event.json").strip(), blob)
+    publish(w, commit_tree(b, git(b, "mktree", input=listing).strip(), tip), f"refs/refocus/{rid}", force=False)
+    r = refocus("sync", "--json", cwd=a, check=False)
+    assert r.returncode == 0, r
+    assert any(c["id"] == rid and "quarantined" in c["reason"] for c in r.json["conflicts"]), r.json
+    after = snapshot(w)
+    assert (after["status"], after["summary"], after["events"]) == (before["status"], before["summary"], before["events"])
+    assert refocus("sync", cwd=a).returncode == 0 and refocus("list", cwd=a).returncode == 0
+
+
+@pytest.mark.parametrize("field", ["status", "dest_dir"])
+def test_a_fetched_tip_whose_state_holds_a_lone_surrogate_is_unreadable_not_fatal(world, field):
+    """A log fetched past sync (a mirror clone, a refspec into refs/refocus/*) whose state.json holds
+    the escape "\\ud800": every listing (list, status, index, show, doctor) failed with "text that is
+    not valid UTF-8 cannot be recorded". The tip is unreadable, and doctor --repair moves it aside."""
+    w = world
+    a, b, rid = w["A"], w["B"], w["rid"]
+    state = dict(chain(b, f"refs/refocus/{rid}")[-1]["state"])
+    state[field] = f"{state[field]}SURR"
+    tip = git(b, "rev-parse", f"refs/refocus/{rid}").strip()
+    forged = json.dumps(state).replace("SURR", "\\ud800")
+    publish(w, commit_tree(b, tree_with(b, tip, **{"state.json": forged}), tip), f"refs/refocus/{rid}", force=False)
+    git(a, "fetch", "-q", "origin", f"+refs/refocus/{rid}:refs/refocus/{rid}")
+    for args in (("list", "--all"), ("status",), ("index",), ("show", rid)):
+        r = refocus(*args, cwd=a, check=False)
+        assert r.returncode == 0 and "cannot be recorded" not in r.stderr, (args, r)
+    findings = refocus("doctor", "--json", cwd=a, check=False).json["findings"]
+    assert any(f["kind"] == "ref-unreadable" and f["id"] == rid and "surrogate" in f["message"] for f in findings), \
+        findings
+    assert refocus("doctor", "--repair", cwd=a, check=False).returncode == 0
+    assert refocus("doctor", cwd=a, check=False).returncode == 0
+
+
 def test_a_note_a_remote_wrote_in_any_bytes_does_not_stop_log(world):
     """git's output went through strict UTF-8: one note (or commit message) in other bytes made
     every command that reads the history fail."""

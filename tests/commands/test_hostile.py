@@ -377,6 +377,19 @@ def test_complete_from_json_nested_deeply_is_a_user_error(started, tmp_path):
     assert r.returncode == 1, r
 
 
+def test_complete_from_json_with_a_lone_surrogate_escape_names_the_file(started, tmp_path):
+    """'"\\ud800"' in a return object parsed to a lone surrogate, refused only at the first write
+    with a message about renaming a directory; the file and what is wrong with it are named."""
+    src, dest, rid = started
+    ret = tmp_path / "ret.json"
+    ret.write_text(json.dumps({"status": "completed", "summary": "Done SURR here.", "artifacts": [],
+                               "material_changes": [], "next_steps": [], "metadata": {}}).replace("SURR", "\\ud800"))
+    r = refocus("complete", rid, "--from-json", str(ret), "--no-material-changes", "n", cwd=dest, check=False)
+    assert r.returncode == 1 and f"{ret}: not valid JSON" in r.stderr and "surrogate" in r.stderr, r
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert refocus("show", rid, "--json", cwd=dest).json["status"] == "in-progress"
+
+
 def test_doctor_does_not_rewrite_a_shared_hooks_path(initialized, tmp_path):
     src, dest = initialized
     shared = tmp_path / "shared-hooks"

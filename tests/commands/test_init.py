@@ -224,3 +224,30 @@ def test_a_tracked_hooks_path_is_never_rewritten_and_init_says_how_to_chain(tmp_
     assert trailers(repo) == [RID]
     rejected = git_run(repo, "commit", "-q", "--allow-empty", "-m", "WIP nope")
     assert rejected.returncode == 1 and "no WIP commits" in rejected.stderr, "the team's hook still decides"
+
+
+def test_files_of_the_user_in_other_bytes_are_kept_byte_for_byte(tmp_path):
+    """A CLAUDE.md, AGENTS.md or .gitignore that is not UTF-8 (Latin-1, or whatever a remote
+    committed) was read as strict UTF-8: spawn into the repository, init and init --codex all
+    failed ("text that is not valid UTF-8 cannot be recorded; rename the directory or file").
+    The link line is added to the bytes as they are, and --undo gives them back."""
+    from tests.runner import spawn_args
+
+    src, repo = make_repo(tmp_path / "src"), make_repo(tmp_path / "r")
+    held = {name: b"Caf\xe9 \xed\xa0\x80 rules\n" for name in ("CLAUDE.md", "AGENTS.md", ".gitignore")}
+    for name, data in held.items():
+        (repo / name).write_bytes(data)
+    git(repo, "add", *held)
+    git(repo, "commit", "-qm", "files in Latin-1")
+    r = refocus(*spawn_args(repo), cwd=src, check=False)
+    assert r.returncode == 0, r
+    assert (repo / ".gitignore").read_bytes() == held[".gitignore"] + b"docs/refocus/INDEX.md\n"
+    line = "> 🔀 **Session history (refocus)**: See [docs/refocus/INDEX.md](docs/refocus/INDEX.md)".encode()
+    assert (repo / "CLAUDE.md").read_bytes().startswith(line) and \
+        (repo / "CLAUDE.md").read_bytes().endswith(b"\n\n" + held["CLAUDE.md"])
+    assert refocus("init", "--codex", cwd=repo, check=False).returncode == 0
+    assert (repo / "AGENTS.md").read_bytes().endswith(b"\n\n" + held["AGENTS.md"])
+    findings = refocus("doctor", "--json", cwd=repo, check=False).json["findings"]
+    assert not [f for f in findings if f["kind"] == "setup"], findings
+    refocus("init", "--undo", cwd=repo)
+    assert {name: (repo / name).read_bytes() for name in held} == held

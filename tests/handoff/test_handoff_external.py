@@ -250,3 +250,14 @@ def test_section_content_cannot_add_top_level_headings(story):
     text = fin({"basics": hostile}, plan, git).text
     assert [ln for ln in text.splitlines() if ln.startswith("## ")] == \
         ["## Convergence", "## Dead-ends", "## Code-state", "## Open-threads & conflicts", "## Basics"]
+
+
+def test_an_answer_holding_a_lone_surrogate_escape_does_not_abort_the_handoff(story):
+    """A model's answer is untrusted text: '"\\ud800"' in it parsed to a lone surrogate, and the whole
+    handoff exited 1 ("text that is not valid UTF-8 cannot be recorded") where the brief was written.
+    It reads as U+FFFD, the answer is used, and the brief is written."""
+    r = run(story, "*=surrogate", check=False)
+    assert r.returncode == 0, r
+    got = sections(r.json)
+    assert all(got[n]["origin"] == "extractor-cmd" for n in SECTION_NAMES), r.json["fallbacks"]
+    assert all(f"MODEL {n} claim \ufffd with a source" in got[n]["content"] for n in SECTION_NAMES)

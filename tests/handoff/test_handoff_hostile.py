@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from tests.handoff.transcript import Session, text
 from tests.runner import refocus
 
@@ -29,3 +31,17 @@ def test_a_surrogate_written_as_bytes_reads_as_invalid_utf8_whether_or_not_a_sec
         r = refocus("handoff", str(path), cwd=tmp_path, check=False)
         assert r.returncode == 0 and "Traceback" not in r.stderr, r
         assert "Also rename the \ufffd module." in r.stdout, r.stdout
+
+
+def test_a_lone_surrogate_escape_in_an_old_gemini_chat_does_not_abort_the_handoff(tmp_path):
+    """An old Gemini chat (one pretty-printed JSON object) was parsed with json.loads, which takes
+    the escape "\\ud800" as a lone surrogate: the scrubber could not encode it and the handoff
+    failed. It reads as U+FFFD, as in a JSONL transcript."""
+    chat = {"sessionId": "abcdef12-0000", "projectHash": "h", "messages": [
+        {"type": "user", "id": "1", "timestamp": "2026-01-01T00:00:00Z", "content": "Please fix the SURR lexer."},
+        {"type": "gemini", "id": "2", "timestamp": "2026-01-01T00:00:01Z", "content": "The lexer is fixed."}]}
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(chat, indent=2).replace("SURR", "\\ud800"))
+    r = refocus("handoff", str(path), cwd=tmp_path, check=False)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r
+    assert "Please fix the \ufffd lexer." in r.stdout, r.stdout

@@ -306,41 +306,22 @@ def test_an_event_with_an_unparseable_time_is_quarantined_and_sync_goes_on(world
     assert refocus("sync", cwd=a).returncode == 0
 
 
-def test_an_event_with_a_surrogate_written_as_bytes_is_quarantined_and_sync_goes_on(world):
-    """json.loads(bytes) decodes with "surrogatepass": such an event's summary came through as a lone
-    surrogate, which no file or note can hold, and every sync of A failed from then on."""
+@pytest.mark.parametrize("shape", ["bytes", "escape in a value", "escape in a key"])
+def test_an_event_holding_a_lone_surrogate_is_quarantined_and_sync_goes_on(world, shape):
+    """A surrogate written as UTF-8 bytes (json.loads(bytes) decodes with "surrogatepass") or as the
+    JSON escape "\\ud800" (a plain ASCII blob, which strict UTF-8 takes), in a value or a key: the
+    event was taken as a lone surrogate, which no file or note can hold, and every sync of A failed
+    from then on ("text that is not valid UTF-8 cannot be recorded")."""
     w = world
     a, b, rid = w["A"], w["B"], w["rid"]
     before = snapshot(w)
     tip = git(b, "rev-parse", f"refs/refocus/{rid}").strip()
+    data = {"commits": [], "SURR": "x"} if shape == "escape in a key" else {"commits": [], "note": "a SURR b"}
     bad = json.dumps({"refocus_id": rid, "kind": "linked", "at": "2026-05-01T12:00:00Z", "event_id": "d" * 32,
-                      "actor": {}, "data": {"commits": [], "note": "SURR"}, "schema": 1}).encode()
+                      "actor": {}, "data": data, "schema": 1}).encode()
+    bad = bad.replace(b"SURR", b"\xed\xa0\x80" if shape == "bytes" else b"\\ud800")
     blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=b, check=True, capture_output=True,
-                          input=bad.replace(b"SURR", b"\xed\xa0\x80")).stdout.decode().strip()
-    listing = git(b, "ls-tree", tip).replace(git(b, "rev-parse", f"{tip}:event.json").strip(), blob)
-    oid = commit_tree(b, git(b, "mktree", input=listing).strip(), tip)
-    publish(w, oid, f"refs/refocus/{rid}", force=False)
-    r = refocus("sync", "--json", cwd=a, check=False)
-    assert r.returncode == 0, r
-    assert any(c["id"] == rid and "quarantined" in c["reason"] for c in r.json["conflicts"]), r.json
-    after = snapshot(w)
-    assert (after["status"], after["summary"], after["events"]) == (before["status"], before["summary"], before["events"])
-    assert refocus("sync", cwd=a).returncode == 0 and refocus("list", cwd=a).returncode == 0
-
-
-@pytest.mark.parametrize("field", ["note", "key"])
-def test_an_event_with_a_lone_surrogate_escape_is_quarantined_and_sync_goes_on(world, field):
-    """The same lone surrogate written as the JSON escape "\\ud800" (the blob is plain ASCII, so
-    strict UTF-8 took it): the event was taken, and every sync of A failed from then on
-    ("text that is not valid UTF-8 cannot be recorded"), in a value or in a key alike."""
-    w = world
-    a, b, rid = w["A"], w["B"], w["rid"]
-    before = snapshot(w)
-    tip = git(b, "rev-parse", f"refs/refocus/{rid}").strip()
-    data = {"commits": [], "note": "a SURR b"} if field == "note" else {"commits": [], "SURR": "x"}
-    bad = json.dumps({"refocus_id": rid, "kind": "linked", "at": "2026-05-01T12:00:00Z", "event_id": "d" * 32,
-                      "actor": {}, "data": data, "schema": 1}).replace("SURR", "\\ud800")
-    blob = git(b, "hash-object", "-w", "--stdin", input=bad).strip()
+                          input=bad).stdout.decode().strip()
     listing = git(b, "ls-tree", tip).replace(git(b, "rev-parse", f"{tip}:event.json").strip(), blob)
     publish(w, commit_tree(b, git(b, "mktree", input=listing).strip(), tip), f"refs/refocus/{rid}", force=False)
     r = refocus("sync", "--json", cwd=a, check=False)

@@ -45,9 +45,11 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 def strict_json(data: bytes | str) -> object:
     """The JSON value in ``data``, or ValueError where it is not text UTF-8 can hold: bytes
-    that are not strict UTF-8 (UnicodeDecodeError), or a lone surrogate escape (``"\\ud800"``).
-    For what this tool wrote and reads back from elsewhere (an event blob from a remote)."""
-    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    that do not decode strictly (UnicodeDecodeError), or a lone surrogate escape (``"\\ud800"``).
+    The encodings are json.loads's own (UTF-8 with or without a BOM, UTF-16, UTF-32), but strict
+    where it would pass surrogates through. For what this tool wrote and reads back from elsewhere
+    (an event blob from a remote)."""
+    text = data.decode(json.detect_encoding(data)) if isinstance(data, bytes) else data
     value = json.loads(text)
     if holds_lone_surrogate(text, value):
         raise ValueError("it holds a lone surrogate escape, which is not text")

@@ -38,6 +38,7 @@ MAX_CORRECTIONS = 12
 MAX_HYPOTHESES = 10
 MAX_CONSTRAINTS = 10
 DOCUMENT_RULES = 3  # rule-like sentences in one user message that make it a document, not the user's rules
+DOCUMENT_CHARS = 500  # ... when the message is that long: three rules typed in a line or two are the user's
 MAX_DECISIONS = 5  # conclusions listed: the latest that stand (a long session's early findings were passed)
 PER_TURN = 1   # conclusions listed per user turn: the turn's latest that stands (an answer always)
 LAST_TURN = 2  # ... and the session's last turn, which often ends on two (a review's outcome, the commit after it)
@@ -688,7 +689,9 @@ def basics(an: Analysis) -> Section:
     # a message stating many rules is a document the user brought (a plan, a spec, notes pasted in):
     # its lines describe the task, they are not rules the user set for the work, so none is listed
     per_message = Counter(q.index for q in an.constraints)
-    constraints = [q for q in an.constraints if per_message[q.index] < DOCUMENT_RULES and
+    documents = {i for i, n in per_message.items() if n >= DOCUMENT_RULES and
+                 sum(len(b.text) for b in an.plan.messages[i].blocks) >= DOCUMENT_CHARS}
+    constraints = [q for q in an.constraints if q.index not in documents and
                    not any(_same_sentence(q, c) for c in an.corrections)]
     seen: set[str] = set()
     cons = _Draft()

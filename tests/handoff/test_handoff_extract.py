@@ -325,19 +325,28 @@ def test_a_text_that_opens_by_reporting_work_done_is_a_conclusion(tmp_path):
 
 
 def test_a_message_stating_many_rules_is_a_document_not_the_users_rules(tmp_path):
-    """A user's message with three or more rule-like sentences is a document brought in (a plan,
-    a spec, notes pasted from elsewhere): its lines describe the task and are not listed as the
-    user's constraints. A rule stated on its own still is."""
+    """A long user message with three or more rule-like sentences is a document brought in (a
+    plan, a spec, notes pasted from elsewhere): its lines describe the task and are not listed as
+    the user's constraints. A rule stated on its own still is, and so are three typed in a line."""
     s = Session()
     s.user("Implement the following plan:\n\n# Nightly releases\n\n"
+           "## Context\nThe project publishes a release only when a maintainer tags one, so fixes wait "
+           "for weeks before anyone can install them. A nightly build gives early adopters the fixes "
+           "the day after they land, without touching the stable channel.\n\n## Steps\n"
            "- Keep the release notes header as it is.\n"
            "- Avoid raw commit hashes as the version.\n"
            "- The workflow must skip days without commits.\n"
-           "- Publish to the tap only from the stable workflow.")
+           "- Publish to the tap only from the stable workflow.\n\n## Verification\n"
+           "Run the workflow by hand on a fork, then check the published version string and the "
+           "formula in the tap; both should name the date of the build and nothing else. A day "
+           "without commits should end the run early with a note in the job summary.")
     s.assistant(text("I'll start with the workflow file."))
     s.user("Looks good so far. Never push tags from CI.")
     s.assistant(text("Understood, tags stay manual."))
+    s.user("Never rename the job. Keep the cron at 3am. Never use sudo in it.")
+    s.assistant(text("Noted."))
     basics = s.sections(tmp_path)["basics"].content
-    assert "Never push tags from CI." in basics
+    for typed in ("Never push tags from CI.", "Never rename the job", "Keep the cron at 3am", "Never use sudo"):
+        assert typed in basics, basics
     for pasted in ("Keep the release notes header", "Avoid raw commit hashes", "must skip days"):
         assert pasted not in basics, basics

@@ -42,7 +42,6 @@ from contextlib import contextmanager, suppress
 from gitrefocus.errors import RefocusError
 from gitrefocus.model.ids import RefocusId
 from gitrefocus.model.lifecycle import ACTIVE
-from gitrefocus.model.text import holds_lone_surrogate
 from gitrefocus.store import eventlog, fastjson, localstate
 from gitrefocus.store.workspace import common_dir
 
@@ -841,10 +840,9 @@ def _clean_record(rid: str, oid: Oid | str, data: bytes, brief: str, decode: Cal
 
     try:
         # the text kept is the one json.loads decodes, so it reads back the same
-        raw, text = fastjson.loads_text(data, decode)
+        # (a lone surrogate, which json.loads takes, is no text: no file or row can hold it)
+        raw, text = fastjson.loads_text(data, decode, text_only=True)
     except Exception:  # noqa: BLE001 - read again, one at a time, for the exact reason
-        return None
-    if holds_lone_surrogate(text, raw):  # json.loads takes what no file or row can hold: not clean
         return None
     return Record.unparsed(rid, str(oid), brief, raw, text) if RefocusState.reads(raw) else None
 

@@ -29,11 +29,13 @@ def make_decoder() -> Callable[[bytes], Any] | None:
     return msgspec.json.Decoder().decode
 
 
-def loads_text(data: bytes, decode: Callable[[bytes], Any] | None) -> tuple[Any, str]:
+def loads_text(data: bytes, decode: Callable[[bytes], Any] | None, *, text_only: bool = False) -> tuple[Any, str]:
     """(value, text) of a JSON document in ``data``, as ``json.loads(data)``
     reads it: the value, and the text it decoded (lone surrogates kept, as
     json keeps them). ``decode`` (:func:`make_decoder`) is tried first; what
-    it refuses goes to json, which raises what it raises."""
+    it refuses goes to json, which raises what it raises. ``text_only``: a lone
+    surrogate, which no file or row can hold, is a ValueError instead — checked
+    on json's path only, since msgspec refuses every way one could come in."""
     if decode is not None:
         try:
             # what it takes is UTF-8 without a BOM or a NUL, which json also decodes as UTF-8
@@ -41,4 +43,10 @@ def loads_text(data: bytes, decode: Callable[[bytes], Any] | None) -> tuple[Any,
         except Exception:  # noqa: BLE001 - refused: json reads it, or says why not
             pass
     text = data.decode(json.detect_encoding(data), "surrogatepass")
-    return json.loads(text), text
+    value = json.loads(text)
+    if text_only:
+        from gitrefocus.model.text import holds_lone_surrogate
+
+        if holds_lone_surrogate(text, value):
+            raise ValueError("it holds a lone surrogate, which is not text")
+    return value, text

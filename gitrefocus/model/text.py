@@ -49,9 +49,14 @@ def strict_json(data: bytes | str) -> object:
     The encodings are json.loads's own (UTF-8 with or without a BOM, UTF-16, UTF-32), but strict
     where it would pass surrogates through. For what this tool wrote and reads back from elsewhere
     (an event blob from a remote)."""
-    text = data.decode(json.detect_encoding(data)) if isinstance(data, bytes) else data
-    value = json.loads(text)
-    if holds_lone_surrogate(text, value):
+    if isinstance(data, bytes):
+        text = data.decode(json.detect_encoding(data))  # a strict decoder: no surrogate gets through
+        value = json.loads(text)
+        lone = _SURROGATE_ESCAPE.search(text) is not None and _holds_surrogate(value)
+    else:
+        value = json.loads(data)
+        lone = holds_lone_surrogate(data, value)
+    if lone:
         raise ValueError("it holds a lone surrogate escape, which is not text")
     return value
 

@@ -557,10 +557,10 @@ def test_a_report_whose_conclusions_are_list_items_is_stated_by_its_opening(tmp_
     assert 'Concluded: "- Changed the loader test' not in convergence
 
 
-def test_the_first_conclusion_listed_is_where_a_turn_landed_not_a_step_it_went_on_from(tmp_path):
-    """The brief lists the session's first conclusion that stands; a step the assistant narrated
-    and then went on from in the same turn ("Tests fail as expected.") is not it — the turn's later
-    conclusion is."""
+def test_a_turn_is_listed_where_it_landed_not_at_a_step_it_went_on_from(tmp_path):
+    """Each turn lands in Concluded with its latest conclusion that stands: a step the assistant
+    narrated and then went on from in the same turn ("Tests fail as expected.") is not listed, the
+    turn's later conclusion is."""
     s = Session()
     s.user("Add the empty-input case to the parser, test first.")
     s.assistant(tool_use("Bash", {"command": "go test ./parser"}, "toolu_01f"))
